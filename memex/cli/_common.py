@@ -1,0 +1,113 @@
+"""What every CLI step shares: the workspace, errors to exit codes, output helpers."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from memex import __version__
+from memex.errors import MemexError
+
+F = TypeVar("F", bound=Callable[..., Any])
+PROG = "git-memex"
+
+
+def version_option(func: F) -> F:
+    return click.version_option(__version__, "--version", prog_name=PROG,
+                                message="%(prog)s version %(version)s")(func)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print machine-readable JSON on stdout.")(func)
+
+
+def workspace(repo: str | None = None) -> Any:
+    from memex.homes import workspace as make
+
+    return make(Path(repo) if repo else None)
+
+
+def emit_json(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+def note(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def report_quarantine(items: Iterable[Any]) -> None:
+    items = list(items)
+    if not items:
+        return
+    warn(f"skipped {len(items)} unreadable memory file(s), left untouched:")
+    for item in items[:5]:
+        click.echo(f"  {item.path}: {item.reason}", err=True)
+    if len(items) > 5:
+        click.echo(f"  ... and {len(items) - 5} more (git memex verify lists them)", err=True)
+
+
+def stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def read_stdin_text() -> str:
+    """All of stdin as UTF-8 text; binary input is a usage error."""
+    data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+    if b"\0" in data:
+        raise click.UsageError("stdin holds binary data (NUL bytes), not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.UsageError("stdin is not UTF-8 text") from None
+
+
+def confirm(question: str, yes: bool) -> bool:
+    """Ask on a terminal; without one, only --yes agrees (never prompt)."""
+    if yes:
+        return True
+    if not stdin_is_tty():
+        raise click.UsageError(
+            f"{question} needs confirmation: pass --yes (stdin is not a terminal)")
+    return click.confirm(question, default=False)
+
+
+def handle_errors(func: F) -> F:
+    """MemexError -> message on stderr with its exit code, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MemexError as exc:
+            click.echo(f"{PROG}: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def run_step(command: click.Command, step: str) -> None:
+    """Entry point of a standalone `git-memex-<step>` executable."""
+    try:
+        command.main(prog_name=f"{PROG}-{step}")
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

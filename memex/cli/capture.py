@@ -1,0 +1,127 @@
+"""git-memex-capture: save a memory from TEXT or stdin."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memex import frontmatter, model
+from memex.cli import _common, _render
+
+if TYPE_CHECKING:
+    from memex.writes import CaptureRequest, WriteResult
+
+
+def capture_options(func: _common.F) -> _common.F:
+    for option in reversed([
+        click.option("--type", "mtype", type=click.Choice(model.TYPES), default="knowledge",
+                     show_default=True, help="What kind of memory this is."),
+        click.option("--title", help="A short title (default: the first line)."),
+        click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
+        click.option("--importance", type=click.Choice(model.IMPORTANCES), default="normal",
+                     show_default=True),
+        click.option("--role", type=click.Choice(model.ROLES), default="knowledge",
+                     show_default=True, help="instruction: may guide agents once approved."),
+        click.option("--paths", "paths", multiple=True,
+                     help="Repo-relative glob this memory is about (repeatable)."),
+        click.option("--confidence", type=click.Choice(model.CONFIDENCES), default="medium",
+                     show_default=True),
+        click.option("--source", type=click.Choice(model.SOURCES), default="user",
+                     show_default=True, help="Where the knowledge came from."),
+        click.option("--private", is_flag=True,
+                     help="visibility private: never leaves this machine."),
+        click.option("--valid-from", help="When the fact became true (RFC 3339)."),
+        click.option("--valid-until", help="When the fact stops being true (RFC 3339)."),
+        click.option("--expires-at", help="When the memory should drop out of results."),
+    ]):
+        func = option(func)
+    return func
+
+
+def _time(value: str | None, name: str) -> str | None:
+    if not value:
+        return None
+    from memex import clock
+
+    try:
+        return clock.format_time(clock.parse_time(value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=name) from None
+
+
+def build_request(text: str, scope: str | None, kw: dict[str, Any]) -> CaptureRequest:
+    from memex.writes import CaptureRequest
+
+    return CaptureRequest(
+        text=text, scope=scope, type=kw["mtype"], title=kw.get("title") or None,
+        tags=list(kw["tags"]), paths=list(kw["paths"]), importance=kw["importance"],
+        role=kw["role"], confidence=kw["confidence"], source=kw["source"],
+        visibility="private" if kw["private"] else "internal",
+        valid_from=_time(kw.get("valid_from"), "--valid-from"),
+        valid_until=_time(kw.get("valid_until"), "--valid-until"),
+        expires_at=_time(kw.get("expires_at"), "--expires-at"),
+    )
+
+
+def get_text(text: str | None) -> str:
+    if text is not None:
+        if text == "-":
+            return _common.read_stdin_text()
+        return text
+    if _common.stdin_is_tty():
+        raise click.UsageError("give the memory as TEXT or on stdin")
+    return _common.read_stdin_text()
+
+
+def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> None:
+    if result.redaction is not None and result.redaction.changed:
+        _common.note(f"git-memex: {result.redaction.notice()}")
+    for message in result.notices:
+        _common.note(f"git-memex: {message}")
+    if result.near_duplicates:
+        ids = ", ".join(_render.short(i) for i in result.near_duplicates)
+        _common.note(f"git-memex: similar to {ids}; to replace one instead: "
+                     f"git memex supersede {_render.short(result.near_duplicates[0])} TEXT")
+    if as_json:
+        _common.emit_json(result.as_json())
+        return
+    if result.dry_run:
+        _common.note("dry run: nothing written; this is what would be saved:")
+        click.echo(frontmatter.emit(result.memory), nl=False)
+        return
+    if not result.created and verb == "saved":
+        click.echo(f"exists {_render.one_line(result.memory)}")
+    else:
+        click.echo(f"{verb} {_render.one_line(result.memory)}")
+    click.echo(f"  {result.path}")
+
+
+@click.command("capture")
+@click.argument("text", required=False)
+@click.option("--scope", type=click.Choice(["personal", "project", "org", "team", "public"]),
+              help="personal (this machine only) or project (default inside a repo).")
+@capture_options
+@click.option("--dry-run", is_flag=True, help="Show what would be saved; write nothing.")
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(text: str | None, scope: str | None, dry_run: bool, as_json: bool,
+        **kw: Any) -> None:
+    """Save a memory from TEXT (or stdin, or `-`).
+
+    Project memories land as drafts in your outbox, outside the repo's working tree,
+    until `git memex submit`. Secrets are masked and <private>...</private> is
+    redacted before anything is written. Capturing text identical to a live memory
+    returns that memory instead of a copy.
+    """
+    from memex import writes
+
+    body = get_text(text)
+    ws = _common.workspace()
+    result = writes.capture(ws, build_request(body, scope, kw), dry_run=dry_run)
+    print_result(result, as_json)
+
+
+def main() -> None:
+    _common.run_step(cli, "capture")

@@ -1,0 +1,63 @@
+"""Time in the one form every file uses: RFC 3339, UTC, to the second."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime, timedelta
+
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_RELATIVE = re.compile(r"^(\d+)\s*(s|m|h|d|w)(?:\s+ago)?$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def now() -> datetime:
+    """The current time; `GIT_MEMEX_NOW` pins it (tests, reproducible demos)."""
+    pinned = os.environ.get("GIT_MEMEX_NOW")
+    if pinned:
+        return parse_time(pinned)
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def now_str() -> str:
+    return format_time(now())
+
+
+def format_time(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def is_canonical_time(value: str) -> bool:
+    return bool(_RFC3339.match(value))
+
+
+def parse_time(value: str) -> datetime:
+    """Accept RFC 3339 / ISO 8601 (any offset), a date, or `3d` / `2w ago`; UTC out.
+
+    Raises ValueError with a readable message on anything else.
+    """
+    text = value.strip()
+    rel = _RELATIVE.match(text)
+    if rel:
+        seconds = int(rel.group(1)) * _UNITS[rel.group(2)]
+        return datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=seconds)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"not a time: {value!r} (use RFC 3339 like 2026-12-01T06:00:00Z, a date, or 3d)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def normalise_time(value: object) -> str:
+    """A time from a file (string or YAML timestamp) as the canonical string."""
+    if isinstance(value, datetime):
+        return format_time(value)
+    if isinstance(value, str):
+        return format_time(parse_time(value))
+    raise ValueError(f"not a time: {value!r}")

@@ -1,0 +1,103 @@
+"""Git access.
+
+Reads that run on every command (discovery, config) use the git binary or plain
+file reads: a subprocess costs ~3 ms, importing pygit2 ~0.2 s. Heavier reads
+(status, conflict stages, ancestry) import pygit2 lazily; writes (commit, fetch,
+merge) go through the git binary so the user's hooks, signing and credentials apply.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from memex.errors import MemexError
+
+
+class GitError(MemexError):
+    """The git binary failed; carries its stderr."""
+
+
+class GitMissing(MemexError):
+    """git is not installed or not on PATH."""
+
+
+@functools.lru_cache(maxsize=1)
+def git_binary() -> str | None:
+    return shutil.which("git")
+
+
+def run(
+    args: list[str], cwd: Path | str | None = None, check: bool = True,
+    input_text: str | None = None, env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `git ARGS`; raises GitError with git's message when check and it fails."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    full_env = None
+    if env is not None:
+        full_env = dict(os.environ)
+        full_env.update(env)
+    proc = subprocess.run(
+        [binary, *args], cwd=cwd, capture_output=True, text=True, input=input_text,
+        env=full_env, encoding="utf-8", errors="replace",
+        stdin=None if input_text is not None else subprocess.DEVNULL,
+    )
+    if check and proc.returncode != 0:
+        message = (proc.stderr or proc.stdout).strip() or f"git {' '.join(args)} failed"
+        raise GitError(message)
+    return proc
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    toplevel: Path
+    git_dir: Path
+    common_dir: Path
+
+
+def discover(start: Path) -> RepoInfo | None:
+    """The repository containing `start`, or None (also when git is missing)."""
+    if git_binary() is None:
+        return None
+    proc = run(
+        ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+         "--git-common-dir"],
+        cwd=start, check=False,
+    )
+    if proc.returncode != 0:
+        return None
+    lines = proc.stdout.splitlines()
+    if len(lines) < 3 or not lines[0]:
+        return None  # a bare repository or inside .git: no working tree
+    return RepoInfo(Path(lines[0]), Path(lines[1]), Path(lines[2]))
+
+
+def config_map(cwd: Path | None, file: Path | None = None) -> dict[str, str]:
+    """All git config values visible at `cwd` (or in `file`), keys lower-cased."""
+    if git_binary() is None:
+        return {}
+    args = ["config", "--null", "--list"]
+    if file is not None:
+        if not file.is_file():
+            return {}
+        args = ["config", "--null", "--file", str(file), "--list"]
+    proc = run(args, cwd=cwd, check=False)
+    if proc.returncode != 0:
+        return {}
+    out: dict[str, str] = {}
+    for record in proc.stdout.split("\0"):
+        if not record:
+            continue
+        key, _, value = record.partition("\n")
+        out[key.lower()] = value
+    return out
+
+
+def origin_url(config: dict[str, str]) -> str | None:
+    return config.get("remote.origin.url")

@@ -1,0 +1,498 @@
+"""Redaction of private blocks and secrets in memory text.
+
+Two operations share one detector:
+
+* :func:`redact` rewrites text before it is stored: every ``<private>...</private>`` block
+  (case-insensitive tag, may span lines) becomes ``[REDACTED]`` and every recognised secret is
+  masked in place with :func:`mask` (first four characters kept, the rest replaced by ``x``, same
+  length, so the surrounding text and the line structure are untouched).
+* :func:`scan` reports what :func:`redact` would change without changing anything; it is used on
+  files that arrived by git (pre-commit hook, ``verify``).
+
+Both are idempotent by construction: a value that is already masked is never a finding, and
+:func:`redact` re-runs the detector over its own output until nothing is left, so
+``scan(redact(t).text) == []`` always holds.
+
+The module is pure (stdlib only) and every pattern is compiled once at import.  Patterns are
+anchored on literal prefixes, use no nested unbounded quantifiers and are skipped entirely when
+their prefix does not occur, so large inputs are scanned in linear time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["Finding", "Redaction", "mask", "redact", "scan"]
+
+_KEEP = 4
+_MASK_CHAR = "x"
+_PLACEHOLDER = "[REDACTED]"
+
+_PRIVATE_KIND = "private-block"
+_PEM_KIND = "pem-private-key"
+_ASSIGN_KIND = "secret-assignment"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One private block or secret; ``start``/``end`` index the original text."""
+
+    kind: str
+    line: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The result of :func:`redact`."""
+
+    text: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.findings)
+
+    def notice(self) -> str:
+        """One human-readable line describing what was changed (never the secret itself)."""
+        blocks = sum(1 for f in self.findings if f.kind == _PRIVATE_KIND)
+        secrets = [f for f in self.findings if f.kind != _PRIVATE_KIND]
+        parts: list[str] = []
+        if blocks:
+            parts.append(f"redacted {blocks} private block{'s' if blocks != 1 else ''}")
+        if secrets:
+            kinds: list[str] = []
+            for f in secrets:
+                if f.kind not in kinds:
+                    kinds.append(f.kind)
+            n = len(secrets)
+            parts.append(f"masked {n} secret{'s' if n != 1 else ''} ({', '.join(kinds)})")
+        return ", ".join(parts) if parts else "nothing redacted"
+
+
+def mask(secret: str) -> str:
+    """Keep the first four characters of ``secret`` and replace the rest by ``x``."""
+    if len(secret) <= _KEEP:
+        return secret
+    return secret[:_KEEP] + _MASK_CHAR * (len(secret) - _KEEP)
+
+
+def _mask_block(body: str) -> str:
+    """Like :func:`mask`, but whitespace (line breaks) is preserved and not counted."""
+    out: list[str] = []
+    kept = 0
+    for ch in body:
+        if ch.isspace():
+            out.append(ch)
+        elif kept < _KEEP:
+            out.append(ch)
+            kept += 1
+        else:
+            out.append(_MASK_CHAR)
+    return "".join(out)
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character."""
+    n = len(value)
+    if n == 0:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+# --------------------------------------------------------------------------------------------
+# Patterns.  Order is priority: when two candidates overlap, the earlier rule wins, so a
+# specific token inside an assignment is reported once, with its specific kind.
+
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_WORD = _ALNUM + "_"
+_B64URL = _WORD + "-"
+
+_CHECK_NONE = 0
+_CHECK_SLACK = 1  # at least four digits ("xoxb-your-token-here" is not a token)
+_CHECK_MIXED = 2  # the body has a digit, an upper- and a lower-case letter
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    regex: re.Pattern[str]
+    needles: tuple[str, ...]  # the regex only runs when one of these occurs in the text
+    before: str  # a match preceded by one of these characters is part of a longer word
+    check: int = _CHECK_NONE
+    body: int = 0  # characters of fixed prefix excluded from the validity check
+
+
+_TOKEN_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "aws-access-key-id",
+        re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        ("AKIA", "ASIA"),
+        _ALNUM,
+    ),
+    _Rule(
+        "github-token",
+        re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        _WORD,
+    ),
+    _Rule(
+        "github-token",
+        re.compile(r"github_pat_[A-Za-z0-9_]{60,}"),
+        ("github_pat_",),
+        _WORD,
+    ),
+    _Rule(
+        "gitlab-token",
+        re.compile(r"glpat-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"),
+        ("glpat-",),
+        _B64URL,
+    ),
+    _Rule(
+        "slack-token",
+        re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("xox",),
+        _B64URL,
+        _CHECK_SLACK,
+        5,
+    ),
+    _Rule(
+        "stripe-key",
+        re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("k_live_", "k_test_"),
+        _WORD,
+    ),
+    _Rule(
+        "anthropic-api-key",
+        re.compile(r"sk-ant-[A-Za-z0-9_-]{32,}"),
+        ("sk-ant-",),
+        _B64URL,
+    ),
+    _Rule(
+        "openai-api-key",
+        re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
+        ("sk-",),
+        _B64URL,
+        _CHECK_MIXED,
+        3,
+    ),
+    _Rule(
+        "npm-token",
+        re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        ("npm_",),
+        _WORD,
+    ),
+    _Rule(
+        "pypi-token",
+        re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+        ("pypi-AgEIcHlwaS5vcmc",),
+        _B64URL,
+    ),
+    _Rule(
+        "google-api-key",
+        re.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
+        ("AIza",),
+        _B64URL,
+    ),
+    _Rule(
+        "jwt",
+        re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
+        ("eyJ",),
+        _B64URL,
+        _CHECK_MIXED,
+        3,
+    ),
+)
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+# Body of a BEGIN without END: the following lines that look like base64 or PEM headers.
+_PEM_LOOSE_BODY = re.compile(
+    r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+:[^\r\n]*)(?=[ \t]*(?:\r?\n|$)))*"
+)
+
+# An assignment is found from its key word, then matched forwards from the end of that word (the
+# rest of the key name, which may be anything like AWS_ or client, does not matter).
+_ASSIGN_WORD = r"passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
+_ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
+_ASSIGN_KEY_I = re.compile(_ASSIGN_WORD, re.IGNORECASE)  # when lower() changes the length
+_ASSIGN_TAIL = re.compile(
+    r"""
+    (?:[_.-]?(?:key|value|secret|token|access[_-]?key))*  # rest of the key: _KEY, _ACCESS_KEY
+    ["']?[ \t]*(?:=>|:=|=(?!=)|:(?![:/]))[ \t]*
+    (?P<quote>["'`]?)
+    (?P<value>[^\s"'`<>(){}\[\],;|\\]+)
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLACEHOLDER_WORDS = (
+    "example",
+    "changeme",
+    "change_me",
+    "change-me",
+    "placeholder",
+    "redacted",
+    "your",
+    "dummy",
+    "xxxx",
+    "****",
+    "...",
+)
+_MIN_ASSIGN_LEN = 8
+_MIN_ASSIGN_ENTROPY = 3.0
+
+_PRIVATE_OPEN = re.compile(r"<private\s*>", re.IGNORECASE)
+_PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
+
+
+def _valid_token(check: int, body: str) -> bool:
+    if check == _CHECK_SLACK:
+        return sum(ch.isdigit() for ch in body) >= 4
+    if check == _CHECK_MIXED:
+        return (
+            any("0" <= ch <= "9" for ch in body)
+            and any("A" <= ch <= "Z" for ch in body)
+            and any("a" <= ch <= "z" for ch in body)
+        )
+    return True
+
+
+def _valid_assignment(value: str) -> bool:
+    """Is an assigned value a real, high-entropy secret rather than a placeholder or code?"""
+    if len(value) < _MIN_ASSIGN_LEN:
+        return False
+    low = value.lower()
+    if value[0] in "$%&*~/." or "://" in value or "{{" in value:
+        return False
+    if any(word in low for word in _PLACEHOLDER_WORDS):
+        return False
+    if _DOTTED_IDENT.fullmatch(value):
+        return False
+    lower = upper = digit = special = False
+    for ch in value:
+        if "a" <= ch <= "z":
+            lower = True
+        elif "A" <= ch <= "Z":
+            upper = True
+        elif "0" <= ch <= "9":
+            digit = True
+        elif ch not in "-_.":
+            special = True
+    if not (digit or special) or lower + upper + digit + special < 2:
+        return False
+    return _entropy(value) >= _MIN_ASSIGN_ENTROPY
+
+
+# A candidate: (priority, start, end, kind, already_masked)
+_Cand = tuple[int, int, int, str, bool]
+# A hit to mask: (start, end, kind)
+_Hit = tuple[int, int, str]
+
+
+def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    if "PRIVATE KEY" not in text:
+        return
+    pos = 0
+    end_m: re.Match[str] | None = None
+    end_known = False  # end_m is the first END at or after the current position
+    while True:
+        begin = _PEM_BEGIN.search(text, pos)
+        if begin is None:
+            return
+        if not end_known or (end_m is not None and end_m.start() < begin.end()):
+            end_m = _PEM_END.search(text, begin.end())
+            end_known = True
+        nxt = _PEM_BEGIN.search(text, begin.end())
+        if end_m is not None and (nxt is None or end_m.start() < nxt.start()):
+            body_start, body_end, pos = begin.end(), end_m.start(), end_m.end()
+        else:
+            loose = _PEM_LOOSE_BODY.match(text, begin.end())
+            body_start = begin.end()
+            body_end = loose.end() if loose else body_start
+            pos = max(body_end, begin.end())
+        # trim surrounding whitespace: the finding is the key material itself
+        while body_start < body_end and text[body_start].isspace():
+            body_start += 1
+        while body_end > body_start and text[body_end - 1].isspace():
+            body_end -= 1
+        if body_end > body_start:
+            body = text[body_start:body_end]
+            out.append((prio, body_start, body_end, _PEM_KIND, _mask_block(body) == body))
+
+
+def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
+    if not any(needle in text for needle in rule.needles):
+        return
+    for m in rule.regex.finditer(text):
+        start, end = m.span()
+        if start and text[start - 1] in rule.before:
+            continue
+        value = m.group()
+        if not _valid_token(rule.check, value[rule.body :]):
+            continue
+        out.append((prio, start, end, rule.kind, mask(value) == value))
+
+
+def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    low = text.lower()
+    keys = _ASSIGN_KEY.finditer(low) if len(low) == len(text) else _ASSIGN_KEY_I.finditer(text)
+    last = -1
+    for key in keys:
+        m = _ASSIGN_TAIL.match(text, key.end())
+        if m is None:
+            continue
+        start, end = m.span("value")
+        if start == last:
+            continue  # "token_secret=": the same value reached from its second key word
+        last = start
+        value = m.group("value")
+        if not m.group("quote"):
+            if end < len(text) and text[end] in "([":
+                continue  # a call or subscript: code, not a literal
+            stripped = value.rstrip(".")
+            end -= len(value) - len(stripped)
+            value = stripped
+        if not value:
+            continue
+        if mask(value) == value:
+            out.append((prio, start, end, _ASSIGN_KIND, True))
+        elif _valid_assignment(value):
+            out.append((prio, start, end, _ASSIGN_KIND, False))
+
+
+def _detect(text: str) -> list[_Hit]:
+    """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
+    cands: list[_Cand] = []
+    _pem_candidates(text, 0, cands)
+    for i, rule in enumerate(_TOKEN_RULES, start=1):
+        _token_candidates(text, i, rule, cands)
+    _assignment_candidates(text, len(_TOKEN_RULES) + 1, cands)
+    if not cands:
+        return []
+    cands.sort()
+    claimed = bytearray(len(text))
+    hits: list[_Hit] = []
+    for _prio, start, end, kind, masked in cands:
+        if claimed.find(1, start, end) != -1:
+            continue
+        claimed[start:end] = b"\x01" * (end - start)
+        if not masked:
+            hits.append((start, end, kind))
+    hits.sort()
+    return hits
+
+
+def _apply_masks(text: str, hits: list[_Hit]) -> str:
+    pieces: list[str] = []
+    pos = 0
+    for start, end, kind in hits:
+        pieces.append(text[pos:start])
+        secret = text[start:end]
+        pieces.append(_mask_block(secret) if kind == _PEM_KIND else mask(secret))
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+# A removed private block: (original start, original end, start of its placeholder)
+_Block = tuple[int, int, int]
+
+
+def _strip_private(text: str) -> tuple[str, list[_Block]]:
+    """Replace every closed ``<private>`` block by the placeholder."""
+    if "<" not in text:
+        return text, []
+    blocks: list[_Block] = []
+    pieces: list[str] = []
+    pos = 0
+    out_len = 0
+    close: re.Match[str] | None = None
+    while True:
+        opening = _PRIVATE_OPEN.search(text, pos)
+        if opening is None:
+            break
+        if close is None or close.start() < opening.end():
+            close = _PRIVATE_CLOSE.search(text, opening.end())
+            if close is None:
+                break  # unclosed: left alone, and no later tag can be closed either
+        kept = text[pos : opening.start()]
+        pieces.append(kept)
+        out_len += len(kept)
+        blocks.append((opening.start(), close.end(), out_len))
+        pieces.append(_PLACEHOLDER)
+        out_len += len(_PLACEHOLDER)
+        pos = close.end()
+    if not blocks:
+        return text, []
+    pieces.append(text[pos:])
+    return "".join(pieces), blocks
+
+
+def _to_original(offset: int, blocks: list[_Block], is_end: bool) -> int:
+    """Map an offset in the stripped text back to the original text."""
+    lo, hi = 0, len(blocks)
+    while lo < hi:  # the last block whose placeholder starts before offset
+        mid = (lo + hi) // 2
+        if blocks[mid][2] < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == 0:
+        return offset
+    start, end, placeholder = blocks[lo - 1]
+    inside = offset - placeholder
+    if inside < len(_PLACEHOLDER):
+        return end if is_end else start
+    return end + inside - len(_PLACEHOLDER)
+
+
+def _findings(text: str, spans: list[_Hit]) -> tuple[Finding, ...]:
+    """Attach 1-based line numbers (in ``text``) to sorted spans."""
+    out: list[Finding] = []
+    line, pos = 1, 0
+    for start, end, kind in sorted(spans):
+        line += text.count("\n", pos, start)
+        pos = start
+        out.append(Finding(kind=kind, line=line, start=start, end=end))
+    return tuple(out)
+
+
+def _private_spans(blocks: list[_Block]) -> list[_Hit]:
+    return [(start, end, _PRIVATE_KIND) for start, end, _ in blocks]
+
+
+def _map_hits(hits: list[_Hit], blocks: list[_Block]) -> list[_Hit]:
+    if not blocks:
+        return hits
+    return [
+        (_to_original(s, blocks, False), _to_original(e, blocks, True), kind)
+        for s, e, kind in hits
+    ]
+
+
+def redact(text: str) -> Redaction:
+    """Replace private blocks by ``[REDACTED]`` and mask every recognised secret in place."""
+    stripped, blocks = _strip_private(text)
+    hits: list[_Hit] = []
+    while True:  # each pass only turns characters into "x", so this terminates
+        found = _detect(stripped)
+        if not found:
+            break
+        stripped = _apply_masks(stripped, found)
+        hits.extend(found)
+    spans = _private_spans(blocks) + _map_hits(hits, blocks)
+    return Redaction(text=stripped, findings=_findings(text, spans))
+
+
+def scan(text: str) -> list[Finding]:
+    """The unredacted private blocks and unmasked secrets in ``text``; ``text`` is unchanged."""
+    stripped, blocks = _strip_private(text)
+    spans = _private_spans(blocks) + _map_hits(_detect(stripped), blocks)
+    return list(_findings(text, spans))

@@ -1,0 +1,213 @@
+"""Memory files on disk: locate, read, write atomically, delete; quarantine the unreadable.
+
+A "home" is one folder of memory files with a fixed meaning: the personal folder,
+this project's outbox of drafts, the repo's shared folder, the org repo's folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memex import frontmatter, model
+from memex.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
+from memex.homes import Workspace
+from memex.ulid import is_ulid
+
+HOME_KINDS = ("personal", "outbox", "repo", "org")
+SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org"}
+_PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
+_IGNORED = re.compile(r"^(readme|index|changelog)\.md$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Home:
+    kind: str
+    path: Path
+
+    @property
+    def scope(self) -> str:
+        return SCOPE_OF_HOME[self.kind]
+
+    @property
+    def in_git(self) -> bool:
+        return self.kind in ("repo", "org")
+
+
+@dataclass
+class Loaded:
+    """A memory as read from its file, with what a rewrite needs to keep."""
+
+    memory: model.Memory
+    path: Path
+    home: Home
+    parsed: frontmatter.Parsed | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    path: Path
+    reason: str
+
+
+def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
+    """The homes visible from this workspace, for the scopes asked (default all)."""
+    wanted = set(scopes) if scopes is not None else {"personal", "project", "org"}
+    out: list[Home] = []
+    if "project" in wanted:
+        out.append(Home("outbox", ws.outbox_dir))
+        if ws.memory_dir is not None:
+            out.append(Home("repo", ws.memory_dir))
+    if "org" in wanted and ws.org_repo is not None:
+        out.append(Home("org", ws.org_repo / ws.memory_dir_name))
+    if "personal" in wanted:
+        out.append(Home("personal", ws.personal_dir))
+    return out
+
+
+def memory_files(directory: Path) -> Iterator[Path]:
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in sorted(entries, key=lambda e: e.name):
+        name = entry.name
+        if not name.endswith(".md") or name.startswith((".", "_")) or _IGNORED.match(name):
+            continue
+        if entry.is_file():
+            yield Path(entry.path)
+
+
+def read_text(path: Path) -> str:
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise frontmatter.FrontMatterError("binary content (NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise frontmatter.FrontMatterError("not UTF-8 text") from None
+
+
+def read(path: Path, home: Home) -> Loaded:
+    """Read one memory file; raises InvalidMemory (a FrontMatterError for syntax)."""
+    memory, parsed = frontmatter.load(read_text(path))
+    if path.stem != memory.id:
+        raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
+    if memory.scope != home.scope:
+        raise InvalidMemory(
+            f"scope {memory.scope!r} does not belong in the {home.kind} folder ({home.path})"
+        )
+    return Loaded(memory=memory, path=path, home=home, parsed=parsed)
+
+
+def scan(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
+    """Every memory in a home; unreadable files are reported, never touched."""
+    good: list[Loaded] = []
+    bad: list[Quarantined] = []
+    for path in memory_files(home.path):
+        try:
+            good.append(read(path, home))
+        except (InvalidMemory, OSError) as exc:
+            bad.append(Quarantined(path, str(exc) or type(exc).__name__))
+    return good, bad
+
+
+def scan_all(ws: Workspace, scopes: Iterable[str] | None = None
+             ) -> tuple[list[Loaded], list[Quarantined]]:
+    good: list[Loaded] = []
+    bad: list[Quarantined] = []
+    for home in homes(ws, scopes):
+        g, b = scan(home)
+        good.extend(g)
+        bad.extend(b)
+    return good, bad
+
+
+def normalise_id(text: str) -> str:
+    """A user-typed id or prefix, upper-cased; anything else is a usage error."""
+    candidate = text.strip().upper()
+    if not _PREFIX_RE.match(candidate):
+        raise UsageError(f"not a memory id: {text!r} (ids are ULIDs like 01JD8X3K...)")
+    return candidate
+
+
+def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) -> Loaded:
+    """The one memory whose id starts with the prefix, as git resolves short hashes."""
+    prefix = normalise_id(id_or_prefix)
+    matches: dict[str, tuple[Home, Path]] = {}
+    for home in homes(ws, scopes):
+        for path in memory_files(home.path):
+            if path.stem.upper().startswith(prefix):
+                matches.setdefault(path.stem, (home, path))
+    if not matches:
+        raise NotFound(f"no memory matches {id_or_prefix!r}")
+    if len(matches) > 1:
+        raise Ambiguous(id_or_prefix, sorted(matches))
+    home, path = next(iter(matches.values()))
+    try:
+        return read(path, home)
+    except InvalidMemory as exc:
+        raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder and rename: never a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def save(loaded: Loaded) -> str:
+    """Write a memory back to its file (round trip when hand-edited); returns the text."""
+    model.validate(loaded.memory)
+    text = frontmatter.rewrite(loaded.memory, loaded.parsed)
+    try:
+        write_atomic(loaded.path, text)
+    except PermissionError:
+        raise MemexError(f"cannot write {loaded.path}: permission denied") from None
+    except OSError as exc:
+        raise MemexError(f"cannot write {loaded.path}: {exc.strerror or exc}") from None
+    loaded.parsed = frontmatter.parse(text)
+    return text
+
+
+def new_path(home: Home, memory_id: str) -> Path:
+    if not is_ulid(memory_id):
+        raise UsageError(f"not a memory id: {memory_id!r}")
+    return home.path / f"{memory_id}.md"
+
+
+def home_of_kind(ws: Workspace, kind: str) -> Home:
+    for home in homes(ws):
+        if home.kind == kind:
+            return home
+    raise MemexError(f"no {kind} memory folder here")
+
+
+def delete(loaded: Loaded) -> None:
+    try:
+        loaded.path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise MemexError(f"cannot delete {loaded.path}: {exc.strerror or exc}") from None

@@ -1,0 +1,42 @@
+"""ULIDs: 48-bit millisecond time + 80 random bits, Crockford base32.
+
+In-house rather than python-ulid: that package costs ~0.17 s to import, and
+commands run in hooks (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+
+_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+ULID_RE = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+_lock = threading.Lock()
+_last: list[int] = [0, 0]
+
+
+def _encode(value: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        chars.append(_ALPHABET[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def new_ulid() -> str:
+    """A new ULID, monotonic within this process."""
+    with _lock:
+        ms = int(time.time() * 1000)
+        if ms <= _last[0]:
+            ms = _last[0]
+            rand = _last[1] + 1
+        else:
+            rand = int.from_bytes(os.urandom(10), "big")
+        _last[0], _last[1] = ms, rand
+    return _encode(ms, 10) + _encode(rand & ((1 << 80) - 1), 16)
+
+
+def is_ulid(text: str) -> bool:
+    return bool(ULID_RE.match(text))

@@ -1,0 +1,84 @@
+"""Fixtures: every test runs with HOME, XDG_*, GIT_MEMEX_HOME and git's global
+config pointed into its own temp dir, never at the real home."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "userhome"
+    home.mkdir()
+    for key in list(os.environ):
+        if key.startswith(("GIT_", "XDG_")) or key in ("EMAIL",):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local/state"))
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(tmp_path / "memex-home"))
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    from memex import gitio
+
+    gitio.git_binary.cache_clear()
+    yield home
+
+
+@pytest.fixture
+def memex_home(tmp_path: Path) -> Path:
+    return tmp_path / "memex-home"
+
+
+def git(*args: str, cwd: Path) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh git repo with one commit and an origin URL, as the cwd."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git("init", "-q", "-b", "main", cwd=path)
+    git("remote", "add", "origin", "git@github.com:Acme/App.git", cwd=path)
+    (path / "README.md").write_text("demo\n", encoding="utf-8")
+    git("add", "README.md", cwd=path)
+    git("commit", "-q", "-m", "initial", cwd=path)
+    monkeypatch.chdir(path)
+    return path
+
+
+@pytest.fixture
+def nogit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "plain"
+    path.mkdir()
+    monkeypatch.chdir(path)
+    return path
+
+
+def run_cli(*args: str, cwd: Path | None = None, input_bytes: bytes | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run a git-memex executable as a whole process (args[0] is the program)."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(list(args), cwd=cwd, input=input_bytes if input_bytes is not None
+                          else b"", capture_output=True, env=full_env)
