@@ -82,7 +82,8 @@ def mask(secret: str) -> str:
 
 
 _FIRST_VISIBLE = re.compile(rf"(?:\s*\S){{{_KEEP}}}")
-_VISIBLE = re.compile(r"\S")
+_VISIBLE_RUN = re.compile(r"\S+")
+_UNMASKED = re.compile(rf"[^\s{_MASK_CHAR}]")
 
 
 def _is_masked(value: str) -> bool:
@@ -90,12 +91,22 @@ def _is_masked(value: str) -> bool:
     return not value[_KEEP:].lstrip(_MASK_CHAR)
 
 
+def _mask_run(m: re.Match[str]) -> str:
+    return _MASK_CHAR * (m.end() - m.start())
+
+
 def _mask_block(body: str) -> str:
     """Like :func:`mask`, but whitespace (line breaks) is preserved and not counted."""
     m = _FIRST_VISIBLE.match(body)
     if m is None:
         return body
-    return body[: m.end()] + _VISIBLE.sub(_MASK_CHAR, body[m.end() :])
+    return body[: m.end()] + _VISIBLE_RUN.sub(_mask_run, body[m.end() :])
+
+
+def _is_masked_block(body: str) -> bool:
+    """Is ``body`` already the output of :func:`_mask_block`?"""
+    m = _FIRST_VISIBLE.match(body)
+    return m is None or _UNMASKED.search(body, m.end()) is None
 
 
 def _entropy(value: str) -> float:
@@ -103,7 +114,8 @@ def _entropy(value: str) -> float:
     n = len(value)
     if n == 0:
         return 0.0
-    return -sum(c / n * math.log2(c / n) for c in (value.count(ch) for ch in set(value)))
+    log2 = math.log2
+    return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,14 +131,15 @@ _WORD = "A-Za-z0-9_"
 _B64URL = "A-Za-z0-9_-"
 
 
-def _token(prefix: str, width: int, before: str, body: str) -> re.Pattern[str]:
-    """Compile ``prefix`` (``width`` characters long) followed by ``body``.
+def _token(prefix: str, before: str, body: str, width: int = 0) -> re.Pattern[str]:
+    """Compile ``prefix`` (``width`` characters long, default: a literal) followed by ``body``.
 
     A match whose prefix is preceded by a ``before`` character is part of a longer word and is
     rejected right after the prefix (a look-behind placed there rather than in front keeps the
     literal-prefix search fast, and means only the start of a run of token characters is ever
     tried, so a long run containing the prefix many times is still scanned once).
     """
+    width = width or len(prefix)
     return re.compile(f"{prefix}(?<![{before}].{{{width}}}){body}")
 
 
@@ -142,66 +155,66 @@ class _Rule:
 _TOKEN_RULES: tuple[_Rule, ...] = (
     _Rule(
         "aws-access-key-id",
-        _token("(?:AKIA|ASIA)", 4, _ALNUM, "[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        _token("(?:AKIA|ASIA)", _ALNUM, "[A-Z0-9]{16}(?![A-Za-z0-9])", 4),
         ("AKIA", "ASIA"),
     ),
     _Rule(
         "github-token",
-        _token("gh[pousr]_", 4, _WORD, "[A-Za-z0-9]{36,}"),
+        _token("gh[pousr]_", _WORD, "[A-Za-z0-9]{36,}", 4),
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     ),
     _Rule(
         "github-token",
-        _token("github_pat_", 11, _WORD, "[A-Za-z0-9_]{60,}"),
+        _token("github_pat_", _WORD, "[A-Za-z0-9_]{60,}"),
         ("github_pat_",),
     ),
     _Rule(
         "gitlab-token",
-        _token("glpat-", 6, _B64URL, r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"),
+        _token("glpat-", _B64URL, r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"),
         ("glpat-",),
     ),
     _Rule(
         "slack-token",
-        _token("xox[abposr]-", 5, _B64URL, "[A-Za-z0-9-]{10,}"),
+        _token("xox[abposr]-", _B64URL, "[A-Za-z0-9-]{10,}", 5),
         ("xox",),
         _CHECK_SLACK,
         5,
     ),
     _Rule(
         "stripe-key",
-        _token("[sr]k_(?:live|test)_", 8, _WORD, "[A-Za-z0-9]{16,}"),
+        _token("[sr]k_(?:live|test)_", _WORD, "[A-Za-z0-9]{16,}", 8),
         ("k_live_", "k_test_"),
     ),
     _Rule(
         "anthropic-api-key",
-        _token("sk-ant-", 7, _B64URL, "[A-Za-z0-9_-]{32,}"),
+        _token("sk-ant-", _B64URL, "[A-Za-z0-9_-]{32,}"),
         ("sk-ant-",),
     ),
     _Rule(
         "openai-api-key",
-        _token("sk-", 3, _B64URL, "(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
+        _token("sk-", _B64URL, "(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
         ("sk-",),
         _CHECK_MIXED,
         3,
     ),
     _Rule(
         "npm-token",
-        _token("npm_", 4, _WORD, "[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        _token("npm_", _WORD, "[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
         ("npm_",),
     ),
     _Rule(
         "pypi-token",
-        _token("pypi-AgEIcHlwaS5vcmc", 19, _B64URL, "[A-Za-z0-9_-]{50,}"),
+        _token("pypi-AgEIcHlwaS5vcmc", _B64URL, "[A-Za-z0-9_-]{50,}"),
         ("pypi-AgEIcHlwaS5vcmc",),
     ),
     _Rule(
         "google-api-key",
-        _token("AIza", 4, _B64URL, "[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
+        _token("AIza", _B64URL, "[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
         ("AIza",),
     ),
     _Rule(
         "jwt",
-        _token("eyJ", 3, _B64URL, r"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
+        _token("eyJ", _B64URL, r"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
         ("eyJ",),
         _CHECK_MIXED,
         3,
@@ -234,18 +247,9 @@ _ASSIGN_VALUE = re.compile(
     re.VERBOSE,
 )
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_PLACEHOLDER_WORDS = (
-    "example",
-    "changeme",
-    "change_me",
-    "change-me",
-    "placeholder",
-    "redacted",
-    "your",
-    "dummy",
-    "xxxx",
-    "****",
-    "...",
+_PLACEHOLDER_WORDS = re.compile(
+    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.",
+    re.IGNORECASE,
 )
 _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
@@ -271,10 +275,9 @@ def _valid_assignment(value: str) -> bool:
     """Is an assigned value a real, high-entropy secret rather than a placeholder or code?"""
     if len(value) < _MIN_ASSIGN_LEN:
         return False
-    low = value.lower()
     if value[0] in "$%&*~/." or "://" in value or "{{" in value:
         return False
-    if any(word in low for word in _PLACEHOLDER_WORDS):
+    if _PLACEHOLDER_WORDS.search(value):
         return False
     if _DOTTED_IDENT.fullmatch(value):
         return False
@@ -322,7 +325,7 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             body_end -= 1
         if body_end > body_start:
             body = text[body_start:body_end]
-            out.append((prio, body_start, body_end, _PEM_KIND, _mask_block(body) == body))
+            out.append((prio, body_start, body_end, _PEM_KIND, _is_masked_block(body)))
 
 
 def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
