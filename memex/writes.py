@@ -246,6 +246,13 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     new.updated_at = at
     notices: list[str] = []
     content_changed = any(getattr(new, f) != getattr(old, f) for f in CONTENT_FIELDS)
+    if content_changed and via == "mcp":
+        # Words an agent wrote are unreviewed, whoever wrote the original (rule 1).
+        new.trust_level = "untrusted"
+        if new.instruction_state == "approved":
+            new.instruction_state = "draft"
+            notices.append(f"{old.id}: an agent changed an approved instruction; it is a "
+                           "draft instruction again until a person approves it")
     if content_changed and old.review_state == "approved" and loaded.home.in_git:
         new.review_state = "proposed"
         new.review_history.append(lifecycle.history_entry(

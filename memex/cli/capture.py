@@ -103,24 +103,77 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
               help="personal (this machine only) or project (default inside a repo).")
 @capture_options
 @click.option("--dry-run", is_flag=True, help="Show what would be saved; write nothing.")
+@click.option("--from-message", "message", metavar="TEXT",
+              help="Scan a user's message (`-`: stdin) for remember/TIL/记住... triggers "
+                   "and save what they mark, routed to personal or project.")
+@click.option("--hook", type=click.Choice(["claude"]),
+              help="Answer a host's prompt hook (JSON on stdin): keyword capture plus a "
+                   "relevant-memory nudge; never fails (exit 0, no output on error).")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(text: str | None, scope: str | None, dry_run: bool, as_json: bool,
-        **kw: Any) -> None:
+@click.pass_context
+def cli(ctx: click.Context, /, text: str | None, scope: str | None, dry_run: bool,
+        message: str | None, hook: str | None, as_json: bool, **kw: Any) -> None:
     """Save a memory from TEXT (or stdin, or `-`).
 
     Project memories land as drafts in your outbox, outside the repo's working tree,
     until `git memex submit`. Secrets are masked and <private>...</private> is
     redacted before anything is written. Capturing text identical to a live memory
     returns that memory instead of a copy.
+
+    --from-message TEXT scans a message the user typed: each line that starts with a
+    trigger ("remember ...", "note that ...", "TIL ...", "save this: ...", 记住...,
+    我们决定..., 帮我们记住...) becomes one memory (source keyword, via hook).
+    "About me" phrases (remember for me, 记住我, 替我记, 我觉得, 我喜欢) go to
+    personal and claim the line first; "about us" ones (我们决定, 我们认为, 帮我们记住,
+    plain 记住, and 记住我们) go to project. Fenced code, quoted lines and questions
+    are skipped. A message without a trigger saves nothing and exits 0. --hook claude
+    does the same for Claude Code's UserPromptSubmit hook and answers in its JSON.
     """
     from memex import writes
 
+    if hook:
+        from memex import agent_hooks
+        from memex.cli import _hooks
+
+        _hooks.answer(agent_hooks.user_prompt_submit)
+        return
+    if message is not None:
+        _from_message(ctx, text, scope, message, dry_run, as_json, kw)
+        return
     body = get_text(text)
     ws = _common.workspace()
     result = writes.capture(ws, build_request(body, scope, kw), dry_run=dry_run)
     print_result(result, as_json)
+
+
+def _from_message(ctx: click.Context, text: str | None, scope: str | None, message: str,
+                  dry_run: bool, as_json: bool, kw: dict[str, Any]) -> None:
+    from memex import keywords
+
+    flags = {param.name: param.opts[0] for param in ctx.command.params}
+    given = [flags[name] for name in ("scope", *kw)
+             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+    if text is not None or given:
+        extra = ", ".join(given) or "TEXT"
+        raise click.UsageError(f"--from-message routes and types memories itself; "
+                               f"it does not take {extra}")
+    if message == "-":
+        message = _common.read_stdin_text()
+    ws = _common.workspace()
+    results, errors = keywords.capture_message(ws, message, dry_run=dry_run)
+    for error in errors:
+        _common.warn(error)
+    if as_json:
+        _common.emit_json({"saved": [r.as_json() for r in results], "errors": errors})
+    elif not results and not errors:
+        _common.note("no trigger (remember, note that, TIL, save this:, 记住...) in the "
+                     "message; nothing saved")
+    for result in results if not as_json else []:
+        print_result(result, False)
+    if errors:
+        raise SystemExit(1)
 
 
 def main() -> None:

@@ -16,4 +16,6 @@ STEPS: dict[str, tuple[str, str]] = {
     "forget": ("memex.cli.forget", "Retract a memory (or delete it with --hard)"),
     "status": ("memex.cli.status", "Deprecate, archive or restore a memory"),
     "demo": ("memex.cli.demo", "Run the whole flow in a throwaway repo"),
+    "mcp": ("memex.cli.mcp", "Serve memory tools to an agent over MCP (stdio)"),
+    "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
 }
