@@ -1,0 +1,268 @@
+"""`git memex init --client NAME`: each host's file created, merged, idempotent; hooks;
+AGENTS.md; JSON with comments kept; files it cannot merge refused, never clobbered."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memex import clients, jsonc
+from tests.conftest import BIN
+from tests.helpers import invoke, invoke_json
+
+EXE = str(BIN / "git-memex")
+
+# client -> (file, keys to the memex entry, the entry expected)
+HOSTS: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
+    "claude": (".mcp.json", ("mcpServers", "memex"),
+               {"type": "stdio", "command": EXE, "args": ["mcp"]}),
+    "vs": (".mcp.json", ("servers", "memex"),
+           {"type": "stdio", "command": EXE, "args": ["mcp"]}),
+    "vscode": (".vscode/mcp.json", ("servers", "memex"),
+               {"type": "stdio", "command": EXE,
+                "args": ["mcp", "--repo", "${workspaceFolder}"]}),
+    "cursor": (".cursor/mcp.json", ("mcpServers", "memex"), {"command": EXE, "args": ["mcp"]}),
+    "opencode": ("opencode.jsonc", ("mcp", "memex"),
+                 {"type": "local", "command": [EXE, "mcp"], "enabled": True}),
+}
+OTHER = {"command": "other-server", "args": ["--flag"]}
+
+
+def dig(data: Any, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        data = data[key]
+    return data
+
+
+def load(path: Path) -> Any:
+    return jsonc.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("client", list(HOSTS))
+def test_created(repo: Path, client: str) -> None:
+    file, keys, entry = HOSTS[client]
+    out = invoke_json("init", "--client", client)
+    assert dig(load(repo / file), keys) == entry
+    actions = {Path(c["path"]).name: c["action"] for c in out["client"]["changes"]}
+    assert actions[Path(file).name] == "created" and actions["AGENTS.md"] == "created"
+    assert (repo / ".memexconfig").exists()  # the repo is set up as by plain init
+
+
+@pytest.mark.parametrize("client", list(HOSTS))
+def test_merged_into_existing_and_idempotent(repo: Path, client: str) -> None:
+    file, keys, entry = HOSTS[client]
+    path = repo / file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existing: dict[str, Any] = {"theme": "dark"}
+    node = existing
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+    node["other"] = OTHER
+    path.write_text(json.dumps(existing, indent=4) + "\n", encoding="utf-8")
+    invoke_json("init", "--client", client)
+    data = load(path)
+    assert dig(data, keys) == entry
+    assert dig(data, (*keys[:-1], "other")) == OTHER and data["theme"] == "dark"
+    assert '    "theme"' in path.read_text(encoding="utf-8")  # the file's indent kept
+    before = path.read_bytes()
+    again = invoke_json("init", "--client", client)
+    assert {c["action"] for c in again["client"]["changes"]} == {"unchanged"}
+    assert path.read_bytes() == before
+
+
+def test_claude_and_visual_studio_share_mcp_json(repo: Path) -> None:
+    invoke_json("init", "--client", "claude")
+    invoke_json("init", "--client", "vs")
+    data = load(repo / ".mcp.json")
+    assert data["mcpServers"]["memex"]["command"] == EXE
+    assert data["servers"]["memex"]["command"] == EXE
+    invoke_json("init", "--client", "claude")
+    assert set(load(repo / ".mcp.json")) == {"mcpServers", "servers"}
+
+
+def test_our_entry_is_updated_keeping_its_extra_keys(repo: Path) -> None:
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"memex": {
+        "command": "/old/venv/git-memex", "args": ["mcp"], "env": {"X": "1"}}}}),
+        encoding="utf-8")
+    out = invoke_json("init", "--client", "claude")
+    assert out["client"]["changes"][0]["action"] == "updated"
+    entry = load(repo / ".mcp.json")["mcpServers"]["memex"]
+    assert entry["command"] == EXE and entry["env"] == {"X": "1"}
+
+
+OPENCODE_WITH_COMMENTS = """\
+{
+  // my opencode settings
+  "$schema": "https://opencode.ai/config.json",
+  "theme": "tokyonight", /* keep me */
+  "mcp": {
+    "other": { "type": "local", "command": ["other"], }, // trailing comma
+  },
+}
+"""
+
+
+def test_jsonc_comments_survive(repo: Path) -> None:
+    path = repo / "opencode.jsonc"
+    path.write_text(OPENCODE_WITH_COMMENTS, encoding="utf-8")
+    invoke_json("init", "--client", "opencode")
+    text = path.read_text(encoding="utf-8")
+    for kept in ("// my opencode settings", "/* keep me */", "// trailing comma"):
+        assert kept in text
+    data = jsonc.loads(text)
+    assert data["mcp"]["memex"] == HOSTS["opencode"][2]
+    assert data["mcp"]["other"] == {"type": "local", "command": ["other"]}
+    before = path.read_bytes()
+    invoke_json("init", "--client", "opencode")
+    assert path.read_bytes() == before
+
+
+def test_commented_file_with_a_stale_entry_is_refused_not_clobbered(repo: Path) -> None:
+    path = repo / "opencode.jsonc"
+    text = OPENCODE_WITH_COMMENTS.replace('"other":', '"memex": {"type": "local", '
+                                          '"command": ["/old/git-memex", "mcp"]},\n    "other":')
+    path.write_text(text, encoding="utf-8")
+    result = invoke("init", "--client", "opencode")
+    assert result.exit_code == 1 and "comments" in result.stderr
+    assert "--print-config" in result.stderr
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_opencode_follows_the_files_layout(repo: Path) -> None:
+    (repo / "opencode.json").write_text(json.dumps({"mcp": {"servers": {"x": OTHER}}}),
+                                        encoding="utf-8")
+    invoke_json("init", "--client", "opencode")
+    assert not (repo / "opencode.jsonc").exists()
+    data = load(repo / "opencode.json")
+    assert set(data["mcp"]["servers"]) == {"x", "memex"}
+
+
+def test_new_opencode_file_names_its_schema(repo: Path) -> None:
+    invoke_json("init", "--client", "opencode")
+    assert load(repo / "opencode.jsonc")["$schema"] == clients.OPENCODE_SCHEMA
+
+
+@pytest.mark.parametrize("content", ["{ not json", "[1, 2]", '{"mcpServers": [1]}'])
+def test_unmergeable_json_is_refused(repo: Path, content: str) -> None:
+    (repo / ".mcp.json").write_text(content, encoding="utf-8")
+    result = invoke("init", "--client", "claude")
+    assert result.exit_code == 1 and "nothing was changed" in result.stderr
+    assert (repo / ".mcp.json").read_text(encoding="utf-8") == content
+
+
+def test_codex_toml_created_merged_idempotent(repo: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    codex = tmp_path / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    invoke_json("init", "--client", "codex")
+    config = codex / "config.toml"
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memex"] == \
+        {"command": EXE, "args": ["mcp"]}
+    config.write_text('# my codex config\nmodel = "o4"\n\n[mcp_servers.other]\n'
+                      'command = "x"\n\n' + config.read_text(), encoding="utf-8")
+    before = config.read_bytes()
+    again = invoke_json("init", "--client", "codex")
+    assert again["client"]["changes"][0]["action"] == "unchanged"
+    assert config.read_bytes() == before
+
+
+def test_codex_stale_entry_is_rewritten_in_place(repo: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    codex = tmp_path / "codex-home"
+    codex.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    config = codex / "config.toml"
+    config.write_text('model = "o4"  # keep\n\n[mcp_servers.memex]\ncommand = "/old/git-memex"'
+                      '\nargs = ["mcp"]\nstartup_timeout_sec = 20\n\n[mcp_servers.memex.env]\n'
+                      'A = "1"\n\n[profiles.x]\nmodel = "y"\n', encoding="utf-8")
+    invoke_json("init", "--client", "codex")
+    text = config.read_text()
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["memex"] == {"command": EXE, "args": ["mcp"],
+                                            "startup_timeout_sec": 20, "env": {"A": "1"}}
+    assert data["profiles"] == {"x": {"model": "y"}} and "# keep" in text
+
+
+def test_codex_without_codex_home_uses_dot_codex(repo: Path, isolated: Path) -> None:
+    invoke_json("init", "--client", "codex")
+    assert (isolated / ".codex" / "config.toml").exists()
+
+
+def test_codex_bad_toml_is_refused(repo: Path, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path))
+    (tmp_path / "config.toml").write_text("this is = = not toml", encoding="utf-8")
+    result = invoke("init", "--client", "codex")
+    assert result.exit_code == 1 and "not valid TOML" in result.stderr
+
+
+def test_agents_md_created_appended_and_kept(repo: Path) -> None:
+    invoke_json("init", "--client", "cursor")
+    text = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert clients.BEGIN in text and "memory_search" in text
+    (repo / "AGENTS.md").write_text("# Our agents\n\nUse tabs.\n", encoding="utf-8")
+    invoke_json("init", "--client", "cursor")
+    text = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert text.startswith("# Our agents\n\nUse tabs.\n") and text.count(clients.BEGIN) == 1
+    stale = text.replace("memory_search", "old_tool", 1)
+    (repo / "AGENTS.md").write_text(stale + "\nafter\n", encoding="utf-8")
+    invoke_json("init", "--client", "cursor")
+    text = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert text.count(clients.BEGIN) == 1 and "old_tool" not in text
+    assert text.endswith("\nafter\n") and text.startswith("# Our agents")
+
+
+def test_claude_hooks_written_merged_idempotent(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    theirs = {"type": "command", "command": "echo hi"}
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]},
+                                    "hooks": {"SessionStart": [{"hooks": [theirs]}]}}),
+                        encoding="utf-8")
+    invoke_json("init", "--client", "claude", "--hooks")
+    data = load(settings)
+    start = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    prompt = [h for g in data["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert theirs in start and data["permissions"] == {"allow": ["Bash(ls)"]}
+    assert f"{EXE} context --hook claude" in {h["command"] for h in start}
+    assert [h["command"] for h in prompt] == [f"{EXE} capture --hook claude"]
+    before = settings.read_bytes()
+    invoke_json("init", "--client", "claude", "--hooks")
+    assert settings.read_bytes() == before
+
+
+def test_hooks_only_for_claude_and_options_need_a_client(repo: Path) -> None:
+    assert invoke("init", "--client", "cursor", "--hooks").exit_code == 2
+    assert invoke("init", "--print-config").exit_code == 2
+    assert invoke("init", "--client", "emacs").exit_code == 2
+
+
+def test_print_config_writes_nothing(repo: Path, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    for client in ("claude", "codex"):
+        result = invoke("init", "--client", client, "--print-config", *(
+            ["--hooks"] if client == "claude" else []))
+        assert result.exit_code == 0
+        assert "memex" in result.stdout and clients.BEGIN in result.stdout
+    out = invoke("init", "--client", "codex", "--print-config").stdout
+    assert tomllib.loads(out.split("\n# ")[0].split("\n", 1)[1])["mcp_servers"]["memex"]
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "README.md"]
+    assert not (tmp_path / "codex").exists()
+
+
+def test_the_command_falls_back_to_this_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    cmd = clients.server_command()
+    assert cmd[1:] == ["-m", "memex.cli", "mcp"]
+    assert clients.hook_command("context").endswith("-m memex.cli context --hook claude")
+
+
+def test_outside_git_configures_the_host_in_the_cwd(nogit_dir: Path) -> None:
+    result = invoke("init", "--client", "cursor", "--json")
+    assert result.exit_code == 0 and "not a git repository" in result.stderr
+    assert (nogit_dir / ".cursor" / "mcp.json").exists()
