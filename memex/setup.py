@@ -25,6 +25,7 @@ See https://github.com/ (git-memex README) or `git help memex`.
 class InitResult:
     changed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = False
@@ -62,7 +63,8 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
 
         hooks = githooks.install(top)
         result.changed += hooks.installed
-        result.unchanged += hooks.unchanged + hooks.skipped
+        result.unchanged += hooks.unchanged
+        result.warnings += hooks.skipped
     return result
 
 

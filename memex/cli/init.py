@@ -34,8 +34,11 @@ def cli(dir_name: str | None, yes: bool, git_hooks: bool, as_json: bool) -> None
         dir_name = click.prompt("Memory folder", default=ws.memory_dir_name)
     result = setup.init_repo(ws, dir_name, git_hooks=git_hooks)
     if as_json:
-        _common.emit_json({"changed": result.changed, "unchanged": result.unchanged})
+        _common.emit_json({"changed": result.changed, "unchanged": result.unchanged,
+                           "warnings": result.warnings})
         return
+    for line in result.warnings:
+        _common.warn(line)
     for line in result.changed:
         click.echo(line)
     if not result.changed:
