@@ -243,6 +243,8 @@ def conflict_text(merged: model.Memory, conflicts: list[Conflict], sides: dict[s
                 label = labels[("ours", "base", "theirs").index(side_name)]
                 lines.append(mark if mark == marks[2] else f"{mark} {label}")
                 value = fm.get(side_name, {}).get(key)
+                if isinstance(value, str):
+                    value = redact.redact(value).text  # a side's raw value is written too
                 if value is not None:
                     lines.append(frontmatter.emit_header({key: value}).rstrip("\n"))
             lines.append(f"{marks[3]} {labels[2]}")

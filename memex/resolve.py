@@ -89,6 +89,12 @@ def _analyse(top: Path, item: gitio.Unmerged) -> ConflictedMemory:
     ours = gitio.blob_text(top, item.stages[2])
     theirs = gitio.blob_text(top, item.stages[3])
     out.result = merge.merge_texts(base, ours, theirs)
+    merged = out.result.memory
+    if merged is not None and merged.contradicts:
+        # a semantic conflict between two memories: surfaced, never settled here
+        out.result.notices.append(
+            f"{merged.id} contradicts {', '.join(merged.contradicts)}: both are kept; "
+            "a human decides which holds (supersede or retract one)")
     return out
 
 

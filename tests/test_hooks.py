@@ -143,3 +143,9 @@ def test_scan_step_on_files_and_staged(repo: Path) -> None:
     assert invoke("scan", "--staged").exit_code == 0  # nothing staged yet
     git(repo, "add", str(leak))
     assert invoke("scan", "--staged").exit_code == 1
+
+
+def test_ci_example_runs_verify() -> None:
+    workflow = yaml.safe_load((ROOT / "docs" / "ci-example.yml").read_text())
+    steps = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    assert "git memex verify" in steps

@@ -140,3 +140,33 @@ def test_one_side_unchanged_takes_the_other_verbatim() -> None:
     result = merge.merge_texts(*_texts(base, base, theirs))
     assert result.clean
     assert frontmatter.load(result.text)[0] == theirs
+
+
+def test_hand_edited_ours_keeps_its_comments() -> None:
+    base = memory()
+    ours_text = frontmatter.emit(base.copy(importance="high")).replace(
+        "importance: high", "importance: high  # we argued about this")
+    theirs = base.copy(tags=["tooling", "ci"])
+    result = merge.merge_texts(frontmatter.emit(base), ours_text, frontmatter.emit(theirs))
+    assert result.clean
+    assert "# we argued about this" in result.text
+    merged = frontmatter.load(result.text)[0]
+    assert (merged.importance, merged.tags) == ("high", ["tooling", "ci"])
+
+
+def test_conflicting_unknown_keys_are_reported() -> None:
+    base = memory()
+    ours = base.copy(extra={"team": "web"})
+    theirs = base.copy(extra={"team": "infra"})
+    result = merge.merge_texts(*_texts(base, ours, theirs))
+    assert [c.field for c in result.conflicts] == ["team"]
+    assert "team: web" in result.text and "team: infra" in result.text
+
+
+def test_conflicting_values_are_redacted_too() -> None:
+    base = memory()
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    result = merge.merge_texts(*_texts(base, base.copy(title=f"use {token}"),
+                                       base.copy(title="use the vault")))
+    assert [c.field for c in result.conflicts] == ["title"]
+    assert token not in result.text and "use the vault" in result.text

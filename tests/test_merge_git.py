@@ -185,3 +185,22 @@ def test_merge_driver_contract_on_plain_files(tmp_path: Path) -> None:
     # a missing input is never a crash
     gone = invoke("merge-driver", str(tmp_path / "nope"), str(files["A"]), str(files["B"]))
     assert gone.exit_code == 1
+
+
+def test_resolve_reports_contradictions_without_deciding(repo: Path) -> None:
+    other = memory()
+    path = _setup(repo, driver=False)
+    write(repo, other)
+    commit_all(repo, "other")
+    _branches(repo, path, {"contradicts": [other.id]}, {"importance": "high"})
+    assert git(repo, "merge", "topic", "-m", "m", check=False).returncode == 1
+    data = json.loads(invoke("resolve", "--json").stdout)
+    [item] = data["memories"]
+    assert item["clean"] and any("contradicts" in n for n in item["notices"])
+    assert invoke("resolve", path.stem).exit_code == 0
+    assert read(path).contradicts == [other.id] and read(repo / ".memex" / f"{other.id}.md")
+
+
+def test_verify_without_a_memory_folder_is_ok(repo: Path) -> None:
+    result = invoke("verify")
+    assert result.exit_code == 0 and "0 memory file(s)" in result.stdout
