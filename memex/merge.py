@@ -218,6 +218,14 @@ def _redact(memory: model.Memory) -> tuple[model.Memory, list[str]]:
     return out, notices
 
 
+def _redact_conflict(conflict: Conflict) -> Conflict:
+    def clean(value: Any) -> Any:
+        return redact.redact(value).text if isinstance(value, str) else value
+
+    return dataclasses.replace(conflict, ours=clean(conflict.ours),
+                               theirs=clean(conflict.theirs), base=clean(conflict.base))
+
+
 def conflict_text(merged: model.Memory, conflicts: list[Conflict], sides: dict[str, model.Memory
                   | None], labels: tuple[str, str, str] = LABELS, marker_size: int = 7) -> str:
     """The conflict form: the merged header, each conflicting key inside a marker block
@@ -275,6 +283,7 @@ def merge_texts(base_text: str | None, ours_text: str, theirs_text: str,
         return _fallback(base_text or "", ours_text, theirs_text, str(exc), labels, marker_size)
     merged, conflicts = merge_memories(base, ours, theirs, git_body_merger(labels, marker_size))
     merged, notices = _redact(merged)
+    conflicts = [_redact_conflict(c) for c in conflicts]  # they are printed and written
     if not conflicts:
         try:
             model.validate(merged)

@@ -170,3 +170,4 @@ def test_conflicting_values_are_redacted_too() -> None:
                                        base.copy(title="use the vault")))
     assert [c.field for c in result.conflicts] == ["title"]
     assert token not in result.text and "use the vault" in result.text
+    assert token not in result.conflicts[0].describe()
