@@ -12,7 +12,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from memex import frontmatter, model
 from memex.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
@@ -74,14 +74,25 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
     return out
 
 
+def is_memory_name(name: str) -> bool:
+    """Does a file name in a memory folder name a memory (not README.md, not a temp file)?"""
+    return name.endswith(".md") and not name.startswith((".", "_")) and not _IGNORED.match(name)
+
+
+def in_memory_folder(dir_name: str, rel_path: str) -> bool:
+    """Is a repo-relative path (git's spelling) a memory file of the folder `dir_name`?"""
+    pure = PurePosixPath(rel_path)
+    return pure.parent.as_posix() == PurePosixPath(dir_name).as_posix() and is_memory_name(
+        pure.name)
+
+
 def memory_files(directory: Path) -> Iterator[Path]:
     try:
         entries = list(os.scandir(directory))
     except (FileNotFoundError, NotADirectoryError):
         return
     for entry in sorted(entries, key=lambda e: e.name):
-        name = entry.name
-        if not name.endswith(".md") or name.startswith((".", "_")) or _IGNORED.match(name):
+        if not is_memory_name(entry.name):
             continue
         if entry.is_file():
             yield Path(entry.path)

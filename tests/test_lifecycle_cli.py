@@ -215,3 +215,18 @@ def test_list_empty(repo: Path) -> None:
     result = invoke("list")
     assert result.exit_code == 0 and result.stdout == "" and "no memories" in result.stderr
     assert invoke_json("list") == []
+
+
+def test_next_update_repairs_half_written_chain(repo: Path) -> None:
+    old = invoke_json("capture", "--scope", "personal", "old fact")
+    new = invoke_json("capture", "--scope", "personal", "new fact")
+    path = Path(new["path"])
+    path.write_text(path.read_text().replace("status: active\n",
+                                             f"status: active\nsupersedes: {old['id']}\n"))
+    result = invoke("update", new["id"], "--tag", "fixed")
+    assert result.exit_code == 0 and "repaired" in result.stderr
+    old_data = data_of(old["path"])
+    assert old_data["status"] == "superseded" and old_data["superseded_by"] == new["id"]
+    assert "half-written" not in invoke("list").stderr
+    edit_old = invoke("update", old["id"], "--body", "x")
+    assert edit_old.exit_code == 1 and "superseded" in edit_old.stderr

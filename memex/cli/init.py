@@ -15,6 +15,8 @@ CLIENTS = ("claude", "vscode", "cursor", "codex", "opencode", "vs")
 @click.option("--dir", "dir_name", help="The memory folder (default .memex, or what "
               ".memexconfig already says).")
 @click.option("--yes", "-y", is_flag=True, help="Take the defaults without asking.")
+@click.option("--git-hooks", is_flag=True, help="Also install git-memex's plain git hooks: "
+              "pre-commit secret scan, post-merge / post-checkout index refresh.")
 @click.option("--client", type=click.Choice(CLIENTS),
               help="Also configure this agent host to start `git memex mcp`.")
 @click.option("--hooks", is_flag=True,
@@ -25,11 +27,17 @@ CLIENTS = ("claude", "vscode", "cursor", "codex", "opencode", "vs")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(dir_name: str | None, yes: bool, client: str | None, hooks: bool,
+def cli(dir_name: str | None, yes: bool, git_hooks: bool, client: str | None, hooks: bool,
         print_config: bool, as_json: bool) -> None:
     """Set up this repository: the shared memory folder and the committed
     .memexconfig that names it for the team. Asks on a terminal (never when stdin
     is not one); --yes takes the defaults. Running it again changes nothing.
+
+    It also adds `<folder>/*.md merge=memex` to .gitattributes (commit it) and sets
+    merge.memex.name and merge.memex.driver in this clone's git config, so that git
+    merges memory files field by field (git config is per clone: each teammate runs
+    init once; `git memex doctor` warns when it is missing). --git-hooks installs the
+    plain git hooks from hooks/ (a hook that is not git-memex's is left alone).
 
     --client claude|vscode|cursor|codex|opencode|vs also writes that host's MCP
     configuration, in its own format and place: Claude Code `.mcp.json`
@@ -60,13 +68,16 @@ def cli(dir_name: str | None, yes: bool, client: str | None, hooks: bool,
         _common.note("git-memex: not a git repository: project memories stay local; "
                      "configuring the agent host only")
     else:
-        result = setup.init_repo(ws, dir_name)
+        result = setup.init_repo(ws, dir_name, git_hooks=git_hooks)
     if not as_json:
+        for line in result.warnings:
+            _common.warn(line)
         for line in result.changed:
             click.echo(line)
     client_data = _setup_client(ws, client, hooks, as_json) if client is not None else None
     if as_json:
-        data: dict[str, Any] = {"changed": result.changed, "unchanged": result.unchanged}
+        data: dict[str, Any] = {"changed": result.changed, "unchanged": result.unchanged,
+                                "warnings": result.warnings}
         if client_data is not None:
             data["client"] = client_data
         _common.emit_json(data)
@@ -75,7 +86,7 @@ def cli(dir_name: str | None, yes: bool, client: str | None, hooks: bool,
         if not result.changed:
             click.echo("already set up; nothing changed")
         else:
-            click.echo("commit .memexconfig and the folder when ready")
+            click.echo("commit .memexconfig, .gitattributes and the folder when ready")
 
 
 def _top(ws: Any) -> Any:

@@ -16,6 +16,11 @@ STEPS: dict[str, tuple[str, str]] = {
     "forget": ("memex.cli.forget", "Retract a memory (or delete it with --hard)"),
     "status": ("memex.cli.status", "Deprecate, archive or restore a memory"),
     "demo": ("memex.cli.demo", "Run the whole flow in a throwaway repo"),
+    "merge-driver": ("memex.cli.merge_driver", "Git merge driver for memory files"),
+    "resolve": ("memex.cli.resolve", "List or merge conflicted memory files"),
+    "verify": ("memex.cli.verify", "Check the repo's memory files (the CI and hook gate)"),
+    "doctor": ("memex.cli.doctor", "Check the git-memex setup of this machine and repo"),
+    "scan": ("memex.cli.scan", "Scan memory files for unmasked secrets"),
     "mcp": ("memex.cli.mcp", "Serve memory tools to an agent over MCP (stdio)"),
     "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
 }
