@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memex import clock, context, model, reads, search, store, usage, writes
+from memex import clock, context, locks, model, reads, search, store, usage, writes
 from memex.errors import MemexError, NotFound, UsageError
 from memex.homes import Workspace
 
@@ -138,7 +138,8 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
         expires_at=_time(expires_at, "expires_at"),
     )
-    result = writes.capture(ws, request)
+    with locks.write_lock(ws.home):  # the identical-content check and the write, at once
+        result = writes.capture(ws, request)
     data = _write_json(result)
     if not result.created:
         data["notices"].insert(0, f"identical content is already memory {result.memory.id}; "
@@ -219,18 +220,19 @@ def update(ws: Workspace, memory_id: str, text: str | None = None, title: str | 
             _check(name, value)
     if text is not None and not text.strip():
         raise UsageError("text cannot be empty (memory_forget retracts a memory)")
-    loaded = _find(ws, memory_id)
-    if text is not None and title is None \
-            and loaded.memory.title == writes.default_title(loaded.memory.body):
-        title = writes.default_title(text)  # the title was the first line: keep it so
-    try:
-        request = writes.UpdateRequest(
-            body=text, title=title, add_tags=model.normalise_tags(list(add_tags)),
-            remove_tags=list(remove_tags), importance=importance, confidence=confidence,
-            type=type, paths=list(paths) if paths is not None else None)
-    except MemexError as exc:
-        raise UsageError(str(exc)) from None
-    return _write_json(writes.update(ws, loaded.id, request, via=VIA))
+    with locks.write_lock(ws.home):  # read, change and write with no other writer between
+        loaded = _find(ws, memory_id)
+        if text is not None and title is None \
+                and loaded.memory.title == writes.default_title(loaded.memory.body):
+            title = writes.default_title(text)  # the title was the first line: keep it so
+        try:
+            request = writes.UpdateRequest(
+                body=text, title=title, add_tags=model.normalise_tags(list(add_tags)),
+                remove_tags=list(remove_tags), importance=importance, confidence=confidence,
+                type=type, paths=list(paths) if paths is not None else None)
+        except MemexError as exc:
+            raise UsageError(str(exc)) from None
+        return _write_json(writes.update(ws, loaded.id, request, via=VIA))
 
 
 def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None,
@@ -248,7 +250,8 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
         role=old.memory.role, source=SOURCE, via=VIA, trust_level="untrusted",
         visibility=old.memory.visibility, importance=old.memory.importance,
     )
-    result, _ = writes.supersede(ws, old.id, request)
+    with locks.write_lock(ws.home):
+        result, _ = writes.supersede(ws, old.id, request)
     data = _write_json(result)
     data["supersedes"] = old.id
     data["old_retired"] = not old.home.in_git
@@ -258,7 +261,8 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
 def forget(ws: Workspace, memory_id: str, note: str | None = None) -> dict[str, Any]:
     """Retract a draft or personal memory (the file stays; `status ID active` restores)."""
     loaded = _find(ws, memory_id)
-    result = writes.set_status(ws, loaded.id, "retracted", note, via=VIA)
+    with locks.write_lock(ws.home):
+        result = writes.set_status(ws, loaded.id, "retracted", note, via=VIA)
     data = _write_json(result)
     data["notices"].append(f"retracted; the user can restore it with "
                            f"git memex status {loaded.id[:10]} active")

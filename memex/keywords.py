@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memex import writes
+from memex import locks, writes
 from memex.errors import MemexError
 from memex.homes import Workspace
 
@@ -175,7 +175,11 @@ def capture_message(ws: Workspace, message: str, dry_run: bool = False,
             text=match.text, scope=match.scope, type=match.type, source="keyword", via="hook",
         )
         try:
-            results.append(writes.capture(ws, request, dry_run=dry_run))
+            if dry_run:
+                results.append(writes.capture(ws, request, dry_run=True))
+            else:
+                with locks.write_lock(ws.home):
+                    results.append(writes.capture(ws, request))
         except MemexError as exc:
             errors.append(f"line {match.line}: {exc}")
     return results, errors

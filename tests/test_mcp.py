@@ -343,6 +343,21 @@ def test_two_servers_on_one_repo_lose_no_write(world: World, srv: Server) -> Non
             t.join()
         assert other.ok("memory_get", {"id": targets[0]})["tags"] == ["by0"]
         assert srv.ok("memory_get", {"id": targets[1]})["tags"] == ["by1"]
+        # Both edit the same draft at once, many times: no edit is lost.
+        shared_draft = ids[0][1]
+
+        def tag(n: int) -> None:
+            for i in range(6):
+                servers[n].ok("memory_update", {"id": shared_draft, "add_tags": [f"s{n}-{i}"]})
+
+        threads = [threading.Thread(target=tag, args=(n,)) for n in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        final = srv.ok("memory_get", {"id": shared_draft})
+        assert sorted(final["tags"]) == sorted(f"s{n}-{i}" for n in (0, 1) for i in range(6))
+        assert final["revision"] == 13
     assert {p.stem for p in world.outbox.glob("*.md")} >= all_ids
 
 
