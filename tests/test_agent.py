@@ -4,6 +4,7 @@ and what it can never forge."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,12 @@ def test_jsonc_insert_refuses_what_it_cannot_do() -> None:
     assert jsonc.loads(out) == {"servers": {"memex": {"k": [1]}}, "a": "http://x//y",
                                 "b": "/* no */"}
     assert "// c" in out
+
+
+def test_only_the_mcp_step_imports_the_sdk() -> None:
+    code = ("import sys, memex.cli.main, memex.cli.mcp, memex.cli.context, memex.cli.capture, "
+            "memex.cli.init, memex.agent, memex.context, memex.clients, memex.agent_hooks; "
+            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

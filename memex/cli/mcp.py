@@ -26,6 +26,9 @@ def cli(repo: str | None) -> None:
     unless `memex.maxProfileItems` is 0. Settings are read when the server starts.
     """
     ws = _common.workspace(repo)
+    if _common.stdin_is_tty():
+        _common.note("git-memex mcp: serving MCP on stdin/stdout for an agent host "
+                     "(see git memex init --client); Ctrl-C stops it")
     try:
         from memex import mcp_server
     except ImportError as exc:
