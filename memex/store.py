@@ -19,8 +19,9 @@ from memex.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageEr
 from memex.homes import Workspace
 from memex.ulid import is_ulid
 
-HOME_KINDS = ("personal", "outbox", "repo", "org")
-SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org"}
+HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
+SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
+                 "org-outbox": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED = re.compile(r"^(readme|index|changelog)\.md$", re.IGNORECASE)
 
@@ -37,6 +38,11 @@ class Home:
     @property
     def in_git(self) -> bool:
         return self.kind in ("repo", "org")
+
+    @property
+    def is_outbox(self) -> bool:
+        """Drafts waiting for `submit` (the project's or the org's outbox)."""
+        return self.kind in ("outbox", "org-outbox")
 
 
 @dataclass
@@ -68,10 +74,16 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
         if ws.memory_dir is not None:
             out.append(Home("repo", ws.memory_dir))
     if "org" in wanted and ws.org_repo is not None:
+        out.append(Home("org-outbox", ws.org_outbox_dir))
         out.append(Home("org", ws.org_repo / ws.memory_dir_name))
     if "personal" in wanted:
         out.append(Home("personal", ws.personal_dir))
     return out
+
+
+def is_memory_name(name: str) -> bool:
+    """Whether a file name in a memory folder names a memory (README.md etc. do not)."""
+    return name.endswith(".md") and not name.startswith((".", "_")) and not _IGNORED.match(name)
 
 
 def memory_files(directory: Path) -> Iterator[Path]:
@@ -80,8 +92,7 @@ def memory_files(directory: Path) -> Iterator[Path]:
     except (FileNotFoundError, NotADirectoryError):
         return
     for entry in sorted(entries, key=lambda e: e.name):
-        name = entry.name
-        if not name.endswith(".md") or name.startswith((".", "_")) or _IGNORED.match(name):
+        if not is_memory_name(entry.name):
             continue
         if entry.is_file():
             yield Path(entry.path)
@@ -166,6 +177,23 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Put exact bytes back (undoing a write): temp file in the same folder, then rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):

@@ -16,4 +16,11 @@ STEPS: dict[str, tuple[str, str]] = {
     "forget": ("memex.cli.forget", "Retract a memory (or delete it with --hard)"),
     "status": ("memex.cli.status", "Deprecate, archive or restore a memory"),
     "demo": ("memex.cli.demo", "Run the whole flow in a throwaway repo"),
+    "propose": ("memex.cli.propose", "Copy personal memories into the outbox as drafts"),
+    "submit": ("memex.cli.submit", "Move drafts into the repo in one local commit"),
+    "promote": ("memex.cli.promote", "Approve, publish, reject or resubmit shared memories"),
+    "sync-status": ("memex.cli.sync_status", "Show the outbox and the repo's memories by "
+                    "review state"),
+    "pull": ("memex.cli.pull", "Fetch and fast-forward; show the memories that came in"),
+    "pr-status": ("memex.cli.pr_status", "Map the branch's pull request onto its memories"),
 }
