@@ -42,7 +42,7 @@ def target(ws: Workspace, scope: str = "project") -> Target:
         if ws.org_repo is None:
             raise UsageError("org scope needs `git config memex.orgRepo PATH` (a local clone "
                              "of the org memory repo)")
-        info = gitio.discover(ws.org_repo)
+        info = gitio.discover(ws.org_repo) if ws.org_repo.is_dir() else None
         if info is None:
             raise MemexError(f"memex.orgRepo {ws.org_repo} is not a git clone with a working "
                              "tree")

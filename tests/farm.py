@@ -62,8 +62,12 @@ class Dev:
 
 
 def make_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...] = (
-        "alice", "bob")) -> tuple[Path, list[Dev]]:
-    """A bare remote with one commit (.memexconfig, .memex/README.md) and a clone each."""
+        "alice", "bob"), origin: str | None = None) -> tuple[Path, list[Dev]]:
+    """A bare remote with one commit (.memexconfig, .memex/README.md) and a clone each.
+
+    With `origin` (e.g. git@github.com:Acme/App.git) the clones name that URL as
+    origin, and git's url.<remote>.insteadOf sends it to the bare remote.
+    """
     remote = tmp_path / "remote.git"
     git("init", "-q", "--bare", "-b", "main", str(remote), cwd=tmp_path)
     seed = tmp_path / "seed"
@@ -81,6 +85,9 @@ def make_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str,
         git("clone", "-q", str(remote), str(clone), cwd=tmp_path)
         git("config", "user.email", f"{name}@example.com", cwd=clone)
         git("config", "user.name", name.title(), cwd=clone)
+        if origin:
+            git("config", f"url.{remote}.insteadOf", origin, cwd=clone)
+            git("remote", "set-url", "origin", origin, cwd=clone)
         devs.append(Dev(name, clone, tmp_path / f"home-{name}", monkeypatch))
     return remote, devs
 
