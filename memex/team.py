@@ -308,6 +308,9 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
             memory.local_approve = False
         if memory.supersedes and memory.supersedes not in batch:
             old = _read_repo_file(store.new_path(tgt.home, memory.supersedes), tgt.home)
+            if old is not None and any(r.id == old.id for r in retired):
+                raise MemexError(f"two drafts supersede {old.id}; submit one of them; "
+                                 "nothing moved")
             if old is not None:
                 old_retired, memory = lifecycle.supersede(old.memory, memory, at, me)
                 retired.append(store.Loaded(old_retired, old.path, old.home, old.parsed))
@@ -317,12 +320,17 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         model.validate(memory)
         planned.append(store.Loaded(memory, path, tgt.home, draft.parsed))
 
+    # Identical files already in the repo: a submit interrupted after writing them.
+    # Commit them if git does not have them yet; rewrite nothing.
+    leftover = [store.new_path(tgt.home, i) for i in already]
+    leftover = [p for p in leftover if _uncommitted(tgt, p)]
     commit: str | None = None
-    if planned:
+    if planned or leftover:
         commit = _write_and_commit(tgt, planned + retired,
-                                   message or _commit_message(planned, retired))
+                                   message or _commit_message(planned, retired, leftover),
+                                   leftover)
     elif already:
-        notices.append("every draft is already in the repo; nothing to commit")
+        notices.append("every draft is already in the repo and committed; nothing to commit")
     for draft in drafts:
         if draft.id in already or any(p.id == draft.id for p in planned):
             try:
@@ -336,25 +344,39 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
     return result
 
 
-def _commit_message(planned: list[store.Loaded], retired: list[store.Loaded]) -> str:
-    n = len(planned)
+def _uncommitted(tgt: Target, path: Path) -> bool:
+    proc = gitio.run(["status", "--porcelain", "--untracked-files=all", "--", str(path)],
+                     cwd=tgt.toplevel, check=False)
+    return bool(proc.stdout.strip())
+
+
+def _commit_message(planned: list[store.Loaded], retired: list[store.Loaded],
+                    leftover: list[Path]) -> str:
+    n = len(planned) + len(leftover)
     lines = [f"memex: submit {n} memor{'y' if n == 1 else 'ies'} for review", ""]
     for item in planned:
         lines.append(f"- {item.id} [{item.memory.review_state}] {item.memory.title}"[:200])
     for item in retired:
         lines.append(f"- retire {item.id} (superseded by {item.memory.superseded_by})")
+    for path in leftover:
+        lines.append(f"- {path.stem} (written by an earlier submit)")
     return "\n".join(lines) + "\n"
 
 
-def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str) -> str:
+def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
+                      unchanged: Sequence[Path] = ()) -> str:
     previous: dict[Path, bytes | None] = {}
+    made_folder = not tgt.home.path.exists()
     try:
         for item in items:
             previous[item.path] = item.path.read_bytes() if item.path.exists() else None
             store.write_atomic(item.path, frontmatter.rewrite(item.memory, item.parsed))
-        return gitio.commit_only(tgt.repo, [i.path for i in items], message)
+        return gitio.commit_only(tgt.repo, [i.path for i in items] + list(unchanged), message)
     except BaseException as exc:
         restore_files(previous)
+        if made_folder:
+            with contextlib.suppress(OSError):
+                tgt.home.path.rmdir()
         if isinstance(exc, gitio.GitError):
             raise MemexError(f"the commit failed, so nothing moved (the outbox and the repo "
                              f"are as before):\n{exc}") from None

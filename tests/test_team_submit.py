@@ -182,3 +182,35 @@ def test_submit_redacts_a_hand_edited_draft(alice: Dev) -> None:
     assert token not in text and "ghp_xxxx" in text
     memory, _ = frontmatter.load(text)
     assert memory.review_state == "proposed"
+
+
+def test_interrupted_submit_is_finished_by_the_next_one(alice: Dev) -> None:
+    draft = alice.draft("Written, then the process was killed")
+    outbox_copy = next((alice.home / "outbox").rglob(f"{draft}.md"))
+    # what a kill between the file write and the commit leaves behind
+    (alice.clone / ".memex" / f"{draft}.md").write_bytes(outbox_copy.read_bytes())
+    out = alice.run("submit", draft)
+    assert out["already_in_repo"] == [draft] and out["commit"]
+    assert alice.git("show", "--name-only", "--format=", "HEAD").split() == [
+        f".memex/{draft}.md"]
+    assert outbox_files(alice) == []
+
+
+def test_submit_into_a_repo_without_memory_folder_rolls_back_cleanly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import git as plain_git
+
+    repo = tmp_path / "bare-project"
+    repo.mkdir()
+    plain_git("init", "-q", "-b", "main", cwd=repo)
+    plain_git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo)
+    dev = Dev("solo", repo, tmp_path / "home-solo", monkeypatch)
+    draft = dev.draft("First memory of this repo")
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    os.chmod(hook, 0o755)
+    before = snapshot(repo, dev.home)
+    assert "nothing moved" in dev.fails("submit", draft)
+    assert snapshot(repo, dev.home) == before and not (repo / ".memex").exists()
+    hook.unlink()
+    assert dev.run("submit", draft)["commit"]
