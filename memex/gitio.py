@@ -166,6 +166,35 @@ def show_blob(toplevel: Path, ref: str, path: str) -> str | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
+def read_blobs(toplevel: Path, specs: list[str]) -> dict[str, str | None]:
+    """Many `REF:PATH` texts in one `git cat-file --batch` (None: not there)."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    if not specs:
+        return {}
+    proc = subprocess.run([binary, "cat-file", "--batch"], cwd=toplevel, capture_output=True,
+                          input="".join(f"{s}\n" for s in specs).encode("utf-8"))
+    out: dict[str, str | None] = {}
+    data, pos = proc.stdout, 0
+    for spec in specs:
+        end = data.find(b"\n", pos)
+        if end == -1:
+            out[spec] = None
+            continue
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            out[spec] = None
+            if len(header) == 3:  # a tree or commit: skip its content
+                pos += int(header[2]) + 1
+            continue
+        size = int(header[2])
+        out[spec] = data[pos:pos + size].decode("utf-8", errors="replace")
+        pos += size + 1
+    return out
+
+
 def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
     """Commit exactly `paths` (their working-tree content), whatever else is staged.
 

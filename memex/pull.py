@@ -198,8 +198,7 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
     return receipt
 
 
-def _read_at(top: Path, ref: str, path: str) -> model.Memory | None:
-    text = gitio.show_blob(top, ref, path)
+def _parse(text: str | None) -> model.Memory | None:
     if text is None:
         return None
     try:
@@ -216,12 +215,16 @@ def _fill_receipt(receipt: PullReceipt, top: Path, folder: str) -> None:
     proc = gitio.run(["diff", "--name-status", "--no-renames", "-z", old, new, "--", folder],
                      cwd=top, check=False)
     fields = proc.stdout.split("\0")
-    for status, path in zip(fields[0::2], fields[1::2], strict=False):
-        if not path or not store.is_memory_name(PurePosixPath(path).name):
-            continue
+    entries = [(status, path) for status, path in zip(fields[0::2], fields[1::2], strict=False)
+               if path and store.is_memory_name(PurePosixPath(path).name)]
+    specs = [f"{new}:{p}" for _, p in entries]
+    if receipt.before:
+        specs += [f"{old}:{p}" for status, p in entries if status != "A"]
+    texts = gitio.read_blobs(top, specs)
+    for status, path in entries:
         stem = PurePosixPath(path).stem
-        after = _read_at(top, new, path)
-        before = _read_at(top, old, path) if receipt.before else None
+        after = _parse(texts.get(f"{new}:{path}"))
+        before = _parse(texts.get(f"{old}:{path}")) if receipt.before else None
         shown = after or before
         change = Change(stem, shown.title if shown else "(unreadable)",
                         shown.review_state if shown else None,

@@ -170,6 +170,30 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
         raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
 
 
+def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None
+              ) -> list[Loaded]:
+    """`find` for many ids with one listing of the homes (same errors, same order)."""
+    wanted = [(text, normalise_id(text)) for text in ids]
+    names: dict[str, tuple[Home, Path]] = {}
+    for home in homes(ws, scopes):
+        for path in memory_files(home.path):
+            names.setdefault(path.stem.upper(), (home, path))
+    out: list[Loaded] = []
+    for text, prefix in wanted:
+        exact = prefix in names  # a whole id: no need to compare prefixes
+        matches = [prefix] if exact else sorted(n for n in names if n.startswith(prefix))
+        if not matches:
+            raise NotFound(f"no memory matches {text!r}")
+        if len(matches) > 1:
+            raise Ambiguous(text, matches)
+        home, path = names[matches[0]]
+        try:
+            out.append(read(path, home))
+        except InvalidMemory as exc:
+            raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
+    return out
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same folder and rename: never a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)

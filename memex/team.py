@@ -123,8 +123,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
         raise UsageError("name at least one personal memory to propose")
     outbox, repo_id = _outbox_home(ws, to)
     originals: list[store.Loaded] = []
-    for text in ids:
-        loaded = store.find(ws, text)
+    for loaded in store.find_many(ws, ids):
         if loaded.home.kind != "personal":
             where = "a draft already" if loaded.home.is_outbox else "already shared"
             raise MemexError(f"{loaded.id} is {where} ({loaded.memory.scope}, "
@@ -227,8 +226,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
     if not ids:
         raise UsageError("name the drafts to submit, or --all")
     chosen: list[store.Loaded] = []
-    for text in ids:
-        loaded = store.find(ws, text)
+    for loaded in store.find_many(ws, ids):
         kind = loaded.home.kind
         if kind == "personal":
             raise MemexError(f"{loaded.id} is personal: personal memories are never submitted; "
@@ -446,8 +444,7 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
         raise UsageError("name at least one memory to promote")
     at, me = clock.now_str(), ws.identity()
     plan: list[Promoted] = []
-    for text in ids:
-        loaded = store.find(ws, text)
+    for loaded in store.find_many(ws, ids):
         if not loaded.home.in_git:
             hint = (f"submit it first: git memex submit {loaded.id[:10]}"
                     if loaded.home.is_outbox else "personal memories are not reviewed")

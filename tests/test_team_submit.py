@@ -214,3 +214,31 @@ def test_submit_into_a_repo_without_memory_folder_rolls_back_cleanly(
     assert snapshot(repo, dev.home) == before and not (repo / ".memex").exists()
     hook.unlink()
     assert dev.run("submit", draft)["commit"]
+
+
+def test_human_output(alice: Dev) -> None:
+    from tests.helpers import invoke
+
+    pid = alice.personal("Readable output for people")
+    result = invoke("propose", pid)
+    assert result.exit_code == 0 and result.stdout.startswith("proposed ")
+    assert "next: git memex submit" in result.stderr
+    draft = alice.run("list", "--scope", "project")[0]["id"]
+    alice.use()
+    result = invoke("submit", draft[:10])
+    assert result.exit_code == 0, result.stderr
+    assert f"submitted {draft[:10]} [proposed]" in result.stdout
+    assert "commit " in result.stdout and "on main" in result.stdout
+    assert "next: git push" in result.stderr and "memex/review" in result.stderr
+    result = invoke("promote", draft[:10])
+    assert "proposed -> approved" in result.stdout and "git commit -m" in result.stderr
+
+
+def test_ids_resolve_by_prefix_in_one_listing(alice: Dev) -> None:
+    a = alice.personal("First of two")
+    b = alice.personal("Second of two")
+    assert "no memory matches" in alice.fails("propose", a, "01ZZZZZZZZ")
+    common = next(i for i in range(26) if a[i] != b[i])
+    assert "ambiguous" in alice.fails("propose", a[:common], code=2)
+    out = alice.run("propose", a[:common + 1], b)
+    assert [x["derived_from"] for x in out] == [a, b]
