@@ -228,3 +228,76 @@ def _restore_index(index: Path, before: bytes | None) -> None:
             tmp = index.with_name("index.memex-restore")
             tmp.write_bytes(before)
             os.replace(tmp, index)
+# ---------------------------------------------------------------- merges and conflicts
+
+
+@dataclass(frozen=True)
+class TextMerge:
+    text: str
+    conflicts: int
+
+
+def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str] = (
+        "ours", "base", "theirs"), marker_size: int = 7) -> TextMerge:
+    """git's own 3-way text merge (`git merge-file -p`); conflicts left as markers."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="git-memex-merge-") as tmp:
+        paths = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(tmp) / name
+            path.write_bytes(text.encode("utf-8"))
+            paths.append(str(path))
+        args = ["merge-file", "-p", f"--marker-size={marker_size}"]
+        for label in labels:
+            args += ["-L", label]
+        proc = run([*args, *paths], check=False)
+    if proc.returncode < 0 or proc.returncode > 127:
+        raise GitError((proc.stderr or "").strip() or "git merge-file failed")
+    return TextMerge(proc.stdout, proc.returncode)
+
+
+@dataclass(frozen=True)
+class Unmerged:
+    """One path with index conflict stages: 1 base, 2 ours, 3 theirs (blob ids)."""
+
+    path: str
+    stages: dict[int, str]
+
+
+def unmerged(toplevel: Path) -> list[Unmerged]:
+    """The index's conflicted paths (`git ls-files -u`), repo-relative, in path order."""
+    proc = run(["ls-files", "-u", "-z", "--full-name"], cwd=toplevel, check=False)
+    if proc.returncode != 0:
+        return []
+    found: dict[str, dict[int, str]] = {}
+    for record in proc.stdout.split("\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) != 3 or not parts[2].isdigit():
+            continue
+        found.setdefault(path, {})[int(parts[2])] = parts[1]
+    return [Unmerged(path, stages) for path, stages in sorted(found.items())]
+
+
+def blob_text(toplevel: Path, oid: str) -> str:
+    return run(["cat-file", "blob", oid], cwd=toplevel).stdout
+
+
+def merge_state(git_dir: Path) -> str | None:
+    """'merge', 'rebase', 'cherry-pick' or 'revert' when one is in progress, else None."""
+    if (git_dir / "rebase-merge").is_dir() or (git_dir / "rebase-apply").is_dir():
+        return "rebase"
+    for name, state in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
+                        ("REVERT_HEAD", "revert")):
+        if (git_dir / name).exists():
+            return state
+    return None
+
+
+def git_path(cwd: Path, name: str) -> Path:
+    """`git rev-parse --git-path NAME` (honours core.hooksPath for 'hooks')."""
+    out = run(["rev-parse", "--path-format=absolute", "--git-path", name], cwd=cwd).stdout
+    return Path(out.strip())

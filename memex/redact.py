@@ -14,8 +14,9 @@ Both are idempotent by construction: a value that is already masked is never a f
 ``scan(redact(t).text) == []`` always holds.
 
 The module is pure (stdlib only) and every pattern is compiled once at import.  Patterns are
-anchored on literal prefixes, use no nested unbounded quantifiers and are skipped entirely when
-their prefix does not occur, so large inputs are scanned in linear time.
+anchored on literal prefixes, have no ambiguous nested quantifiers, are tried only at the start of
+a run of token characters and are skipped entirely when their prefix does not occur, so large
+inputs are scanned in linear time.
 """
 
 from __future__ import annotations
@@ -80,19 +81,32 @@ def mask(secret: str) -> str:
     return secret[:_KEEP] + _MASK_CHAR * (len(secret) - _KEEP)
 
 
+_FIRST_VISIBLE = re.compile(rf"(?:\s*\S){{{_KEEP}}}")
+_VISIBLE_RUN = re.compile(r"\S+")
+_UNMASKED = re.compile(rf"[^\s{_MASK_CHAR}]")
+
+
+def _is_masked(value: str) -> bool:
+    """Is ``value`` already the output of :func:`mask` (nothing left to hide)?"""
+    return not value[_KEEP:].lstrip(_MASK_CHAR)
+
+
+def _mask_run(m: re.Match[str]) -> str:
+    return _MASK_CHAR * (m.end() - m.start())
+
+
 def _mask_block(body: str) -> str:
     """Like :func:`mask`, but whitespace (line breaks) is preserved and not counted."""
-    out: list[str] = []
-    kept = 0
-    for ch in body:
-        if ch.isspace():
-            out.append(ch)
-        elif kept < _KEEP:
-            out.append(ch)
-            kept += 1
-        else:
-            out.append(_MASK_CHAR)
-    return "".join(out)
+    m = _FIRST_VISIBLE.match(body)
+    if m is None:
+        return body
+    return body[: m.end()] + _VISIBLE_RUN.sub(_mask_run, body[m.end() :])
+
+
+def _is_masked_block(body: str) -> bool:
+    """Is ``body`` already the output of :func:`_mask_block`?"""
+    m = _FIRST_VISIBLE.match(body)
+    return m is None or _UNMASKED.search(body, m.end()) is None
 
 
 def _entropy(value: str) -> float:
@@ -100,23 +114,33 @@ def _entropy(value: str) -> float:
     n = len(value)
     if n == 0:
         return 0.0
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    log2 = math.log2
+    return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
 
 
 # --------------------------------------------------------------------------------------------
 # Patterns.  Order is priority: when two candidates overlap, the earlier rule wins, so a
 # specific token inside an assignment is reported once, with its specific kind.
 
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-_WORD = _ALNUM + "_"
-_B64URL = _WORD + "-"
-
 _CHECK_NONE = 0
 _CHECK_SLACK = 1  # at least four digits ("xoxb-your-token-here" is not a token)
 _CHECK_MIXED = 2  # the body has a digit, an upper- and a lower-case letter
+
+_ALNUM = "A-Za-z0-9"
+_WORD = "A-Za-z0-9_"
+_B64URL = "A-Za-z0-9_-"
+
+
+def _token(prefix: str, before: str, body: str, width: int = 0) -> re.Pattern[str]:
+    """Compile ``prefix`` (``width`` characters long, default: a literal) followed by ``body``.
+
+    A match whose prefix is preceded by a ``before`` character is part of a longer word and is
+    rejected right after the prefix (a look-behind placed there rather than in front keeps the
+    literal-prefix search fast, and means only the start of a run of token characters is ever
+    tried, so a long run containing the prefix many times is still scanned once).
+    """
+    width = width or len(prefix)
+    return re.compile(f"{prefix}(?<![{before}].{{{width}}}){body}")
 
 
 @dataclass(frozen=True)
@@ -124,87 +148,74 @@ class _Rule:
     kind: str
     regex: re.Pattern[str]
     needles: tuple[str, ...]  # the regex only runs when one of these occurs in the text
-    before: str  # a match preceded by one of these characters is part of a longer word
     check: int = _CHECK_NONE
-    body: int = 0  # characters of fixed prefix excluded from the validity check
+    skip: int = 0  # characters of fixed prefix excluded from the check
 
 
 _TOKEN_RULES: tuple[_Rule, ...] = (
     _Rule(
         "aws-access-key-id",
-        re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        _token("(?:AKIA|ASIA)", _ALNUM, "[A-Z0-9]{16}(?![A-Za-z0-9])", 4),
         ("AKIA", "ASIA"),
-        _ALNUM,
     ),
     _Rule(
         "github-token",
-        re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}"),
+        _token("gh[pousr]_", _WORD, "[A-Za-z0-9]{36,}", 4),
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        _WORD,
     ),
     _Rule(
         "github-token",
-        re.compile(r"github_pat_[A-Za-z0-9_]{60,}"),
+        _token("github_pat_", _WORD, "[A-Za-z0-9_]{60,}"),
         ("github_pat_",),
-        _WORD,
     ),
     _Rule(
         "gitlab-token",
-        re.compile(r"glpat-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"),
+        _token("glpat-", _B64URL, r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"),
         ("glpat-",),
-        _B64URL,
     ),
     _Rule(
         "slack-token",
-        re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+        _token("xox[abposr]-", _B64URL, "[A-Za-z0-9-]{10,}", 5),
         ("xox",),
-        _B64URL,
         _CHECK_SLACK,
         5,
     ),
     _Rule(
         "stripe-key",
-        re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+        _token("[sr]k_(?:live|test)_", _WORD, "[A-Za-z0-9]{16,}", 8),
         ("k_live_", "k_test_"),
-        _WORD,
     ),
     _Rule(
         "anthropic-api-key",
-        re.compile(r"sk-ant-[A-Za-z0-9_-]{32,}"),
+        _token("sk-ant-", _B64URL, "[A-Za-z0-9_-]{32,}"),
         ("sk-ant-",),
-        _B64URL,
     ),
     _Rule(
         "openai-api-key",
-        re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
+        _token("sk-", _B64URL, "(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
         ("sk-",),
-        _B64URL,
         _CHECK_MIXED,
         3,
     ),
     _Rule(
         "npm-token",
-        re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        _token("npm_", _WORD, "[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
         ("npm_",),
-        _WORD,
     ),
     _Rule(
         "pypi-token",
-        re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+        _token("pypi-AgEIcHlwaS5vcmc", _B64URL, "[A-Za-z0-9_-]{50,}"),
         ("pypi-AgEIcHlwaS5vcmc",),
-        _B64URL,
     ),
     _Rule(
         "google-api-key",
-        re.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
+        _token("AIza", _B64URL, "[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
         ("AIza",),
-        _B64URL,
     ),
     _Rule(
         "jwt",
-        re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
+        _token("eyJ", _B64URL, r"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
         ("eyJ",),
-        _B64URL,
         _CHECK_MIXED,
         3,
     ),
@@ -222,29 +233,29 @@ _PEM_LOOSE_BODY = re.compile(
 _ASSIGN_WORD = r"passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
 _ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
 _ASSIGN_KEY_I = re.compile(_ASSIGN_WORD, re.IGNORECASE)  # when lower() changes the length
-_ASSIGN_TAIL = re.compile(
+_ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value
+    r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key))*", re.IGNORECASE
+)
+_ASSIGN_VALUE = re.compile(
     r"""
-    (?:[_.-]?(?:key|value|secret|token|access[_-]?key))*  # rest of the key: _KEY, _ACCESS_KEY
-    ["']?[ \t]*(?:=>|:=|=(?!=)|:(?![:/]))[ \t]*
+    (?:\*\*|__)?["']?[ \t]*             # closing **bold** or quote around the key
+    (?:=>|:=|=(?!=)|:(?![:/]))
+    [ \t]*(?:(?:\*\*|__)[ \t]*)?       # "**Password:** value"
     (?P<quote>["'`]?)
     (?P<value>[^\s"'`<>(){}\[\],;|\\]+)
     """,
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_PLACEHOLDER_WORDS = (
-    "example",
-    "changeme",
-    "change_me",
-    "change-me",
-    "placeholder",
-    "redacted",
-    "your",
-    "dummy",
-    "xxxx",
-    "****",
-    "...",
+_PLACEHOLDER_WORDS = re.compile(
+    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.",
+    re.IGNORECASE,
 )
+_DIGIT = re.compile(r"[0-9]")
+_UPPER = re.compile(r"[A-Z]")
+_LOWER = re.compile(r"[a-z]")
+_SPECIAL = re.compile(r"[^A-Za-z0-9_.-]")
+_FOUR_DIGITS = re.compile(r"(?:[^0-9]*[0-9]){4}")
 _MIN_ASSIGN_LEN = 8
 _MIN_ASSIGN_ENTROPY = 3.0
 
@@ -254,13 +265,9 @@ _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
 def _valid_token(check: int, body: str) -> bool:
     if check == _CHECK_SLACK:
-        return sum(ch.isdigit() for ch in body) >= 4
+        return _FOUR_DIGITS.match(body) is not None
     if check == _CHECK_MIXED:
-        return (
-            any("0" <= ch <= "9" for ch in body)
-            and any("A" <= ch <= "Z" for ch in body)
-            and any("a" <= ch <= "z" for ch in body)
-        )
+        return bool(_DIGIT.search(body) and _UPPER.search(body) and _LOWER.search(body))
     return True
 
 
@@ -268,24 +275,18 @@ def _valid_assignment(value: str) -> bool:
     """Is an assigned value a real, high-entropy secret rather than a placeholder or code?"""
     if len(value) < _MIN_ASSIGN_LEN:
         return False
-    low = value.lower()
     if value[0] in "$%&*~/." or "://" in value or "{{" in value:
         return False
-    if any(word in low for word in _PLACEHOLDER_WORDS):
+    if _PLACEHOLDER_WORDS.search(value):
         return False
     if _DOTTED_IDENT.fullmatch(value):
         return False
-    lower = upper = digit = special = False
-    for ch in value:
-        if "a" <= ch <= "z":
-            lower = True
-        elif "A" <= ch <= "Z":
-            upper = True
-        elif "0" <= ch <= "9":
-            digit = True
-        elif ch not in "-_.":
-            special = True
-    if not (digit or special) or lower + upper + digit + special < 2:
+    digit = _DIGIT.search(value) is not None
+    special = _SPECIAL.search(value) is not None
+    classes = (
+        digit + special + (_UPPER.search(value) is not None) + (_LOWER.search(value) is not None)
+    )
+    if not (digit or special) or classes < 2:
         return False
     return _entropy(value) >= _MIN_ASSIGN_ENTROPY
 
@@ -324,7 +325,7 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             body_end -= 1
         if body_end > body_start:
             body = text[body_start:body_end]
-            out.append((prio, body_start, body_end, _PEM_KIND, _mask_block(body) == body))
+            out.append((prio, body_start, body_end, _PEM_KIND, _is_masked_block(body)))
 
 
 def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
@@ -332,26 +333,26 @@ def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> No
         return
     for m in rule.regex.finditer(text):
         start, end = m.span()
-        if start and text[start - 1] in rule.before:
-            continue
         value = m.group()
-        if not _valid_token(rule.check, value[rule.body :]):
+        if not _valid_token(rule.check, value[rule.skip :]):
             continue
-        out.append((prio, start, end, rule.kind, mask(value) == value))
+        out.append((prio, start, end, rule.kind, _is_masked(value)))
 
 
 def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     low = text.lower()
     keys = _ASSIGN_KEY.finditer(low) if len(low) == len(text) else _ASSIGN_KEY_I.finditer(text)
-    last = -1
+    reached = 0  # key words before this were part of an earlier key or value
     for key in keys:
-        m = _ASSIGN_TAIL.match(text, key.end())
+        if key.start() < reached:
+            continue
+        suffix = _ASSIGN_SUFFIX.match(text, key.end())
+        reached = suffix.end() if suffix else key.end()
+        m = _ASSIGN_VALUE.match(text, reached)
         if m is None:
             continue
         start, end = m.span("value")
-        if start == last:
-            continue  # "token_secret=": the same value reached from its second key word
-        last = start
+        reached = end
         value = m.group("value")
         if not m.group("quote"):
             if end < len(text) and text[end] in "([":
@@ -361,7 +362,7 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             value = stripped
         if not value:
             continue
-        if mask(value) == value:
+        if _is_masked(value):
             out.append((prio, start, end, _ASSIGN_KIND, True))
         elif _valid_assignment(value):
             out.append((prio, start, end, _ASSIGN_KIND, False))
@@ -472,8 +473,7 @@ def _map_hits(hits: list[_Hit], blocks: list[_Block]) -> list[_Hit]:
     if not blocks:
         return hits
     return [
-        (_to_original(s, blocks, False), _to_original(e, blocks, True), kind)
-        for s, e, kind in hits
+        (_to_original(s, blocks, False), _to_original(e, blocks, True), kind) for s, e, kind in hits
     ]
 
 

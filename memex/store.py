@@ -12,7 +12,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from memex import frontmatter, model
 from memex.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
@@ -82,8 +82,15 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
 
 
 def is_memory_name(name: str) -> bool:
-    """Whether a file name in a memory folder names a memory (README.md etc. do not)."""
+    """Does a file name in a memory folder name a memory (not README.md, not a temp file)?"""
     return name.endswith(".md") and not name.startswith((".", "_")) and not _IGNORED.match(name)
+
+
+def in_memory_folder(dir_name: str, rel_path: str) -> bool:
+    """Is a repo-relative path (git's spelling) a memory file of the folder `dir_name`?"""
+    pure = PurePosixPath(rel_path)
+    return pure.parent.as_posix() == PurePosixPath(dir_name).as_posix() and is_memory_name(
+        pure.name)
 
 
 def memory_files(directory: Path) -> Iterator[Path]:

@@ -213,9 +213,46 @@ def check_editable(loaded: store.Loaded, via: str) -> None:
         raise MemexError(f"{memory.id} is superseded by {memory.superseded_by}; edit that one")
 
 
+def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
+    """Write the chain completion reads only show (DESIGN.md: the next write fixes it).
+
+    Fixes the predecessor that a memory `supersedes` and the memory itself when a
+    successor claims it. Pending supersedes (outbox draft over a shared memory) are
+    left for submit.
+    """
+    notices: list[str] = []
+    everything, _ = store.scan_all(ws)
+    by_id = {x.id: x for x in everything}
+    memory = loaded.memory
+    at = clock.now_str()
+    pairs: list[tuple[store.Loaded, store.Loaded]] = []
+    if memory.supersedes and memory.supersedes in by_id:
+        pairs.append((by_id[memory.supersedes], loaded))
+    for other in everything:
+        if other.memory.supersedes == memory.id and other.id != memory.id:
+            pairs.append((loaded, other))
+    for old, new in pairs:
+        if old.memory.superseded_by == new.id and old.memory.status == "superseded":
+            continue
+        if old.memory.superseded_by and old.memory.superseded_by != new.id:
+            continue  # two successors: a conflict for a person, not a repair
+        if not old.memory.is_live or not new.memory.is_live:
+            continue
+        if old.home.in_git and not new.home.in_git:
+            continue  # pending: retired by the commit that submits the successor
+        retired, _ = lifecycle.supersede(old.memory, new.memory, at, ws.identity())
+        old.memory = retired
+        store.save(old)
+        notices.append(f"repaired the supersede chain: {old.id} is superseded by {new.id}")
+    return notices
+
+
 def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli",
            note: str | None = None) -> WriteResult:
     loaded = store.find(ws, id_or_prefix)
+    repaired = repair_chain(ws, loaded)
+    if loaded.memory.status == "superseded" and repaired:
+        raise MemexError(f"{repaired[-1]}; edit its successor {loaded.memory.superseded_by}")
     check_editable(loaded, via)
     old = loaded.memory
     new = old.copy()
@@ -240,11 +277,11 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
         new.paths = list(dict.fromkeys(p for p in req.paths if p))
     if new == old:
         return WriteResult(old, loaded.path, created=False, redaction=redaction,
-                           notices=["nothing changed"])
+                           notices=[*repaired, "nothing changed"])
     at = clock.now_str()
     new.revision = old.revision + 1
     new.updated_at = at
-    notices: list[str] = []
+    notices: list[str] = list(repaired)
     content_changed = any(getattr(new, f) != getattr(old, f) for f in CONTENT_FIELDS)
     if content_changed and old.review_state == "approved" and loaded.home.in_git:
         new.review_state = "proposed"

@@ -102,6 +102,7 @@ def handle_errors(func: F) -> F:
 
 def run_step(command: click.Command, step: str) -> None:
     """Entry point of a standalone `git-memex-<step>` executable."""
+    command.context_settings.setdefault("help_option_names", ["-h", "--help"])
     try:
         command.main(prog_name=f"{PROG}-{step}")
     except BrokenPipeError:

@@ -37,13 +37,16 @@ def _options(command: click.Command) -> list[str]:
     ctx = click.Context(command, info_name=command.name)
     lines: list[str] = []
     for param in command.get_params(ctx):
-        if isinstance(param, click.Argument):
+        # --help is rendered once below: click caches it per command, with the names of
+        # whichever context first asked, so rendering it would depend on call order.
+        if isinstance(param, click.Argument) or "--help" in getattr(param, "opts", ()):
             continue
         record = param.get_help_record(ctx)
         if record is None:
             continue
         names, help_text = record
         lines += [".TP", f"\\fB{_roff(names)}\\fR", _roff(help_text or "")]
+    lines += [".TP", "\\fB\\-h, \\-\\-help\\fR", "Show the short help and exit."]
     return lines
 
 

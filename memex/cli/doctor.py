@@ -1,0 +1,37 @@
+"""git-memex-doctor: check this machine's and repository's git-memex setup."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from memex.cli import _common
+
+
+@click.command("doctor")
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(as_json: bool) -> None:
+    """Print one ok / warn / fail line per check: git is installed; this clone
+    configures the memex merge driver when .gitattributes names it (otherwise git
+    silently falls back to a plain text merge of memory files); the git hooks are
+    installed (or the pre-commit framework is used); no memory file is quarantined.
+    Each warning says the command that fixes it. Exit 1 only when a check fails.
+    """
+    from memex import doctor
+
+    checks = doctor.run(_common.workspace())
+    if as_json:
+        _common.emit_json({"ok": not doctor.failed(checks),
+                           "checks": [c.as_json() for c in checks]})
+    else:
+        for check in checks:
+            hint = f" (fix: {check.hint})" if check.hint and check.level != "ok" else ""
+            click.echo(f"{check.level:<4} {check.name}: {check.message}{hint}")
+    sys.exit(1 if doctor.failed(checks) else 0)
+
+
+def main() -> None:
+    _common.run_step(cli, "doctor")

@@ -1,0 +1,50 @@
+"""git-memex-scan: secret scan of memory files (the pre-commit hooks run it)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from memex.cli import _common
+
+
+@click.command("scan")
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+@click.option("--staged", is_flag=True, help="Scan the staged (index) version of every "
+              "added or changed memory file.")
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(files: tuple[str, ...], staged: bool, as_json: bool) -> None:
+    """Report every unmasked secret and unredacted <private> block in memory files,
+    naming file, line and kind, never the secret itself; exit 1 when there is one.
+    With --staged, the index's version of the staged memory files is scanned (the
+    plain pre-commit hook); with FILE arguments, those files as on disk, skipping any
+    outside the memory folder (the pre-commit framework passes staged names).
+    Mask a real secret or remove it, then commit again.
+    """
+    from memex import scan
+
+    ws = _common.workspace()
+    if staged:
+        count, findings = scan.scan_staged(ws)
+        if files:
+            more_count, more = scan.scan_paths(ws, files)
+            count, findings = count + more_count, findings + more
+    else:
+        count, findings = scan.scan_paths(ws, files)
+    if as_json:
+        _common.emit_json({"ok": not findings, "scanned": count,
+                           "findings": [f.as_json() for f in findings]})
+    else:
+        for finding in findings:
+            click.echo(f"{finding.describe()}", err=True)
+        if findings:
+            _common.note(f"git-memex: {len(findings)} secret(s) in {count} memory file(s); "
+                         "mask or remove them (git memex update ID ...), then commit again")
+    sys.exit(1 if findings else 0)
+
+
+def main() -> None:
+    _common.run_step(cli, "scan")

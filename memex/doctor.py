@@ -1,0 +1,117 @@
+"""`git memex doctor`: ok / warn / fail lines about this machine and repository.
+
+Each check is a plain function `(ws) -> list[Check]` in CHECKS; adding one is
+appending a function. Only a `fail` makes doctor exit 1: a warning is advice.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memex import gitio, store
+from memex.homes import Workspace
+
+LEVELS = ("ok", "warn", "fail")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: str  # ok | warn | fail
+    message: str
+    hint: str | None = None
+
+    def as_json(self) -> dict[str, str | None]:
+        return {"name": self.name, "level": self.level, "message": self.message,
+                "hint": self.hint}
+
+
+def check_git(ws: Workspace) -> list[Check]:
+    if gitio.git_binary() is None:
+        return [Check("git", "fail", "git is not installed or not on PATH",
+                      "install git; project memories travel by git")]
+    version = gitio.run(["--version"], check=False).stdout.strip()
+    checks = [Check("git", "ok", version or "git found")]
+    if ws.repo is None:
+        checks.append(Check("repo", "warn", "not inside a git repository: project memories "
+                            "stay local on this machine"))
+    else:
+        checks.append(Check("repo", "ok", f"repository {ws.repo.toplevel}"))
+    return checks
+
+
+def check_merge_driver(ws: Workspace) -> list[Check]:
+    if ws.repo is None:
+        return []
+    top = ws.repo.toplevel
+    probe = f"{ws.memory_dir_name}/01AAAAAAAAAAAAAAAAAAAAAAAA.md"
+    out = gitio.run(["check-attr", "merge", "--", probe], cwd=top, check=False).stdout
+    attribute = out.strip().rsplit(": ", 1)[-1] if out.strip() else "unspecified"
+    driver = ws.config.get("merge.memex.driver")
+    if attribute != "memex":
+        return [Check("merge-driver", "warn", f"{ws.memory_dir_name}/*.md has no merge=memex "
+                      "attribute: memory files get git's plain text merge",
+                      "git memex init (writes .gitattributes and the driver config)")]
+    if not driver and ws.config.get("merge.memex.name"):
+        return [Check("merge-driver", "fail", "merge.memex.name is set but merge.memex.driver "
+                      "is not: git aborts every merge of a memory file", "git memex init")]
+    if not driver:
+        return [Check("merge-driver", "warn", ".gitattributes names the memex merge driver "
+                      "but this clone does not configure it (merge.memex.driver): git "
+                      "silently falls back to a text merge", "git memex init")]
+    try:
+        program = shlex.split(driver)[0]
+    except (ValueError, IndexError):
+        program = ""
+    if not program or shutil.which(program) is None:
+        return [Check("merge-driver", "warn", f"merge.memex.driver runs {program or driver!r}, "
+                      "which is not found on PATH", "git memex init (rewrites the command)")]
+    return [Check("merge-driver", "ok", f"merge driver configured: {driver}")]
+
+
+def check_hooks(ws: Workspace) -> list[Check]:
+    if ws.repo is None:
+        return []
+    from memex import githooks
+
+    top = ws.repo.toplevel
+    state = githooks.installed(top)
+    framework = (top / ".pre-commit-config.yaml").exists()
+    if all(state.values()):
+        return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
+    missing = [name for name, ok in state.items() if not ok]
+    if framework and not state["pre-commit"]:
+        return [Check("hooks", "ok", "hooks come from the pre-commit framework "
+                      "(.pre-commit-config.yaml); plain hooks missing: " + ", ".join(missing))]
+    return [Check("hooks", "warn", "git-memex git hooks not installed: " + ", ".join(missing),
+                  "git memex init --git-hooks (or the pre-commit framework)")]
+
+
+def check_quarantine(ws: Workspace) -> list[Check]:
+    _, bad = store.scan_all(ws)
+    if not bad:
+        return [Check("quarantine", "ok", "every memory file parses")]
+    shown = "; ".join(f"{q.path.name}: {q.reason}" for q in bad[:3])
+    more = f" (+{len(bad) - 3} more)" if len(bad) > 3 else ""
+    return [Check("quarantine", "warn", f"{len(bad)} unreadable memory file(s), skipped and "
+                  f"left untouched: {shown}{more}", "git memex verify lists them")]
+
+
+CHECKS: list[Callable[[Workspace], list[Check]]] = [
+    check_git, check_merge_driver, check_hooks, check_quarantine,
+]
+
+
+def run(ws: Workspace) -> list[Check]:
+    out: list[Check] = []
+    for check in CHECKS:
+        out.extend(check(ws))
+    return out
+
+
+def failed(checks: list[Check]) -> bool:
+    return any(c.level == "fail" for c in checks)
+

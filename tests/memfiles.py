@@ -1,0 +1,57 @@
+"""Build memory files and git histories for merge / verify / hook tests."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from memex import frontmatter, model
+from memex.ulid import new_ulid
+
+T0 = "2026-01-01T00:00:00Z"
+
+
+def memory(**fields: Any) -> model.Memory:
+    values: dict[str, Any] = {
+        "id": new_ulid(), "scope": "project", "title": "Use pnpm",
+        "body": "We use pnpm.\n\nLine two.\n\nLine three.", "review_state": "proposed",
+        "created_at": T0, "updated_at": T0, "tags": ["tooling"],
+        "repo_id": "git-origin-sha256:abc",
+    }
+    values.update(fields)
+    return model.Memory(**values)
+
+
+def write(repo: Path, mem: model.Memory, folder: str = ".memex") -> Path:
+    path = repo / folder / f"{mem.id}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(frontmatter.emit(mem), encoding="utf-8")
+    return path
+
+
+def read(path: Path) -> model.Memory:
+    return frontmatter.load(path.read_text(encoding="utf-8"))[0]
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                          env=None)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
+    return proc
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def edit(path: Path, **changes: Any) -> model.Memory:
+    """Change fields of the memory at path, bumping revision (as a write would)."""
+    mem = read(path)
+    new = mem.copy(**changes)
+    if "revision" not in changes:
+        new.revision = mem.revision + 1
+    path.write_text(frontmatter.emit(new), encoding="utf-8")
+    return new

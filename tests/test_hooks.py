@@ -1,0 +1,151 @@
+"""The hooks: the real pre-commit framework, the plain git hooks, their installation."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from memex import githooks
+from tests.helpers import invoke
+from tests.memfiles import commit_all, git, memory, write
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+MASKED = "ghp_" + "x" * 36
+BIN = Path(sys.executable).parent
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _local_config(repo: Path) -> None:
+    """The published hook definitions as a `repo: local` config (language: system runs the
+    git-memex on PATH instead of building the hook's own environment)."""
+    published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    hooks = [{**hook, "language": "system"} for hook in published]
+    config = {"repos": [{"repo": "local", "hooks": hooks}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+
+
+def test_pre_commit_framework_blocks_a_planted_secret(repo: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    _local_config(repo)
+    subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    commit_all(repo, "config")
+    path = write(repo, memory(body=f"deploy with\n\n{TOKEN}"))
+    git(repo, "add", "-A")
+    proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, output
+    line = path.read_text().splitlines().index(TOKEN) + 1
+    assert f".memex/{path.name}:{line}: unmasked github-token" in output
+    assert TOKEN not in output
+    path.write_text(path.read_text().replace(TOKEN, MASKED))
+    git(repo, "add", "-A")
+    ok = subprocess.run(["git", "commit", "-m", "masked"], cwd=repo, env=env,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "git-memex verify" in ok.stdout + ok.stderr
+
+
+def test_published_hook_runs_in_its_own_environment(repo: Path, tmp_path: Path) -> None:
+    """`pre-commit try-repo` builds the hook's Python environment from this checkout."""
+    env = _env(tmp_path)
+    path = write(repo, memory(body=f"key {TOKEN}"))
+    write(repo, memory(body=f"key {MASKED}"))
+    git(repo, "add", "-A")
+    proc = subprocess.run([str(BIN / "pre-commit"), "try-repo", str(ROOT), "memex-secret-scan",
+                           "--all-files"], cwd=repo, env=env, capture_output=True, text=True)
+    output = proc.stdout + proc.stderr
+    if "An error has occurred" in output and "pip" in output:
+        pytest.skip("the hook environment could not be installed here (no package index)")
+    assert proc.returncode == 1, output
+    assert f".memex/{path.name}" in output and "unmasked github-token" in output
+    assert output.count("unmasked") == 1
+    assert TOKEN not in output
+
+
+def test_plain_git_hooks_install_and_scan(repo: Path) -> None:
+    result = invoke("init", "--yes", "--git-hooks")
+    assert result.exit_code == 0
+    hooks = repo / ".git" / "hooks"
+    assert all(os.access(hooks / name, os.X_OK) for name in githooks.HOOKS)
+    commit_all(repo, "init")
+    path = write(repo, memory(body=f"<private>my home address</private> and {TOKEN}"))
+    git(repo, "add", "-A")
+    proc = git(repo, "commit", "-m", "leak", check=False)
+    assert proc.returncode == 1
+    assert "unmasked github-token" in proc.stderr and "unredacted <private> block" in proc.stderr
+    assert TOKEN not in proc.stderr and "home address" not in proc.stderr
+    # the index is what gets committed: fixing only the working tree is not enough
+    path.write_text(path.read_text().replace(TOKEN, MASKED))
+    assert git(repo, "commit", "-m", "leak", check=False).returncode == 1
+    path.write_text(path.read_text().replace("<private>my home address</private>", "[REDACTED]"))
+    git(repo, "add", "-A")
+    assert git(repo, "commit", "-q", "-m", "clean").returncode == 0
+    assert "ok   hooks" in invoke("doctor").stdout
+
+
+def test_refresh_hooks_never_fail_the_git_command(repo: Path, tmp_path: Path) -> None:
+    invoke("init", "--yes", "--git-hooks")
+    commit_all(repo, "init")
+    hooks = repo / ".git" / "hooks"
+    for name, args in (("post-merge", ["0"]), ("post-checkout", ["a", "b", "1"])):
+        assert subprocess.run([str(hooks / name), *args], cwd=repo).returncode == 0
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    calls = tmp_path / "calls"
+    script = fake / "git-memex-reindex"
+    script.write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexit 3\n")
+    script.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    git(repo, "checkout", "-q", "-b", "other")
+    proc = subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=env)
+    assert proc.returncode == 0
+    assert calls.read_text().split() == ["--quiet"]
+    proc = subprocess.run([str(hooks / "post-checkout"), "a", "b", "0"], cwd=repo, env=env)
+    assert proc.returncode == 0 and calls.read_text().split() == ["--quiet"]
+
+
+def test_install_leaves_a_foreign_hook_alone_and_is_idempotent(repo: Path) -> None:
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho mine\n")
+    result = invoke("init", "--yes", "--git-hooks")
+    assert "is not git-memex's; left alone" in result.stderr
+    assert hook.read_text() == "#!/bin/sh\necho mine\n"
+    again = invoke("init", "--yes", "--git-hooks", "--json")
+    assert again.exit_code == 0 and '"changed": []' in again.stdout
+
+
+def test_committed_hooks_match_the_package() -> None:
+    for name, text in githooks.HOOKS.items():
+        assert (ROOT / "hooks" / name).read_text() == text, "run python -m memex.githooks"
+
+
+def test_scan_step_on_files_and_staged(repo: Path) -> None:
+    leak = write(repo, memory(body=f"x {TOKEN}"))
+    other = repo / "notes.md"
+    other.write_text(f"{TOKEN}\n")  # outside the memory folder: not ours to judge
+    result = invoke("scan", str(leak), str(other))
+    assert result.exit_code == 1 and result.stderr.count("unmasked") == 1
+    assert invoke("scan", str(other)).exit_code == 0
+    assert invoke("scan", "--staged").exit_code == 0  # nothing staged yet
+    git(repo, "add", str(leak))
+    assert invoke("scan", "--staged").exit_code == 1
+
+
+def test_ci_example_runs_verify() -> None:
+    workflow = yaml.safe_load((ROOT / "docs" / "ci-example.yml").read_text())
+    steps = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    assert "git memex verify" in steps
