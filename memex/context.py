@@ -10,12 +10,10 @@ pull is old, and ends by pointing at `memory_search`. Building it never writes a
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
-from memex import clock, model, reads, search, usage
+from memex import model, pull, reads, search, usage
 from memex.errors import MemexError
 from memex.homes import Workspace
 
@@ -23,7 +21,6 @@ DEFAULT_PROJECT = 8
 DEFAULT_PERSONAL = 5
 MAX_INSTRUCTIONS = 20
 LINE_LIMIT = 240
-DEFAULT_STALE_AFTER = "7d"
 SHORT_ID = 10
 
 HEADER = "[git-memex] memory for this session"
@@ -40,8 +37,6 @@ FOOTER = (
     "search before asking the user something they may have told you before."
 )
 
-_DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w|days?|weeks?|hours?)?\s*$", re.IGNORECASE)
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 @dataclass
@@ -157,45 +152,10 @@ def _line(memory: model.Memory, binding: bool = False) -> Line:
                 memory.summary, one_line(memory, binding), memory.updated_at)
 
 
-def parse_duration(value: str | None, default: str = DEFAULT_STALE_AFTER) -> timedelta:
-    """`7`, `7d`, `2w`, `36h`, `10 days`; anything unreadable is the default."""
-    for text in (value, default):
-        if text is None:
-            continue
-        found = _DURATION.match(text)
-        if found:
-            unit = (found.group(2) or "d")[0].lower()
-            return timedelta(seconds=int(found.group(1)) * _UNIT_SECONDS[unit])
-    return timedelta(days=7)
-
-
-def last_fetch(ws: Workspace) -> float | None:
-    """When this clone last fetched (mtime of FETCH_HEAD), as a POSIX time; None: unknown."""
-    if ws.repo is None:
-        return None
-    for folder in (ws.repo.git_dir, ws.repo.common_dir):
-        try:
-            return (folder / "FETCH_HEAD").stat().st_mtime
-        except OSError:
-            continue
-    return None
-
-
 def stale_notice(ws: Workspace) -> str | None:
-    """A line when the last pull is older than memex.staleAfter (0 turns it off)."""
-    fetched = last_fetch(ws)
-    if fetched is None:
-        return None
-    after = parse_duration(ws.setting("memex.staleAfter"))
-    if after.total_seconds() <= 0:
-        return None
-    age = clock.now().timestamp() - fetched
-    if age <= after.total_seconds():
-        return None
-    days = round(age / 86400)
-    ago = f"{days} days ago" if days >= 1 else f"{round(age / 3600)} hours ago"
-    return (f"Note: this clone last pulled {ago}; teammates' memories may be missing "
-            "(git memex pull fetches them).")
+    """A line when the last pull (FETCH_HEAD) is older than memex.staleAfter (pull.py)."""
+    warning = pull.stale_warning(ws)
+    return f"Note: {warning}." if warning else None
 
 
 def _ranked(ws: Workspace, query: str, scopes: tuple[str, ...], limit: int) -> list[str]:

@@ -103,6 +103,131 @@ def origin_url(config: dict[str, str]) -> str | None:
     return config.get("remote.origin.url")
 
 
+# ---------------------------------------------------------------- the team flow's git steps
+
+
+def _line(proc: subprocess.CompletedProcess[str]) -> str | None:
+    """The first line a successful git printed, or None."""
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() or None
+
+
+def current_branch(toplevel: Path) -> str | None:
+    """The checked-out branch's short name; None on a detached HEAD."""
+    proc = run(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd=toplevel, check=False)
+    return _line(proc)
+
+
+def rev_parse(toplevel: Path, ref: str) -> str | None:
+    proc = run(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=toplevel,
+               check=False)
+    return _line(proc)
+
+
+def is_ancestor(toplevel: Path, ancestor: str, descendant: str) -> bool:
+    proc = run(["merge-base", "--is-ancestor", ancestor, descendant], cwd=toplevel, check=False)
+    return proc.returncode == 0
+
+
+def operation_in_progress(repo: RepoInfo) -> str | None:
+    """A merge, rebase, cherry-pick, revert or bisect under way, or None."""
+    markers = (("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase"),
+               ("rebase-apply", "a rebase or am"), ("CHERRY_PICK_HEAD", "a cherry-pick"),
+               ("REVERT_HEAD", "a revert"), ("BISECT_LOG", "a bisect"))
+    for name, what in markers:
+        if (repo.git_dir / name).exists():
+            return what
+    return None
+
+
+def upstream(toplevel: Path) -> str | None:
+    """The current branch's upstream as `remote/branch`, or None."""
+    proc = run(["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"],
+               cwd=toplevel, check=False)
+    return _line(proc)
+
+
+def remote_default_branch(toplevel: Path, remote: str = "origin") -> str | None:
+    """`origin/main`: what refs/remotes/origin/HEAD points at, else main or master."""
+    proc = run(["symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"],
+               cwd=toplevel, check=False)
+    if proc.returncode == 0 and proc.stdout.strip():
+        return proc.stdout.strip()
+    for name in ("main", "master"):
+        if rev_parse(toplevel, f"refs/remotes/{remote}/{name}"):
+            return f"{remote}/{name}"
+    return None
+
+
+def show_blob(toplevel: Path, ref: str, path: str) -> str | None:
+    """The text of `path` at `ref`, or None when it is not there."""
+    proc = run(["show", f"{ref}:{path}"], cwd=toplevel, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def read_blobs(toplevel: Path, specs: list[str]) -> dict[str, str | None]:
+    """Many `REF:PATH` texts in one `git cat-file --batch` (None: not there)."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    if not specs:
+        return {}
+    proc = subprocess.run([binary, "cat-file", "--batch"], cwd=toplevel, capture_output=True,
+                          input="".join(f"{s}\n" for s in specs).encode("utf-8"))
+    out: dict[str, str | None] = {}
+    data, pos = proc.stdout, 0
+    for spec in specs:
+        end = data.find(b"\n", pos)
+        if end == -1:
+            out[spec] = None
+            continue
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            out[spec] = None
+            if len(header) == 3:  # a tree or commit: skip its content
+                pos += int(header[2]) + 1
+            continue
+        size = int(header[2])
+        out[spec] = data[pos:pos + size].decode("utf-8", errors="replace")
+        pos += size + 1
+    return out
+
+
+def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
+    """Commit exactly `paths` (their working-tree content), whatever else is staged.
+
+    The real binary runs, so the user's hooks, signing and identity apply. New files
+    are made known with `add --intent-to-add`; on any failure the index file is put
+    back byte for byte, so the user's staging is exactly as before. Returns the sha.
+    """
+    top = repo.toplevel
+    rel = [str(p.resolve().relative_to(top.resolve())) for p in paths]
+    index = repo.git_dir / "index"
+    before = index.read_bytes() if index.exists() else None
+    try:
+        tracked = set(run(["ls-files", "-z", "--", *rel], cwd=top).stdout.split("\0"))
+        new = [p for p in rel if p not in tracked]
+        if new:
+            run(["add", "--intent-to-add", "--", *new], cwd=top)
+        run(["commit", "--quiet", "--no-edit", "-m", message, "--only", "--", *rel], cwd=top)
+    except BaseException:
+        _restore_index(index, before)
+        raise
+    return run(["rev-parse", "HEAD"], cwd=top).stdout.strip()
+
+
+def _restore_index(index: Path, before: bytes | None) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        if before is None:
+            index.unlink(missing_ok=True)
+        else:
+            tmp = index.with_name("index.memex-restore")
+            tmp.write_bytes(before)
+            os.replace(tmp, index)
 # ---------------------------------------------------------------- merges and conflicts
 
 

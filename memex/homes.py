@@ -111,6 +111,11 @@ class Workspace:
         return self.home / "index" / outbox_name(self.repo_id)
 
     @property
+    def org_outbox_dir(self) -> Path:
+        """Drafts for the org memory repo (`propose --to org`), outside every repo."""
+        return self.home / "outbox" / "org"
+
+    @property
     def org_repo(self) -> Path | None:
         value = self.config.get("memex.orgrepo")
         return Path(value).expanduser() if value else None

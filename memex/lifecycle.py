@@ -33,6 +33,19 @@ class TransitionError(MemexError):
     """A move the state machine does not allow."""
 
 
+# instruction_state -> the states `promote --instruction` / `--revoke` may move it to
+INSTRUCTION_MOVES: dict[str, tuple[str, ...]] = {
+    "draft": ("approved", "revoked"),
+    "approved": ("revoked",),
+    "revoked": ("approved",),
+}
+
+
+def review_command(memory: model.Memory, to: str) -> str | None:
+    """The command that makes this review move (REVIEW_MOVES), or None if none does."""
+    return REVIEW_MOVES.get(memory.review_state, {}).get(to)
+
+
 def history_entry(at: str, by: str, frm: str | None, to: str, note: str | None = None
                   ) -> dict[str, str]:
     entry = {"at": at, "by": by, "from": frm or "none", "to": to}
@@ -97,6 +110,28 @@ def review_transition(memory: model.Memory, to: str, at: str, by: str,
         out.trust_level = "reviewed"
     if to == "proposed":
         out.approved_by = None if memory.review_state == "rejected" else out.approved_by
+    return out
+
+
+def instruction_transition(memory: model.Memory, to: str, at: str, by: str,
+                           note: str | None = None) -> model.Memory:
+    """Approve or revoke an instruction memory (DESIGN.md rule 1): only a reviewed one."""
+    model.check_enum("instruction_state", to)
+    if memory.role != "instruction":
+        raise TransitionError(f"{memory.id} is not an instruction (role: {memory.role})")
+    if to == "approved" and not memory.is_reviewed:
+        raise TransitionError(
+            f"{memory.id} is {memory.review_state}: only an approved or published memory's "
+            "instruction can be approved; promote it first")
+    current = memory.instruction_state or "draft"
+    if to not in INSTRUCTION_MOVES.get(current, ()):
+        raise TransitionError(f"{memory.id}'s instruction is already {current}")
+    out = memory.copy(instruction_state=to, updated_at=at, revision=memory.revision + 1)
+    if to == "approved" and out.trust_level == "untrusted":
+        out.trust_level = "reviewed"
+    what = f"instruction {current} -> {to}" + (f": {note}" if note else "")
+    out.review_history.append(history_entry(at, by, memory.review_state, memory.review_state
+                                            or "none", what))
     return out
 
 

@@ -54,7 +54,7 @@ def visible_as_of(memory: model.Memory, moment: str) -> bool:
 def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
               as_of: str | None = None) -> View:
     loaded, bad = store.scan_all(ws, scopes)
-    pending = frozenset(x.id for x in loaded if x.home.kind == "outbox")
+    pending = frozenset(x.id for x in loaded if x.home.is_outbox)
     completed, chain_warnings = lifecycle.complete_chains((x.memory for x in loaded), pending)
     view = View(quarantined=bad, warnings=[w.message for w in chain_warnings])
     at = clock.now_str()
@@ -76,7 +76,7 @@ def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
     """One memory by id, with its chain completed as reads see it."""
     item = store.find(ws, id_or_prefix)
     loaded, _ = store.scan_all(ws)
-    pending = frozenset(x.id for x in loaded if x.home.kind == "outbox")
+    pending = frozenset(x.id for x in loaded if x.home.is_outbox)
     completed, chain_warnings = lifecycle.complete_chains((x.memory for x in loaded), pending)
     memory = completed.get(item.id, item.memory)
     warnings = [w.message for w in chain_warnings if w.id == item.id]

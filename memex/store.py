@@ -19,8 +19,9 @@ from memex.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageEr
 from memex.homes import Workspace
 from memex.ulid import is_ulid
 
-HOME_KINDS = ("personal", "outbox", "repo", "org")
-SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org"}
+HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
+SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
+                 "org-outbox": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED = re.compile(r"^(readme|index|changelog)\.md$", re.IGNORECASE)
 
@@ -37,6 +38,11 @@ class Home:
     @property
     def in_git(self) -> bool:
         return self.kind in ("repo", "org")
+
+    @property
+    def is_outbox(self) -> bool:
+        """Drafts waiting for `submit` (the project's or the org's outbox)."""
+        return self.kind in ("outbox", "org-outbox")
 
 
 @dataclass
@@ -68,6 +74,7 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
         if ws.memory_dir is not None:
             out.append(Home("repo", ws.memory_dir))
     if "org" in wanted and ws.org_repo is not None:
+        out.append(Home("org-outbox", ws.org_outbox_dir))
         out.append(Home("org", ws.org_repo / ws.memory_dir_name))
     if "personal" in wanted:
         out.append(Home("personal", ws.personal_dir))
@@ -170,6 +177,30 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
         raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
 
 
+def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None
+              ) -> list[Loaded]:
+    """`find` for many ids with one listing of the homes (same errors, same order)."""
+    wanted = [(text, normalise_id(text)) for text in ids]
+    names: dict[str, tuple[Home, Path]] = {}
+    for home in homes(ws, scopes):
+        for path in memory_files(home.path):
+            names.setdefault(path.stem.upper(), (home, path))
+    out: list[Loaded] = []
+    for text, prefix in wanted:
+        exact = prefix in names  # a whole id: no need to compare prefixes
+        matches = [prefix] if exact else sorted(n for n in names if n.startswith(prefix))
+        if not matches:
+            raise NotFound(f"no memory matches {text!r}")
+        if len(matches) > 1:
+            raise Ambiguous(text, matches)
+        home, path = names[matches[0]]
+        try:
+            out.append(read(path, home))
+        except InvalidMemory as exc:
+            raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
+    return out
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same folder and rename: never a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -177,6 +208,23 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Put exact bytes back (undoing a write): temp file in the same folder, then rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):

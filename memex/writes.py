@@ -106,7 +106,7 @@ def _target_home(ws: Workspace, scope: str) -> store.Home:
     if scope == "org":
         if ws.org_repo is None:
             raise UsageError("org scope needs `git config memex.orgRepo PATH` (a local clone)")
-        return store.Home("outbox", ws.home / "outbox" / "org")
+        return store.Home("org-outbox", ws.org_outbox_dir)
     raise UsageError(f"unknown scope {scope!r}")
 
 

@@ -168,21 +168,14 @@ def test_staleness_line(repo: Path) -> None:
     assert context.stale_notice(homes.workspace()) is None  # never fetched: unknown
     fetch_head.write_text("", encoding="utf-8")
     assert context.stale_notice(homes.workspace()) is None
-    old = time.time() - 10 * 86400
+    old = time.time() - 10 * 86400 - 60
     os.utime(fetch_head, (old, old))
     notice = context.stale_notice(homes.workspace())
     assert notice is not None and "10 days ago" in notice and "git memex pull" in notice
     assert notice in context.build(homes.workspace()).text()
     subprocess.run(["git", "config", "memex.staleAfter", "2w"], check=True)
     assert context.stale_notice(homes.workspace()) is None
-    subprocess.run(["git", "config", "memex.staleAfter", "0"], check=True)
-    assert context.stale_notice(homes.workspace()) is None
-
-
-@pytest.mark.parametrize(("value", "days"), [
-    ("7", 7), ("7d", 7), ("2w", 14), ("36h", 1.5), ("10 days", 10), ("junk", 7), (None, 7)])
-def test_stale_after_parsing(value: str | None, days: float) -> None:
-    assert context.parse_duration(value).total_seconds() == days * 86400
+    assert "git memex pull" not in context.build(homes.workspace()).text()
 
 
 def test_cli_text_and_json(repo: Path) -> None:

@@ -21,6 +21,13 @@ STEPS: dict[str, tuple[str, str]] = {
     "verify": ("memex.cli.verify", "Check the repo's memory files (the CI and hook gate)"),
     "doctor": ("memex.cli.doctor", "Check the git-memex setup of this machine and repo"),
     "scan": ("memex.cli.scan", "Scan memory files for unmasked secrets"),
+    "propose": ("memex.cli.propose", "Copy personal memories into the outbox as drafts"),
+    "submit": ("memex.cli.submit", "Move drafts into the repo in one local commit"),
+    "promote": ("memex.cli.promote", "Approve, publish, reject or resubmit shared memories"),
+    "sync-status": ("memex.cli.sync_status", "Show the outbox and the repo's memories by "
+                    "review state"),
+    "pull": ("memex.cli.pull", "Fetch and fast-forward; show the memories that came in"),
+    "pr-status": ("memex.cli.pr_status", "Map the branch's pull request onto its memories"),
     "mcp": ("memex.cli.mcp", "Serve memory tools to an agent over MCP (stdio)"),
     "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
 }
