@@ -46,10 +46,11 @@ def make_repo(path: Path, env: dict[str, str]) -> Path:
 class Server(AbstractContextManager["Server"]):
     """`git-memex mcp --repo REPO` with ENV; call(tool, args) -> CallToolResult."""
 
-    def __init__(self, repo: Path, env: dict[str, str]) -> None:
-        self.params = StdioServerParameters(
-            command=str(BIN / "git-memex"), args=["mcp", "--repo", str(repo)], env=env,
-            cwd=str(repo))
+    def __init__(self, repo: Path, env: dict[str, str], command: list[str] | None = None
+                 ) -> None:
+        argv = command or [str(BIN / "git-memex"), "mcp", "--repo", str(repo)]
+        self.params = StdioServerParameters(command=argv[0], args=argv[1:], env=env,
+                                            cwd=str(repo))
         self.log = repo.parent / f"mcp-stderr-{repo.name}.log"
         self._stack = ExitStack()
         self.portal: BlockingPortal | None = None

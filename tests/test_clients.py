@@ -4,6 +4,7 @@ AGENTS.md; JSON with comments kept; files it cannot merge refused, never clobber
 from __future__ import annotations
 
 import json
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,25 @@ def test_outside_git_configures_the_host_in_the_cwd(nogit_dir: Path) -> None:
     result = invoke("init", "--client", "cursor", "--json")
     assert result.exit_code == 0 and "not a git repository" in result.stderr
     assert (nogit_dir / ".cursor" / "mcp.json").exists()
+
+
+def test_installed_hook_commands_really_answer(repo: Path) -> None:
+    invoke_json("capture", "Releases are cut on Tuesdays")
+    invoke_json("init", "--client", "claude", "--hooks")
+    data = load(repo / ".claude" / "settings.json")
+    commands = {event: groups[0]["hooks"][0]["command"]
+                for event, groups in data["hooks"].items()}
+    payloads = {
+        "SessionStart": {"hook_event_name": "SessionStart", "source": "startup",
+                         "cwd": str(repo)},
+        "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "cwd": str(repo),
+                             "prompt": "TIL tags are signed. When are releases cut?"},
+    }
+    for event, command in commands.items():
+        proc = subprocess.run(command, shell=True, input=json.dumps(payloads[event]).encode(),
+                              capture_output=True, cwd=repo)
+        assert proc.returncode == 0, proc.stderr
+        answer = json.loads(proc.stdout)["hookSpecificOutput"]
+        assert answer["hookEventName"] == event
+        assert "Releases are cut on Tuesdays" in answer["additionalContext"]
+    assert "tags are signed" in invoke("list").stdout

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memex import frontmatter, homes, model
+from memex import clients, frontmatter, homes, model
 from memex.ulid import new_ulid
 from tests.conftest import BIN, run_cli
 from tests.mcp_helpers import Server, make_env, make_repo
@@ -364,3 +364,16 @@ def test_two_servers_on_one_repo_lose_no_write(world: World, srv: Server) -> Non
 def test_a_missing_repo_is_a_usage_error() -> None:
     proc = run_cli(str(BIN / "git-memex"), "mcp", "--repo", "/nonexistent/dir")
     assert proc.returncode == 2 and b"does not exist" in proc.stderr
+
+
+@pytest.mark.parametrize("on_path", [True, False], ids=["git-memex on PATH", "python -m"])
+def test_the_configured_command_really_starts(world: World, on_path: bool,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    if not on_path:
+        monkeypatch.setenv("PATH", "/nonexistent")
+    command = clients.server_command()
+    assert (command[0] == str(BIN / "git-memex")) is on_path
+    # as a host starts it: in the project folder, without --repo
+    with Server(world.repo, world.env, command=command) as server:
+        found = server.ok("memory_search", {"query": "make check push"})
+        assert world.instruction.id in {h["id"] for h in found["hits"]}
