@@ -80,15 +80,21 @@ def memory_files(directory: Path) -> Iterator[Path]:
     except (FileNotFoundError, NotADirectoryError):
         return
     for entry in sorted(entries, key=lambda e: e.name):
-        name = entry.name
-        if not name.endswith(".md") or name.startswith((".", "_")) or _IGNORED.match(name):
-            continue
-        if entry.is_file():
+        if is_memory_name(entry.name) and entry.is_file():
             yield Path(entry.path)
 
 
+def is_memory_name(name: str) -> bool:
+    """Whether a file name in a home is a memory file (README.md and dot files are not)."""
+    return name.endswith(".md") and not name.startswith((".", "_")) and not _IGNORED.match(name)
+
+
 def read_text(path: Path) -> str:
-    data = path.read_bytes()
+    return decode(path.read_bytes())
+
+
+def decode(data: bytes) -> str:
+    """A memory file's bytes as text; raises FrontMatterError for binary or non-UTF-8."""
     if b"\0" in data:
         raise frontmatter.FrontMatterError("binary content (NUL bytes)")
     try:
@@ -99,7 +105,12 @@ def read_text(path: Path) -> str:
 
 def read(path: Path, home: Home) -> Loaded:
     """Read one memory file; raises InvalidMemory (a FrontMatterError for syntax)."""
-    memory, parsed = frontmatter.load(read_text(path))
+    return from_text(read_text(path), path, home)
+
+
+def from_text(text: str, path: Path, home: Home) -> Loaded:
+    """A memory from its file's text (already read), checked against its name and home."""
+    memory, parsed = frontmatter.load(text)
     if path.stem != memory.id:
         raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
     if memory.scope != home.scope:

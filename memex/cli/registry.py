@@ -16,4 +16,6 @@ STEPS: dict[str, tuple[str, str]] = {
     "forget": ("memex.cli.forget", "Retract a memory (or delete it with --hard)"),
     "status": ("memex.cli.status", "Deprecate, archive or restore a memory"),
     "demo": ("memex.cli.demo", "Run the whole flow in a throwaway repo"),
+    "search": ("memex.cli.search", "Search memories by their words"),
+    "reindex": ("memex.cli.reindex", "Bring the search index up to date, or rebuild it"),
 }
