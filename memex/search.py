@@ -2,8 +2,8 @@
 
 The interface here (SearchRequest, Hit, SearchResult, search) is what every caller
 uses (CLI, MCP, context). search() refreshes the index (memex.index), reduces the
-query to plain terms (memex.index.tokens), and runs two BM25 lanes: memories that
-hold every term first, then memories that hold any term, filling up to the limit.
+query to plain terms (memex.index.tokens), and runs BM25 lanes: memories that
+hold every term first, then every term but one, then any term, filling up to the limit.
 Terms found in most memories are left out of the any-term lane (they cost the most
 and rank the least); a term the index has never seen is tried as a prefix.
 Eligibility is reads.eligible on the chain-completed memory, the same rule `list`
@@ -13,6 +13,7 @@ uses; SQL only narrows the candidates first.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import json
 import math
@@ -32,6 +33,8 @@ LANE = "bm25"
 UBIQUITOUS_SHARE = 0.2
 # ... once the index holds at least this many memories (below it, nothing is costly).
 UBIQUITY_MIN_MEMORIES = 2000
+# The all-but-one lane is tried for questions of up to this many terms.
+QUORUM_MAX_TERMS = 8
 # Candidates fetched per lane before boosts re-rank them.
 MIN_CANDIDATES = 30
 
@@ -156,22 +159,38 @@ class _Term:
     prefix: bool = False
 
 
+_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index tokenizer
+
+
+def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word as the index's own tokenizer sees it ('deploying' -> 'deploy'),
+    asked of SQLite through a temporary FTS table and cached for the process."""
+    missing = [w for w in words if w not in _STEMS]
+    if missing:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
+                     f"(t, tokenize = '{schema.TOKENIZER}')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok_v USING fts5vocab "
+                     "(temp, 'query_tok', 'instance')")
+        conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
+                         list(enumerate(missing)))
+        found: dict[int, list[str]] = {}
+        for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
+            found.setdefault(doc, []).append(term)
+        conn.execute("DELETE FROM temp.query_tok")
+        if len(_STEMS) > 10_000:
+            _STEMS.clear()
+        for i, word in enumerate(missing):
+            _STEMS[word] = tuple(found.get(i, ()))
+    return {w: _STEMS[w] for w in words}
+
+
 def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
-    """How many memories hold each term, through the index's own tokenizer (so
-    'deploying' is counted as its stem 'deploy'); unseen words try a prefix."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
-                 f"(t, tokenize = '{schema.TOKENIZER}')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok_v USING fts5vocab "
-                 "(temp, 'query_tok', 'instance')")
-    conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
-                     list(enumerate(words)))
-    stems: dict[int, list[str]] = {}
-    for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
-        stems.setdefault(doc, []).append(term)
-    conn.execute("DELETE FROM temp.query_tok")
+    """How many memories hold each term (counted by its stem); a word the index has
+    never seen is tried as a prefix ('config' finds 'configuration')."""
+    by_word = stems(conn, words)
     out: list[_Term] = []
-    for i, word in enumerate(words):
-        counts = [_df(conn, stem) for stem in stems.get(i, [])]
+    for word in words:
+        counts = [_df(conn, stem) for stem in by_word[word]]
         df = min(counts) if counts else 0
         if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
             row = conn.execute(
@@ -243,32 +262,41 @@ def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[obj
     return [r for r in rows if r[0] not in exclude]
 
 
+def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
+    """The MATCH expressions tried in order: every term; every term but one (a
+    question rarely has all its words in the answer); any term, without the terms
+    most memories hold (they cost the most and rank the least)."""
+    phrases = [tokens.fts_phrase(t.word, t.prefix) for t in stats]
+    lanes = [("all terms", " ".join(phrases))]
+    if len(phrases) < 2:
+        return lanes
+    if 3 <= len(phrases) <= QUORUM_MAX_TERMS:
+        groups = [" ".join(p for j, p in enumerate(phrases) if j != i)
+                  for i in range(len(phrases))]
+        lanes.append(("all terms but one", " OR ".join(f"({g})" for g in groups)))
+    kept = stats
+    if total >= UBIQUITY_MIN_MEMORIES:
+        kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
+        if not kept:
+            kept = [min(stats, key=lambda t: t.df)]
+    lanes.append(("any term", " OR ".join(tokens.fts_phrase(t.word, t.prefix) for t in kept)))
+    return lanes
+
+
 def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
               words: list[str], moment: str | None) -> list[Hit]:
-    """The two lanes over an open, refreshed index."""
+    """The lanes over an open, refreshed index: each fills what the last left."""
     at = clock.now_str()
     stats = [t for t in term_stats(conn, words) if t.df > 0]
     if not stats:
         return []
-    total = build.memory_count(conn)
     where, args = _filters(req, at, moment)
     fetch = max(req.limit * 3, MIN_CANDIDATES)
-    all_terms = " ".join(tokens.fts_phrase(t.word, t.prefix) for t in stats)
-    lanes: list[tuple[str, list[tuple[Any, ...]]]] = []
     seen: set[int] = set()
-    first = _candidates(conn, all_terms, where, args, fetch, seen)
-    lanes.append(("all terms", first))
-    seen.update(r[0] for r in first)
-    if len(stats) > 1 and len(_eligible_rows(first, req, at, moment)) < req.limit:
-        kept = stats
-        if total >= UBIQUITY_MIN_MEMORIES:
-            kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
-            if not kept:
-                kept = [min(stats, key=lambda t: t.df)]
-        any_term = " OR ".join(tokens.fts_phrase(t.word, t.prefix) for t in kept)
-        lanes.append(("any term", _candidates(conn, any_term, where, args, fetch, seen)))
     hits: list[Hit] = []
-    for lane_name, rows in lanes:
+    for lane_name, match in lane_queries(stats, build.memory_count(conn)):
+        rows = _candidates(conn, match, where, args, fetch, seen)
+        seen.update(r[0] for r in rows)
         ranked = sorted((_hit_parts(row, ws, req, lane_name, at)
                          for row in _eligible_rows(rows, req, at, moment)),
                         key=lambda part: -part[0])
@@ -314,7 +342,7 @@ def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_nam
     recency = _recency(row[10], at)
     if recency > 1.0005:
         boosts["recency"] = round(recency, 4)
-    if _paths_match(json.loads(row[19]), ws):
+    if row[19] != "[]" and _paths_match(json.loads(row[19]), ws):
         boosts["paths match cwd"] = PATH_BOOST
     accessed = int(row[20])
     if accessed:
@@ -343,7 +371,7 @@ def _recency(updated_at: str | None, at: str) -> float:
 
 
 def _parse(value: str) -> datetime:
-    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def _paths_match(globs: list[str], ws: Workspace) -> bool:
@@ -375,7 +403,7 @@ def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
               explain: dict[str, Any], req: SearchRequest) -> Hit:
     doc, body = conn.execute("SELECT doc, body FROM memories WHERE rowid = ?",
                              (row[0],)).fetchone()
-    memory = model.from_front_matter(json.loads(doc), body)
+    memory = stored_memory(json.loads(doc), body)
     memory.status = row[16] or memory.status
     memory.retired_at = row[17] or memory.retired_at
     memory.superseded_by = row[18] or memory.superseded_by
@@ -384,6 +412,16 @@ def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
         review_state=memory.review_state, title=memory.title, summary=memory.summary,
         path=row[2], memory=memory, explain=explain,
     )
+
+
+_KNOWN = frozenset(f.name for f in dataclasses.fields(model.Memory)) - {"extra", "body"}
+
+
+def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
+    """A Memory from the index's copy of its front matter (validated when indexed)."""
+    known = {k: v for k, v in data.items() if k in _KNOWN}
+    extra = {k: v for k, v in data.items() if k not in _KNOWN}
+    return model.Memory(body=body, extra=extra, **known)
 
 
 def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[Any]) -> None:

@@ -22,7 +22,7 @@ from memex.ulid import is_ulid
 HOME_KINDS = ("personal", "outbox", "repo", "org")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
-_IGNORED = re.compile(r"^(readme|index|changelog)\.md$", re.IGNORECASE)
+_IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,8 @@ def memory_files(directory: Path) -> Iterator[Path]:
 
 def is_memory_name(name: str) -> bool:
     """Whether a file name in a home is a memory file (README.md and dot files are not)."""
-    return name.endswith(".md") and not name.startswith((".", "_")) and not _IGNORED.match(name)
+    return (name.endswith(".md") and not name.startswith((".", "_"))
+            and name.lower() not in _IGNORED_NAMES)
 
 
 def read_text(path: Path) -> str:

@@ -69,8 +69,11 @@ class Index:
     report: Report
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.close()
+        """Connections to index files stay open for the process (see _OPEN)."""
+        kept = _OPEN.get(str(self.path)) if self.path is not None else None
+        if kept is None or kept.conn is not self.conn:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
 
     def __enter__(self) -> Index:
         return self
@@ -88,6 +91,44 @@ def home_order(ws: Workspace) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------- opening
+
+
+@dataclass
+class _Open:
+    """A connection kept for the process (an MCP server searches many times), with
+    the files table as last read, valid while the index's generation is unchanged."""
+
+    conn: sqlite3.Connection
+    file_id: tuple[int, int]
+    generation: str | None = None
+    files: dict[str, FileState] | None = None
+    kinds: dict[str, str] | None = None
+
+
+_OPEN: dict[str, _Open] = {}
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def forget_connections() -> None:
+    """Close every kept connection (tests, and before deleting an index folder)."""
+    for kept in _OPEN.values():
+        with contextlib.suppress(sqlite3.Error):
+            kept.conn.close()
+    _OPEN.clear()
+
+
+def _drop(path: Path) -> None:
+    kept = _OPEN.pop(str(path), None)
+    if kept is not None:
+        with contextlib.suppress(sqlite3.Error):
+            kept.conn.close()
 
 
 def _connect(target: str) -> sqlite3.Connection:
@@ -114,17 +155,26 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
         report.warnings.append(f"cannot create the index folder {path.parent} "
                                f"({exc.strerror or exc}); using a temporary index")
         return _fresh_memory(report), None
+    kept = _OPEN.get(str(path))
+    if kept is not None:
+        try:
+            if _file_id(path) == kept.file_id and schema.version(kept.conn) == \
+                    schema.SCHEMA_VERSION:
+                return kept.conn, path
+        except sqlite3.Error:
+            pass
+        _drop(path)
     for attempt in range(2):
         try:
             conn = _connect(str(path))
             found = schema.version(conn)
             if found == schema.SCHEMA_VERSION:
-                return conn, path
+                return _keep(conn, path), path
             empty = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
             if empty:
                 schema.create(conn)
                 report.rebuilt = True
-                return conn, path
+                return _keep(conn, path), path
             conn.close()
             report.warnings.append(
                 f"the index was made by another version (schema {found}); rebuilt it")
@@ -144,6 +194,13 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
                                    "using a temporary index")
             return _fresh_memory(report), None
     return _fresh_memory(report), None
+
+
+def _keep(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    file_id = _file_id(path)
+    if file_id is not None:
+        _OPEN[str(path)] = _Open(conn, file_id)
+    return conn
 
 
 def _fresh_memory(report: Report) -> sqlite3.Connection:
@@ -170,6 +227,7 @@ def open_index(ws: Workspace, full: bool = False, progress: Progress | None = No
                 # Corrupt beyond what opening noticed: start again from the files.
                 index.close()
                 if path is not None:
+                    _drop(path)
                     with contextlib.suppress(OSError):
                         _remove_db(path)
                 report.warnings.append(f"the index was damaged ({exc}); rebuilt it")
@@ -177,7 +235,7 @@ def open_index(ws: Workspace, full: bool = False, progress: Progress | None = No
                 index.conn, index.path = conn, path
                 _refresh(index, ws, True, progress)
     report.quarantined = quarantined(index.conn)
-    report.memories = index.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    report.memories = memory_count(index.conn)
     report.seconds = time.perf_counter() - started
     return index
 
@@ -225,6 +283,23 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
     return states, kinds
 
 
+def generation(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return str(row[0]) if row else None
+
+
+def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
+    """The files table, from the process's copy while no refresh has written since."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is not None and kept.conn is index.conn:
+        current = generation(index.conn)
+        if kept.files is None or kept.kinds is None or kept.generation != current:
+            kept.files, kept.kinds = indexed_files(index.conn)
+            kept.generation = current
+        return kept.files, kept.kinds
+    return indexed_files(index.conn)
+
+
 def indexed_files(conn: sqlite3.Connection) -> tuple[dict[str, FileState], dict[str, str]]:
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
@@ -251,7 +326,7 @@ def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
 def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None) -> None:
     conn, report = index.conn, index.report
     disk, kinds = scan_disk(ws)
-    old, old_kinds = ({}, {}) if full else indexed_files(conn)
+    old, old_kinds = ({}, {}) if full else _indexed(index)
     contents: dict[str, bytes] = {}
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):
@@ -281,17 +356,40 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None)
     try:
         if full:
             _clear(conn)
-        _apply(conn, ws, plan, hashed, kinds, contents, progress)
+        written = _apply(conn, ws, plan, hashed, kinds, contents, progress)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
+                     (f"{os.getpid()}-{time.time_ns()}",))
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
         raise
+    _remember(index, full, plan, written)
     report.new += len(plan.new)
     report.changed += len(plan.changed)
     report.deleted += len(plan.deleted)
     report.moved += len(plan.moved)
     report.touched += len(plan.touched)
+
+
+def _remember(index: Index, full: bool, plan: Plan,
+              written: dict[str, tuple[FileState, str]]) -> None:
+    """Update the process's copy of the files table with what this refresh wrote."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is None or kept.files is None or kept.kinds is None:
+        return
+    if full:
+        kept.files, kept.kinds = {}, {}
+    for path in plan.deleted + plan.changed:
+        kept.files.pop(path, None)
+        kept.kinds.pop(path, None)
+    for src, _dst in plan.moved:
+        kept.files.pop(src, None)
+        kept.kinds.pop(src, None)
+    for path, (state, kind) in written.items():
+        kept.files[path] = state
+        kept.kinds[path] = kind
+    kept.generation = generation(index.conn)
 
 
 def _clear(conn: sqlite3.Connection) -> None:
@@ -334,26 +432,39 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
 
 
 def fts_row(m: model.Memory) -> tuple[str, str, str]:
-    return (tokens.segment(m.title), tokens.segment(" ".join(m.tags)),
-            tokens.segment(m.body))
+    """(title, tags, body) as indexed. The body column always holds the title's words
+    once (a default title is the body's first line; an explicit one is prepended), so
+    the title column's weight is pure emphasis and a derived title is not counted
+    three times over."""
+    title = m.title.strip()
+    body = m.body
+    if title and not body.lstrip().startswith(title.rstrip("\u2026").rstrip()):
+        body = f"{title}\n{body}"
+    return (tokens.segment(title), tokens.segment(" ".join(m.tags)), tokens.segment(body))
 
 
 def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
            disk: dict[str, FileState], kinds: dict[str, str],
-           contents: dict[str, bytes], progress: Progress | None) -> None:
+           contents: dict[str, bytes], progress: Progress | None
+           ) -> dict[str, tuple[FileState, str]]:
+    """Apply the plan; returns the files rows written {path: (state, home kind)}."""
     now_ns = time.time_ns()
+    written: dict[str, tuple[FileState, str]] = {}
     touched_ids = _delete_paths(conn, plan.deleted + plan.changed)
     for src, dst in plan.moved:
         size, mtime = _recorded(disk[dst], now_ns)
+        written[dst] = (FileState(size, mtime, disk[dst].hash), kinds[dst])
         conn.execute("UPDATE files SET path = ?, size = ?, mtime_ns = ? WHERE path = ?",
                      (dst, size, mtime, src))
         row = conn.execute("SELECT id FROM memories WHERE path = ?", (src,)).fetchone()
         conn.execute("UPDATE memories SET path = ? WHERE path = ?", (dst, src))
         if row is not None:
             touched_ids.add(row[0])
-    conn.executemany(
-        "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
-        [(*_recorded(disk[p], now_ns), p) for p in plan.touched])
+    for path in plan.touched:
+        size, mtime = _recorded(disk[path], now_ns)
+        conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
+                     (size, mtime, path))
+        written[path] = (FileState(size, mtime, disk[path].hash), kinds[path])
     order = home_order(ws)
     homes = {h.kind: h for h in store.homes(ws)}
     next_rowid = (conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
@@ -375,6 +486,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         except (InvalidMemory, OSError) as exc:
             problem = str(exc) or type(exc).__name__
         files_rows.append((path, kind, size, mtime, state.hash or "", problem))
+        written[path] = (FileState(size, mtime, state.hash or ""), kind)
         if problem is None:
             mem_rows.append((next_rowid, *memory_row(loaded, order[kind])))
             text_rows.append((next_rowid, *fts_row(loaded.memory)))
@@ -385,6 +497,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
             if progress is not None:
                 progress(done, len(todo))
     derive(conn, touched_ids)
+    return written
 
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],

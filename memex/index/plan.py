@@ -54,18 +54,19 @@ def plan_changes(old: Mapping[str, FileState], new: Mapping[str, FileState]) -> 
     """
     plan = Plan()
     created: list[str] = []
-    for path in sorted(new):
+    # Most refreshes find nothing: look closer only at paths whose stat differs.
+    suspects = sorted(p for p, state in new.items()
+                      if (before := old.get(p)) is None or not same_stat(before, state))
+    for path in suspects:
         state = new[path]
         before = old.get(path)
         if before is None:
             created.append(path)
-        elif same_stat(before, state):
-            continue
         elif state.hash is not None and state.hash == before.hash:
             plan.touched.append(path)
         else:
             plan.changed.append(path)
-    gone = [p for p in sorted(old) if p not in new]
+    gone = sorted(old.keys() - new.keys())
     by_hash: dict[str, list[str]] = {}
     for path in gone:
         digest = old[path].hash

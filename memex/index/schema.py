@@ -8,9 +8,10 @@ SCHEMA_VERSION = 1
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
-# FTS columns and their bm25() weights: title and tags count above the body.
+# FTS columns and their bm25() weights: title and tags count above the body. The body
+# column also holds the title's words (build.fts_row), so a title word weighs 1.5.
 FTS_COLUMNS = ("title", "tags", "body")
-WEIGHTS = (3.0, 2.0, 1.0)
+WEIGHTS = (0.5, 2.0, 1.0)
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -24,6 +25,7 @@ CREATE TABLE IF NOT EXISTS files (
     hash TEXT NOT NULL,
     problem TEXT
 );
+CREATE INDEX IF NOT EXISTS files_problems ON files (path) WHERE problem IS NOT NULL;
 
 -- One row per readable memory; rowid is the FTS rowid. eff_* hold what chain
 -- completion changed (NULL: the file's own value); shadowed marks a duplicate id

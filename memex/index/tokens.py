@@ -29,11 +29,11 @@ MAX_QUERY_CHARS = 4096
 
 # English function words and question words: they match nearly every memory.
 _STOP_TEXT = """
-a about above after again against all also am an and any are as at be because been
+a about above after again against all also am an and another any are as at be because been
 before being below between both but by can cannot could did didn do does doesn doing don
-down during each else ever few for from further get got had has hasn have haven having he
+down during each else ever every few for from further get got had has hasn have haven having he
 her here hers herself him himself his how i if in into is isn it its itself just let me
-more most much must my myself no nor not now of off on once only or other ought our ours
+many more most much must my myself no nor not now of off on once only or other ought our ours
 ourselves out over own really same shall she should so some such than that the their
 theirs them themselves then there these they this those through to too under until up upon
 us very was wasn way we were weren what whatever when where whether which while who whom
