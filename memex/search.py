@@ -77,7 +77,7 @@ class Hit:
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "id": self.id, "score": round(self.score, 4), "lane": self.lane,
+            "id": self.id, "score": rounded(self.score), "lane": self.lane,
             "scope": self.scope, "status": self.status, "review_state": self.review_state,
             "title": self.title, "summary": self.summary, "path": self.path,
             "type": self.memory.type, "tags": list(self.memory.tags),
@@ -96,6 +96,11 @@ class SearchResult:
     quarantined: list[store.Quarantined] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)  # what the query was reduced to
     stale: bool = False  # another process held the index: results may lag the files
+
+
+def rounded(value: float) -> float:
+    """Four significant digits (BM25 scores of a tiny index are very small)."""
+    return float(f"{value:.4g}")
 
 
 def terms(text: str) -> list[str]:
@@ -354,8 +359,8 @@ def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_nam
         score *= factor
     explain: dict[str, Any] = {}
     if req.explain:
-        explain = {"lane": LANE, "match": lane_name, "bm25": round(relevance, 4),
-                   "boosts": boosts, "score": round(score, 4)}
+        explain = {"lane": LANE, "match": lane_name, "bm25": rounded(relevance),
+                   "boosts": boosts, "score": rounded(score)}
     return score, row, explain
 
 

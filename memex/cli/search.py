@@ -89,7 +89,7 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
         if len(title) > 70:
             title = title[:69] + "\u2026"
         rows.append([_render.short(hit.id), state, hit.memory.type, hit.scope,
-                     f"{hit.score:.2f}", title])
+                     f"{hit.score:.3g}", title])
     click.echo(_render.table(rows, ("ID", "STATE", "TYPE", "SCOPE", "SCORE", "TITLE")))
     if explain:
         for hit in result.hits:
