@@ -47,23 +47,32 @@ QUESTIONS = [
 
 
 def vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
+    """Random words by rank; the topical words the questions use sit at ranks 60-90
+    (each in a few percent of memories), as a real project's vocabulary would."""
     letters = "abcdefghiklmnoprstuvwy"
-    words = {"".join(rng.choice(letters) for _ in range(rng.randint(4, 9)))
-             for _ in range(size)}
+    words = sorted({"".join(rng.choice(letters) for _ in range(rng.randint(4, 9)))
+                    for _ in range(size)})
+    rng.shuffle(words)
     topical_text = ("deploy staging server build fail upgrade database migration tool release "
-               "checklist cache invalidation bug code review rule token rotation secrets "
-               "pnpm lint ruff mypy docker kubernetes latency timeout retry")
-    return topical_text.split() + sorted(words)
+                    "checklist cache invalidation bug code review rule token rotation secrets "
+                    "pnpm lint ruff mypy docker kubernetes latency timeout retry")
+    return words[:60] + topical_text.split() + words[60:]
+
+
+_CUM: dict[int, list[float]] = {}
 
 
 def make_text(rng: random.Random, vocab: list[str], n: int) -> str:
-    out = []
-    for _ in range(n):
-        if rng.random() < 0.35:
-            out.append(rng.choice(COMMON))
-        else:
-            # Zipf-like: low indexes (topical words first) are much more frequent.
-            out.append(vocab[min(int(rng.paretovariate(1.1)) - 1, len(vocab) - 1)])
+    """n words: a third common English words, the rest Zipf-distributed by rank."""
+    if len(vocab) not in _CUM:
+        total = 0.0
+        cum = []
+        for rank in range(len(vocab)):
+            total += 1.0 / (rank + 1)
+            cum.append(total)
+        _CUM[len(vocab)] = cum
+    drawn = rng.choices(vocab, cum_weights=_CUM[len(vocab)], k=n)
+    out = [rng.choice(COMMON) if rng.random() < 0.35 else word for word in drawn]
     if rng.random() < 0.03:
         out.append("依赖管理用 pnpm")
     return " ".join(out)
@@ -81,7 +90,7 @@ def populate(repo: Path, n: int, seed: int = 7) -> list[Path]:
         memory = model.Memory(
             id=mid, scope="project", type=rng.choice(model.TYPES),
             title=make_text(rng, vocab, 6), body=make_text(rng, vocab, rng.randint(20, 120)),
-            tags=[rng.choice(vocab[:40]) for _ in range(2)], repo_id="git-origin-sha256:x",
+            tags=[rng.choice(vocab[:200]) for _ in range(2)], repo_id="git-origin-sha256:x",
             review_state=rng.choice(("proposed", "approved", "published")),
             importance=rng.choice(model.IMPORTANCES), created_at=AT, updated_at=AT,
             trust_level="reviewed", status="active" if i % 20 else "deprecated")

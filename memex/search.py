@@ -269,22 +269,22 @@ def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[obj
 
 def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
     """The MATCH expressions tried in order: every term; every term but one (a
-    question rarely has all its words in the answer); any term, without the terms
-    most memories hold (they cost the most and rank the least)."""
+    question rarely has all its words in the answer); any term. The last two leave
+    out the terms most memories hold (they cost the most and rank the least)."""
     phrases = [tokens.fts_phrase(t.word, t.prefix) for t in stats]
     lanes = [("all terms", " ".join(phrases))]
     if len(phrases) < 2:
         return lanes
-    if 3 <= len(phrases) <= QUORUM_MAX_TERMS:
-        groups = [" ".join(p for j, p in enumerate(phrases) if j != i)
-                  for i in range(len(phrases))]
-        lanes.append(("all terms but one", " OR ".join(f"({g})" for g in groups)))
     kept = stats
     if total >= UBIQUITY_MIN_MEMORIES:
         kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
         if not kept:
             kept = [min(stats, key=lambda t: t.df)]
-    lanes.append(("any term", " OR ".join(tokens.fts_phrase(t.word, t.prefix) for t in kept)))
+    rare = [tokens.fts_phrase(t.word, t.prefix) for t in kept]
+    if 3 <= len(rare) <= QUORUM_MAX_TERMS:
+        groups = [" ".join(p for j, p in enumerate(rare) if j != i) for i in range(len(rare))]
+        lanes.append(("all terms but one", " OR ".join(f"({g})" for g in groups)))
+    lanes.append(("any term", " OR ".join(rare)))
     return lanes
 
 
