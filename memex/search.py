@@ -1,21 +1,50 @@
-"""Query -> eligible, ranked, explained hits.
+"""Query -> eligible, ranked, explained hits, from the FTS5 index.
 
 The interface here (SearchRequest, Hit, SearchResult, search) is what every caller
-uses (CLI, MCP, context). This first version scans the files; the FTS5 index
-replaces its internals behind the same interface.
+uses (CLI, MCP, context). search() refreshes the index (memex.index), reduces the
+query to plain terms (memex.index.tokens), and runs BM25 lanes: memories that
+hold every term first, then every term but one, then any term, filling up to the limit.
+Terms found in most memories are left out of the any-term lane (they cost the most
+and rank the least); a term the index has never seen is tried as a prefix.
+Eligibility is reads.eligible on the chain-completed memory, the same rule `list`
+uses; SQL only narrows the candidates first.
 """
 
 from __future__ import annotations
 
-import re
+import contextlib
+import dataclasses
+import fnmatch
+import json
+import math
+import sqlite3
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from memex import clock, lifecycle, model, reads, store
+from memex import clock, homes, model, reads, store
 from memex.errors import UsageError
 from memex.homes import Workspace
+from memex.index import build, schema, tokens
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+LANE = "bm25"
+# A term in more than this share of memories is dropped from the any-term lane ...
+UBIQUITOUS_SHARE = 0.2
+# ... once the index holds at least this many memories (below it, nothing is costly).
+UBIQUITY_MIN_MEMORIES = 2000
+# The all-but-one lane is tried for questions of up to this many terms.
+QUORUM_MAX_TERMS = 8
+# Candidates fetched per lane before boosts re-rank them.
+MIN_CANDIDATES = 30
+
+REVIEW_BOOST = {"published": 1.25, "approved": 1.25, "proposed": 1.1}
+IMPORTANCE_BOOST = {"high": 1.2, "normal": 1.0, "low": 0.85}
+NOT_ACTIVE_FACTOR = 0.5
+PATH_BOOST = 1.15
+RECENCY_MAX = 0.1  # up to +10% for a memory updated today, halving every 30 days
+RECENCY_HALF_LIFE_DAYS = 30.0
+ACCESS_MAX = 0.05  # up to +5% for memories read often
 
 
 @dataclass
@@ -29,6 +58,7 @@ class SearchRequest:
     as_of: str | None = None
     include_all: bool = False
     explain: bool = False
+    record_access: bool = True  # bump access counts in the index (never a file)
 
 
 @dataclass
@@ -47,7 +77,7 @@ class Hit:
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "id": self.id, "score": round(self.score, 4), "lane": self.lane,
+            "id": self.id, "score": rounded(self.score), "lane": self.lane,
             "scope": self.scope, "status": self.status, "review_state": self.review_state,
             "title": self.title, "summary": self.summary, "path": self.path,
             "type": self.memory.type, "tags": list(self.memory.tags),
@@ -64,42 +94,370 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     quarantined: list[store.Quarantined] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)  # what the query was reduced to
+    stale: bool = False  # another process held the index: results may lag the files
+
+
+def rounded(value: float) -> float:
+    """Four significant digits (BM25 scores of a tiny index are very small)."""
+    return float(f"{value:.4g}")
 
 
 def terms(text: str) -> list[str]:
-    return [t.lower() for t in _TOKEN.findall(text)]
+    """The search terms of a query (see tokens.query_terms)."""
+    return tokens.query_terms(text)
+
+
+def project_workspace(ws: Workspace, spec: str) -> Workspace:
+    """Another project, asked for by `--repo`: a checkout's path, or its origin URL
+    (then only its outbox drafts on this machine are visible)."""
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return homes.workspace(path, home=ws.home)
+    repo_id = homes.repo_id_for(spec, ws.cwd)
+    other = Workspace(cwd=ws.cwd, home=ws.home, repo=None, repo_id=repo_id,
+                      config=dict(ws.config))
+    if not other.outbox_dir.is_dir():
+        raise UsageError(f"no project {spec!r} here: give a path to its checkout, "
+                         "or the origin URL of a project with drafts on this machine")
+    return other
 
 
 def search(ws: Workspace, req: SearchRequest) -> SearchResult:
     if not req.query.strip():
         raise UsageError("the query is empty")
-    wanted = terms(req.query)
-    view = reads.load_view(ws, req.scopes, include_all=True)
-    result = SearchResult(warnings=view.warnings, quarantined=view.quarantined)
-    at = clock.now_str()
-    for item in view.items:
-        m = item.memory
-        if not req.include_all and not reads.eligible(m, at, req.as_of):
-            continue
-        if req.types and m.type not in req.types:
-            continue
-        if req.tags and not set(req.tags) <= set(m.tags):
-            continue
-        if req.statuses and m.status not in req.statuses:
-            continue
-        words = set(terms(f"{m.title} {' '.join(m.tags)} {m.body}"))
-        matched = [t for t in wanted if t in words]
-        if not matched:
-            continue
-        score = len(matched) / max(len(wanted), 1)
-        if m.status == "deprecated" or lifecycle.is_expired(m, at):
-            score *= 0.5
-        result.hits.append(Hit(
-            id=m.id, score=score, lane="scan", scope=m.scope, status=m.status,
-            review_state=m.review_state, title=m.title, summary=m.summary,
-            path=str(item.path), memory=m,
-            explain={"matched": matched} if req.explain else {},
-        ))
-    result.hits.sort(key=lambda h: (-h.score, h.memory.updated_at), reverse=False)
-    result.hits = result.hits[: req.limit]
+    if req.limit < 1:
+        raise UsageError("--limit must be 1 or more")
+    moment = _moment(req.as_of)
+    # A query of nothing but stop words ("the who") still searches for them.
+    wanted = tokens.query_terms(req.query) or tokens.query_terms(req.query, True)
+    with build.open_index(ws) as index:
+        result = SearchResult(
+            warnings=index.report.warnings + build.read_warnings(index.conn),
+            quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)
+        if not wanted:
+            result.warnings.append("nothing searchable is left in the query "
+                                   "(only stop words, symbols or operators)")
+            return result
+        result.hits = run_query(index.conn, ws, req, wanted, moment)
+        if req.record_access and result.hits:
+            record_access(index.conn, [h.id for h in result.hits])
     return result
+
+
+def _moment(as_of: str | None) -> str | None:
+    if as_of is None:
+        return None
+    try:
+        return clock.normalise_time(as_of)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# ---------------------------------------------------------------- the query
+
+
+@dataclass
+class _Term:
+    word: str
+    df: int
+    prefix: bool = False
+
+
+_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index tokenizer
+
+
+def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word as the index's own tokenizer sees it ('deploying' -> 'deploy'),
+    asked of SQLite through a temporary FTS table and cached for the process."""
+    missing = [w for w in words if w not in _STEMS]
+    if missing:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
+                     f"(t, tokenize = '{schema.TOKENIZER}')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok_v USING fts5vocab "
+                     "(temp, 'query_tok', 'instance')")
+        conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
+                         list(enumerate(missing)))
+        found: dict[int, list[str]] = {}
+        for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
+            found.setdefault(doc, []).append(term)
+        conn.execute("DELETE FROM temp.query_tok")
+        if len(_STEMS) > 10_000:
+            _STEMS.clear()
+        for i, word in enumerate(missing):
+            _STEMS[word] = tuple(found.get(i, ()))
+    return {w: _STEMS[w] for w in words}
+
+
+def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
+    """How many memories hold each term (counted by its stem); a word the index has
+    never seen is tried as a prefix ('config' finds 'configuration')."""
+    by_word = stems(conn, words)
+    out: list[_Term] = []
+    for word in words:
+        counts = [_df(conn, stem) for stem in by_word[word]]
+        df = min(counts) if counts else 0
+        if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
+            row = conn.execute(
+                "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
+                (word, word + "\U0010ffff")).fetchone()
+            if row[0]:
+                out.append(_Term(word, int(row[0]), prefix=True))
+                continue
+        out.append(_Term(word, df))
+    return out
+
+
+def _df(conn: sqlite3.Connection, stem: str) -> int:
+    row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (stem,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+_COLUMNS = (
+    "m.rowid, m.id, m.path, m.home, m.scope, m.type, m.status, m.review_state, "
+    "m.importance, m.created_at, m.updated_at, m.retired_at, m.valid_from, m.valid_until, "
+    "m.expires_at, m.superseded_by, m.eff_status, m.eff_retired_at, m.eff_superseded_by, "
+    "m.paths, coalesce(a.count, 0)"
+)
+
+
+def _filters(req: SearchRequest, at: str, moment: str | None) -> tuple[str, list[object]]:
+    """SQL that narrows candidates; reads.eligible still decides each one."""
+    sql = ["m.shadowed = 0"]
+    args: list[object] = []
+    if req.scopes is not None:
+        sql.append(f"m.scope IN ({', '.join('?' * len(req.scopes))})")
+        args.extend(req.scopes)
+    if req.types:
+        sql.append(f"m.type IN ({', '.join('?' * len(req.types))})")
+        args.extend(req.types)
+    if req.statuses:
+        sql.append(f"coalesce(m.eff_status, m.status) IN ({', '.join('?' * len(req.statuses))})")
+        args.extend(req.statuses)
+    for tag in req.tags:
+        sql.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?)")
+        args.append(tag)
+    if req.include_all:
+        pass
+    elif moment is not None:
+        sql.append("(m.created_at IS NULL OR m.created_at <= ?)")
+        sql.append("(coalesce(m.eff_retired_at, m.retired_at) IS NULL "
+                   "OR coalesce(m.eff_retired_at, m.retired_at) > ?)")
+        sql.append("(m.valid_from IS NULL OR m.valid_from <= ?)")
+        sql.append("(m.valid_until IS NULL OR m.valid_until > ?)")
+        sql.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+        args.extend([moment] * 5)
+    else:
+        sql.append("coalesce(m.eff_status, m.status) IN ('active', 'deprecated')")
+        sql.append("(m.review_state IS NULL OR m.review_state <> 'rejected')")
+        sql.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+        sql.append("(m.valid_until IS NULL OR m.valid_until > ?)")
+        sql.append("(m.valid_from IS NULL OR m.valid_from <= ?)")
+        args.extend([at] * 3)
+    return " AND ".join(sql), args
+
+
+def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[object],
+                limit: int, exclude: set[int]) -> list[tuple[Any, ...]]:
+    weights = ", ".join(str(w) for w in schema.WEIGHTS)
+    sql = (f"SELECT {_COLUMNS}, bm25(fts, {weights}) AS rank FROM fts "
+           "JOIN memories m ON m.rowid = fts.rowid LEFT JOIN access a ON a.id = m.id "
+           f"WHERE fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
+    rows = conn.execute(sql, [match, *args, limit + len(exclude)]).fetchall()
+    return [r for r in rows if r[0] not in exclude]
+
+
+def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
+    """The MATCH expressions tried in order: every term; every term but one (a
+    question rarely has all its words in the answer); any term. The last two leave
+    out the terms most memories hold (they cost the most and rank the least)."""
+    phrases = [tokens.fts_phrase(t.word, t.prefix) for t in stats]
+    lanes = [("all terms", " ".join(phrases))]
+    if len(phrases) < 2:
+        return lanes
+    kept = stats
+    if total >= UBIQUITY_MIN_MEMORIES:
+        kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
+        if not kept:
+            kept = [min(stats, key=lambda t: t.df)]
+    rare = [tokens.fts_phrase(t.word, t.prefix) for t in kept]
+    if 3 <= len(rare) <= QUORUM_MAX_TERMS:
+        groups = [" ".join(p for j, p in enumerate(rare) if j != i) for i in range(len(rare))]
+        lanes.append(("all terms but one", " OR ".join(f"({g})" for g in groups)))
+    lanes.append(("any term", " OR ".join(rare)))
+    return lanes
+
+
+def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+              words: list[str], moment: str | None) -> list[Hit]:
+    """The lanes over an open, refreshed index: each fills what the last left."""
+    at = clock.now_str()
+    stats = [t for t in term_stats(conn, words) if t.df > 0]
+    if not stats:
+        return []
+    where, args = _filters(req, at, moment)
+    fetch = max(req.limit * 3, MIN_CANDIDATES)
+    seen: set[int] = set()
+    hits: list[Hit] = []
+    for lane_name, match in lane_queries(stats, build.memory_count(conn)):
+        rows = _candidates(conn, match, where, args, fetch, seen)
+        seen.update(r[0] for r in rows)
+        ranked = sorted((_hit_parts(row, ws, req, lane_name, at)
+                         for row in _eligible_rows(rows, req, at, moment)),
+                        key=lambda part: -part[0])
+        for score, row, explain in ranked[: req.limit - len(hits)]:
+            hits.append(_make_hit(conn, row, score, explain, req))
+        if len(hits) >= req.limit:
+            break
+    if req.explain:
+        _add_matched_terms(conn, hits, stats)
+    return hits
+
+
+def _eligibility_view(row: tuple[Any, ...]) -> model.Memory:
+    (_rowid, mid, _path, _home, scope, _type, status, review_state, _imp, created_at,
+     _updated, retired_at, valid_from, valid_until, expires_at, superseded_by, eff_status,
+     eff_retired, eff_superseded_by, *_rest) = row
+    return model.Memory(
+        id=mid, scope=scope, status=eff_status or status, review_state=review_state,
+        created_at=created_at or "", retired_at=eff_retired or retired_at,
+        valid_from=valid_from, valid_until=valid_until, expires_at=expires_at,
+        superseded_by=eff_superseded_by or superseded_by,
+    )
+
+
+def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
+                   moment: str | None) -> list[tuple[Any, ...]]:
+    if req.include_all:
+        return rows
+    return [r for r in rows if reads.eligible(_eligibility_view(r), at, moment)]
+
+
+def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,
+               at: str) -> tuple[float, tuple[Any, ...], dict[str, Any]]:
+    relevance = -float(row[-1])
+    view = _eligibility_view(row)
+    boosts: dict[str, float] = {}
+    review = REVIEW_BOOST.get(view.review_state or "")
+    if review:
+        boosts[f"review:{view.review_state}"] = review
+    importance = IMPORTANCE_BOOST.get(row[8], 1.0)
+    if importance != 1.0:
+        boosts[f"importance:{row[8]}"] = importance
+    recency = _recency(row[10], at)
+    if recency > 1.0005:
+        boosts["recency"] = round(recency, 4)
+    if row[19] != "[]" and _paths_match(json.loads(row[19]), ws):
+        boosts["paths match cwd"] = PATH_BOOST
+    accessed = int(row[20])
+    if accessed:
+        boosts["accessed"] = round(1 + ACCESS_MAX * min(math.log2(1 + accessed), 4) / 4, 4)
+    if view.status != "active":
+        boosts[view.status] = NOT_ACTIVE_FACTOR
+    score = relevance
+    for factor in boosts.values():
+        score *= factor
+    explain: dict[str, Any] = {}
+    if req.explain:
+        explain = {"lane": LANE, "match": lane_name, "bm25": rounded(relevance),
+                   "boosts": boosts, "score": rounded(score)}
+    return score, row, explain
+
+
+def _recency(updated_at: str | None, at: str) -> float:
+    if not updated_at:
+        return 1.0
+    try:
+        age = (_parse(at) - _parse(updated_at)).total_seconds() / 86400
+    except ValueError:
+        return 1.0
+    decay: float = 0.5 ** (max(age, 0.0) / RECENCY_HALF_LIFE_DAYS)
+    return 1.0 + RECENCY_MAX * decay
+
+
+def _parse(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _paths_match(globs: list[str], ws: Workspace) -> bool:
+    """A memory's `paths` match when the cwd is inside one of them (not at the top)."""
+    if not globs or ws.repo is None:
+        return False
+    try:
+        rel = ws.cwd.resolve().relative_to(ws.repo.toplevel.resolve())
+    except ValueError:
+        return False
+    if not rel.parts:
+        return False
+    here = rel.as_posix()
+    for glob in globs:
+        glob = glob.strip().strip("/")
+        if fnmatch.fnmatch(here, glob) or fnmatch.fnmatch(here + "/x", glob):
+            return True
+        static: list[str] = []
+        for part in glob.split("/"):
+            if any(ch in part for ch in "*?["):
+                break
+            static.append(part)
+        if static and rel.parts[: len(static)] == tuple(static):
+            return True
+    return False
+
+
+def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
+              explain: dict[str, Any], req: SearchRequest) -> Hit:
+    doc, body = conn.execute("SELECT doc, body FROM memories WHERE rowid = ?",
+                             (row[0],)).fetchone()
+    memory = stored_memory(json.loads(doc), body)
+    memory.status = row[16] or memory.status
+    memory.retired_at = row[17] or memory.retired_at
+    memory.superseded_by = row[18] or memory.superseded_by
+    return Hit(
+        id=memory.id, score=score, lane=LANE, scope=memory.scope, status=memory.status,
+        review_state=memory.review_state, title=memory.title, summary=memory.summary,
+        path=row[2], memory=memory, explain=explain,
+    )
+
+
+_KNOWN = frozenset(f.name for f in dataclasses.fields(model.Memory)) - {"extra", "body"}
+
+
+def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
+    """A Memory from the index's copy of its front matter (validated when indexed)."""
+    known = {k: v for k, v in data.items() if k in _KNOWN}
+    extra = {k: v for k, v in data.items() if k not in _KNOWN}
+    return model.Memory(body=body, extra=extra, **known)
+
+
+def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[Any]) -> None:
+    if not hits:
+        return
+    rowids = {h.path: None for h in hits}
+    by_path = dict(conn.execute(
+        f"SELECT path, rowid FROM memories WHERE path IN ({', '.join('?' * len(rowids))})",
+        list(rowids)).fetchall())
+    marks = ", ".join("?" * len(by_path))
+    for term in stats:
+        found = {r for (r,) in conn.execute(
+            f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
+            [tokens.fts_phrase(term.word, term.prefix), *by_path.values()])}
+        for hit in hits:
+            if by_path.get(hit.path) in found:
+                label = term.word + ("*" if term.prefix else "")
+                hit.explain.setdefault("matched", []).append(label)
+
+
+def record_access(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """Bump access counts in the index; skipped (never waited for) when it is busy."""
+    at = clock.now_str()
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO access (id, count, last_access) VALUES (?, 1, ?) ON CONFLICT (id) "
+            "DO UPDATE SET count = count + 1, last_access = excluded.last_access",
+            [(i, at) for i in ids])
+        conn.execute("COMMIT")
+    with contextlib.suppress(sqlite3.Error):
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")

@@ -23,7 +23,7 @@ HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
                  "org-outbox": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
-_IGNORED = re.compile(r"^(readme|index|changelog)\.md$", re.IGNORECASE)
+_IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
 
 
 @dataclass(frozen=True)
@@ -81,11 +81,6 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
     return out
 
 
-def is_memory_name(name: str) -> bool:
-    """Does a file name in a memory folder name a memory (not README.md, not a temp file)?"""
-    return name.endswith(".md") and not name.startswith((".", "_")) and not _IGNORED.match(name)
-
-
 def in_memory_folder(dir_name: str, rel_path: str) -> bool:
     """Is a repo-relative path (git's spelling) a memory file of the folder `dir_name`?"""
     pure = PurePosixPath(rel_path)
@@ -99,14 +94,22 @@ def memory_files(directory: Path) -> Iterator[Path]:
     except (FileNotFoundError, NotADirectoryError):
         return
     for entry in sorted(entries, key=lambda e: e.name):
-        if not is_memory_name(entry.name):
-            continue
-        if entry.is_file():
+        if is_memory_name(entry.name) and entry.is_file():
             yield Path(entry.path)
 
 
+def is_memory_name(name: str) -> bool:
+    """Whether a file name in a home is a memory file (README.md and dot files are not)."""
+    return (name.endswith(".md") and not name.startswith((".", "_"))
+            and name.lower() not in _IGNORED_NAMES)
+
+
 def read_text(path: Path) -> str:
-    data = path.read_bytes()
+    return decode(path.read_bytes())
+
+
+def decode(data: bytes) -> str:
+    """A memory file's bytes as text; raises FrontMatterError for binary or non-UTF-8."""
     if b"\0" in data:
         raise frontmatter.FrontMatterError("binary content (NUL bytes)")
     try:
@@ -117,7 +120,12 @@ def read_text(path: Path) -> str:
 
 def read(path: Path, home: Home) -> Loaded:
     """Read one memory file; raises InvalidMemory (a FrontMatterError for syntax)."""
-    memory, parsed = frontmatter.load(read_text(path))
+    return from_text(read_text(path), path, home)
+
+
+def from_text(text: str, path: Path, home: Home) -> Loaded:
+    """A memory from its file's text (already read), checked against its name and home."""
+    memory, parsed = frontmatter.load(text)
     if path.stem != memory.id:
         raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
     if memory.scope != home.scope:

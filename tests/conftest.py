@@ -40,6 +40,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
     gitio.git_binary.cache_clear()
     yield home
+    from memex.index import build
+
+    build.forget_connections()  # the index keeps connections open per process
 
 
 @pytest.fixture

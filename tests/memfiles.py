@@ -1,4 +1,4 @@
-"""Build memory files and git histories for merge / verify / hook tests."""
+"""Build memory files (any state a test needs) and git histories for tests."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from memex import frontmatter, model
+from memex import frontmatter, homes, model
 from memex.ulid import new_ulid
 
 T0 = "2026-01-01T00:00:00Z"
+AT = "2026-11-01T06:00:00Z"
 
 
 def memory(**fields: Any) -> model.Memory:
@@ -55,3 +56,27 @@ def edit(path: Path, **changes: Any) -> model.Memory:
         new.revision = mem.revision + 1
     path.write_text(frontmatter.emit(new), encoding="utf-8")
     return new
+
+
+def put(folder: Path, body: str, scope: str = "project", **fields: Any) -> str:
+    """Write a canonical memory file straight into `folder`; returns its id."""
+    fields.setdefault("title", body.splitlines()[0][:80])
+    fields.setdefault("created_at", AT)
+    fields.setdefault("updated_at", fields["created_at"])
+    if scope == "project":
+        fields.setdefault("review_state", "draft")
+        fields.setdefault("repo_id", "git-origin-sha256:test")
+    mem = model.Memory(id=fields.pop("id", None) or new_ulid(), scope=scope, body=body,
+                       **fields)
+    model.validate(mem)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{mem.id}.md").write_text(frontmatter.emit(mem), encoding="utf-8")
+    return mem.id
+
+
+def outbox(cwd: Path | None = None) -> Path:
+    return homes.workspace(cwd).outbox_dir
+
+
+def personal() -> Path:
+    return homes.workspace().personal_dir

@@ -30,4 +30,6 @@ STEPS: dict[str, tuple[str, str]] = {
     "pr-status": ("memex.cli.pr_status", "Map the branch's pull request onto its memories"),
     "mcp": ("memex.cli.mcp", "Serve memory tools to an agent over MCP (stdio)"),
     "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
+    "search": ("memex.cli.search", "Search memories by their words"),
+    "reindex": ("memex.cli.reindex", "Bring the search index up to date, or rebuild it"),
 }

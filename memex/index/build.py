@@ -1,0 +1,591 @@
+"""The SQLite FTS5 cache of the memory files, brought up to date before every read.
+
+A refresh stats every memory file of every visible home, hashes only files whose
+size or mtime changed, asks `plan.plan_changes` what to do, and applies it in one
+transaction. The index lives in `ws.index_dir` (inside the git dir, per worktree;
+under $GIT_MEMEX_HOME outside git). It is never the only copy of anything: a
+missing, corrupt or older-schema index is rebuilt from the files, and while another
+process holds the write lock a read uses the index as it is, with a warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memex import lifecycle, model, store
+from memex.errors import InvalidMemory
+from memex.homes import Workspace
+from memex.index import schema, tokens
+from memex.index.plan import FileState, Plan, needs_hash, plan_changes
+
+Progress = Callable[[int, int], None]
+
+# How long a refresh waits for another writer before reading the index as it is.
+LOCK_WAIT_SECONDS = 0.5
+# A file written this recently may change again within the same mtime tick: it is
+# recorded with size -1 so the next refresh hashes it once more (git's "racy clean").
+RACY_NS = 2_000_000_000
+_CHUNK = 500
+
+
+@dataclass
+class Report:
+    """What a refresh did and what reads must be told."""
+
+    new: int = 0
+    changed: int = 0
+    deleted: int = 0
+    moved: int = 0
+    touched: int = 0
+    memories: int = 0
+    rebuilt: bool = False
+    stale: bool = False
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    quarantined: list[store.Quarantined] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "new": self.new, "changed": self.changed, "deleted": self.deleted,
+            "moved": self.moved, "touched": self.touched, "memories": self.memories,
+            "rebuilt": self.rebuilt, "stale": self.stale, "seconds": round(self.seconds, 3),
+            "quarantined": [{"path": str(q.path), "reason": q.reason} for q in self.quarantined],
+            "warnings": self.warnings,
+        }
+
+
+@dataclass
+class Index:
+    conn: sqlite3.Connection
+    path: Path | None  # None: an in-memory index (the index folder was unusable)
+    report: Report
+
+    def close(self) -> None:
+        """Connections to index files stay open for the process (see _OPEN)."""
+        kept = _OPEN.get(str(self.path)) if self.path is not None else None
+        if kept is None or kept.conn is not self.conn:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def db_path(ws: Workspace) -> Path:
+    return ws.index_dir / schema.DB_NAME
+
+
+def home_order(ws: Workspace) -> dict[str, int]:
+    return {home.kind: i for i, home in enumerate(store.homes(ws))}
+
+
+# ---------------------------------------------------------------- opening
+
+
+@dataclass
+class _Open:
+    """A connection kept for the process (an MCP server searches many times), with
+    the files table as last read, valid while the index's generation is unchanged."""
+
+    conn: sqlite3.Connection
+    file_id: tuple[int, int]
+    generation: str | None = None
+    files: dict[str, FileState] | None = None
+    kinds: dict[str, str] | None = None
+
+
+_OPEN: dict[str, _Open] = {}
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def forget_connections() -> None:
+    """Close every kept connection (tests, and before deleting an index folder)."""
+    for kept in _OPEN.values():
+        with contextlib.suppress(sqlite3.Error):
+            kept.conn.close()
+    _OPEN.clear()
+
+
+def _drop(path: Path) -> None:
+    kept = _OPEN.pop(str(path), None)
+    if kept is not None:
+        with contextlib.suppress(sqlite3.Error):
+            kept.conn.close()
+
+
+def _connect(target: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(target, timeout=LOCK_WAIT_SECONDS, isolation_level=None,
+                           check_same_thread=False)
+    if target != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = OFF")  # a cache: a crash loses nothing
+    return conn
+
+
+def _remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Path | None]:
+    """A connection to an index of the current schema, rebuilding what is not."""
+    path = db_path(ws)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        report.warnings.append(f"cannot create the index folder {path.parent} "
+                               f"({exc.strerror or exc}); using a temporary index")
+        return _fresh_memory(report), None
+    kept = _OPEN.get(str(path))
+    if kept is not None:
+        try:
+            if _file_id(path) == kept.file_id and schema.version(kept.conn) == \
+                    schema.SCHEMA_VERSION:
+                return kept.conn, path
+        except sqlite3.Error:
+            pass
+        _drop(path)
+    for attempt in range(2):
+        try:
+            conn = _connect(str(path))
+            found = schema.version(conn)
+            if found == schema.SCHEMA_VERSION:
+                return _keep(conn, path), path
+            empty = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+            if empty:
+                schema.create(conn)
+                report.rebuilt = True
+                return _keep(conn, path), path
+            conn.close()
+            report.warnings.append(
+                f"the index was made by another version (schema {found}); rebuilt it")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) and attempt == 0:
+                time.sleep(LOCK_WAIT_SECONDS)
+                continue
+            report.warnings.append(f"the index could not be opened ({exc}); rebuilt it")
+        except sqlite3.DatabaseError as exc:
+            report.warnings.append(f"the index was unreadable ({exc}); rebuilt it")
+        with contextlib.suppress(sqlite3.Error, UnboundLocalError):
+            conn.close()
+        try:
+            _remove_db(path)
+        except OSError as exc:
+            report.warnings.append(f"cannot remove {path} ({exc.strerror or exc}); "
+                                   "using a temporary index")
+            return _fresh_memory(report), None
+    return _fresh_memory(report), None
+
+
+def _keep(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    file_id = _file_id(path)
+    if file_id is not None:
+        _OPEN[str(path)] = _Open(conn, file_id)
+    return conn
+
+
+def _fresh_memory(report: Report) -> sqlite3.Connection:
+    conn = _connect(":memory:")
+    schema.create(conn)
+    report.rebuilt = True
+    return conn
+
+
+def open_index(ws: Workspace, full: bool = False, progress: Progress | None = None,
+               refresh: bool = True) -> Index:
+    """This workspace's index, brought up to date (unless refresh=False)."""
+    started = time.perf_counter()
+    report = Report()
+    conn, path = _open_usable(ws, report)
+    index = Index(conn, path, report)
+    if refresh:
+        try:
+            _refresh(index, ws, full, progress)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                _mark_stale(index)
+            else:
+                # Corrupt beyond what opening noticed: start again from the files.
+                index.close()
+                if path is not None:
+                    _drop(path)
+                    with contextlib.suppress(OSError):
+                        _remove_db(path)
+                report.warnings.append(f"the index was damaged ({exc}); rebuilt it")
+                conn, path = _open_usable(ws, report)
+                index.conn, index.path = conn, path
+                _refresh(index, ws, True, progress)
+    report.quarantined = quarantined(index.conn)
+    report.memories = memory_count(index.conn)
+    report.seconds = time.perf_counter() - started
+    return index
+
+
+def refresh(ws: Workspace, full: bool = False, progress: Progress | None = None) -> Report:
+    """Bring the index up to date and close it; `full` rebuilds it from scratch."""
+    with open_index(ws, full=full, progress=progress) as index:
+        return index.report
+
+
+def _mark_stale(index: Index) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        index.conn.execute("ROLLBACK")
+    index.report.stale = True
+    index.report.warnings.append(
+        "the index is being updated by another git-memex process; "
+        "results may miss the latest changes")
+
+
+# ---------------------------------------------------------------- scanning
+
+
+def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
+    """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
+    path's home kind. Only a stat per file: nothing is read."""
+    states: dict[str, FileState] = {}
+    kinds: dict[str, str] = {}
+    for home in store.homes(ws):
+        try:
+            entries = os.scandir(home.path)
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue
+        with entries:
+            for entry in entries:
+                if not store.is_memory_name(entry.name) or entry.path in states:
+                    continue
+                try:
+                    if not entry.is_file():
+                        continue
+                    st = entry.stat()
+                except OSError:
+                    continue
+                states[entry.path] = FileState(st.st_size, st.st_mtime_ns)
+                kinds[entry.path] = home.kind
+    return states, kinds
+
+
+def generation(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return str(row[0]) if row else None
+
+
+def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
+    """The files table, from the process's copy while no refresh has written since."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is not None and kept.conn is index.conn:
+        current = generation(index.conn)
+        if kept.files is None or kept.kinds is None or kept.generation != current:
+            kept.files, kept.kinds = indexed_files(index.conn)
+            kept.generation = current
+        return kept.files, kept.kinds
+    return indexed_files(index.conn)
+
+
+def indexed_files(conn: sqlite3.Connection) -> tuple[dict[str, FileState], dict[str, str]]:
+    states: dict[str, FileState] = {}
+    kinds: dict[str, str] = {}
+    for path, home, size, mtime_ns, digest in conn.execute(
+            "SELECT path, home, size, mtime_ns, hash FROM files"):
+        states[path] = FileState(size, mtime_ns, digest)
+        kinds[path] = home
+    return states, kinds
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
+    rows = conn.execute(
+        "SELECT path, problem FROM files WHERE problem IS NOT NULL ORDER BY path")
+    return [store.Quarantined(Path(path), problem) for path, problem in rows]
+
+
+# ---------------------------------------------------------------- refreshing
+
+
+def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None) -> None:
+    conn, report = index.conn, index.report
+    disk, kinds = scan_disk(ws)
+    old, old_kinds = ({}, {}) if full else _indexed(index)
+    contents: dict[str, bytes] = {}
+    hashed: dict[str, FileState] = dict(disk)
+    for path in needs_hash(old, disk):
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            hashed.pop(path, None)  # vanished or unreadable between stat and read
+            continue
+        contents[path] = data
+        hashed[path] = FileState(disk[path].size, disk[path].mtime_ns, content_hash(data))
+    plan = plan_changes(old, hashed)
+    # A move between homes changes what the file means (its scope check): re-read it.
+    for src, dst in list(plan.moved):
+        if old_kinds.get(src) != kinds.get(dst):
+            plan.moved.remove((src, dst))
+            plan.deleted.append(src)
+            plan.new.append(dst)
+    if plan.empty and not full:
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            _mark_stale(index)
+            return
+        raise
+    try:
+        if full:
+            _clear(conn)
+        written = _apply(conn, ws, plan, hashed, kinds, contents, progress)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
+                     (f"{os.getpid()}-{time.time_ns()}",))
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+    _remember(index, full, plan, written)
+    report.new += len(plan.new)
+    report.changed += len(plan.changed)
+    report.deleted += len(plan.deleted)
+    report.moved += len(plan.moved)
+    report.touched += len(plan.touched)
+
+
+def _remember(index: Index, full: bool, plan: Plan,
+              written: dict[str, tuple[FileState, str]]) -> None:
+    """Update the process's copy of the files table with what this refresh wrote."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is None or kept.files is None or kept.kinds is None:
+        return
+    if full:
+        kept.files, kept.kinds = {}, {}
+    for path in plan.deleted + plan.changed:
+        kept.files.pop(path, None)
+        kept.kinds.pop(path, None)
+    for src, _dst in plan.moved:
+        kept.files.pop(src, None)
+        kept.kinds.pop(src, None)
+    for path, (state, kind) in written.items():
+        kept.files[path] = state
+        kept.kinds[path] = kind
+    kept.generation = generation(index.conn)
+
+
+def _clear(conn: sqlite3.Connection) -> None:
+    """Empty everything but the usage hints (which are keyed by memory id)."""
+    conn.execute("DELETE FROM files")
+    conn.execute("DELETE FROM memories")
+    conn.execute("DELETE FROM chain_warnings")
+    conn.execute("DELETE FROM fts")
+
+
+def _recorded(state: FileState, now_ns: int) -> tuple[int, int]:
+    size = -1 if state.mtime_ns > now_ns - RACY_NS else state.size
+    return size, state.mtime_ns
+
+
+def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
+    """Remove files (and their memories) from the index; returns the ids removed."""
+    ids: set[str] = set()
+    for path in paths:
+        row = conn.execute("SELECT rowid, id FROM memories WHERE path = ?", (path,)).fetchone()
+        if row is not None:
+            conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+            conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
+            ids.add(row[1])
+        conn.execute("DELETE FROM files WHERE path = ?", (path,))
+    return ids
+
+
+def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
+    m = loaded.memory
+    doc = json.dumps(m.front_matter(), ensure_ascii=False, default=str)
+    return (
+        str(loaded.path), m.id, loaded.home.kind, order, m.scope, m.type, m.status,
+        m.review_state, m.importance, m.created_at or None, m.updated_at or None,
+        m.retired_at or None, m.valid_from or None, m.valid_until or None,
+        m.expires_at or None, m.supersedes, m.superseded_by,
+        json.dumps(m.tags, ensure_ascii=False), json.dumps(m.paths, ensure_ascii=False),
+        doc, m.body,
+    )
+
+
+def fts_row(m: model.Memory) -> tuple[str, str, str]:
+    """(title, tags, body) as indexed. The body column always holds the title's words
+    once (a default title is the body's first line; an explicit one is prepended), so
+    the title column's weight is pure emphasis and a derived title is not counted
+    three times over."""
+    title = m.title.strip()
+    body = m.body
+    if title and not body.lstrip().startswith(title.rstrip("\u2026").rstrip()):
+        body = f"{title}\n{body}"
+    return (tokens.segment(title), tokens.segment(" ".join(m.tags)), tokens.segment(body))
+
+
+def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
+           disk: dict[str, FileState], kinds: dict[str, str],
+           contents: dict[str, bytes], progress: Progress | None
+           ) -> dict[str, tuple[FileState, str]]:
+    """Apply the plan; returns the files rows written {path: (state, home kind)}."""
+    now_ns = time.time_ns()
+    written: dict[str, tuple[FileState, str]] = {}
+    touched_ids = _delete_paths(conn, plan.deleted + plan.changed)
+    for src, dst in plan.moved:
+        size, mtime = _recorded(disk[dst], now_ns)
+        written[dst] = (FileState(size, mtime, disk[dst].hash), kinds[dst])
+        conn.execute("UPDATE files SET path = ?, size = ?, mtime_ns = ? WHERE path = ?",
+                     (dst, size, mtime, src))
+        row = conn.execute("SELECT id FROM memories WHERE path = ?", (src,)).fetchone()
+        conn.execute("UPDATE memories SET path = ? WHERE path = ?", (dst, src))
+        if row is not None:
+            touched_ids.add(row[0])
+    for path in plan.touched:
+        size, mtime = _recorded(disk[path], now_ns)
+        conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
+                     (size, mtime, path))
+        written[path] = (FileState(size, mtime, disk[path].hash), kinds[path])
+    order = home_order(ws)
+    homes = {h.kind: h for h in store.homes(ws)}
+    next_rowid = (conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+                  + 1)
+    todo = plan.to_read
+    files_rows: list[tuple[object, ...]] = []
+    mem_rows: list[tuple[object, ...]] = []
+    text_rows: list[tuple[object, ...]] = []
+    for done, path in enumerate(todo, 1):
+        kind = kinds[path]
+        state = disk[path]
+        size, mtime = _recorded(state, now_ns)
+        data = contents.get(path)
+        problem: str | None = None
+        try:
+            if data is None:
+                data = Path(path).read_bytes()
+            loaded = store.from_text(store.decode(data), Path(path), homes[kind])
+        except (InvalidMemory, OSError) as exc:
+            problem = str(exc) or type(exc).__name__
+        files_rows.append((path, kind, size, mtime, state.hash or "", problem))
+        written[path] = (FileState(size, mtime, state.hash or ""), kind)
+        if problem is None:
+            mem_rows.append((next_rowid, *memory_row(loaded, order[kind])))
+            text_rows.append((next_rowid, *fts_row(loaded.memory)))
+            touched_ids.add(loaded.memory.id)
+            next_rowid += 1
+        if len(files_rows) >= _CHUNK or done == len(todo):
+            _flush(conn, files_rows, mem_rows, text_rows)
+            if progress is not None:
+                progress(done, len(todo))
+    derive(conn, touched_ids)
+    return written
+
+
+def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
+           mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]]) -> None:
+    conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, hash, problem)"
+                     " VALUES (?, ?, ?, ?, ?, ?)", files_rows)
+    conn.executemany(
+        "INSERT INTO memories (rowid, path, id, home, home_order, scope, type, status, "
+        "review_state, importance, created_at, updated_at, retired_at, valid_from, "
+        "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, body) "
+        "VALUES (" + ", ".join("?" * 22) + ")", mem_rows)
+    conn.executemany("INSERT INTO fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)",
+                     text_rows)
+    files_rows.clear()
+    mem_rows.clear()
+    text_rows.clear()
+
+
+# ---------------------------------------------------------------- derived state
+
+
+_CHAIN_COLUMNS = ("id, home, scope, status, review_state, created_at, retired_at, "
+                  "supersedes, superseded_by")
+
+
+def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
+    """Recompute what reads derive across files: duplicate ids and completed chains
+    (lifecycle.complete_chains, exactly as reads.load_view applies it)."""
+    ids = sorted(touched_ids)
+    for i in range(0, len(ids), _CHUNK):
+        chunk = ids[i : i + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        conn.execute(
+            "UPDATE memories SET shadowed = EXISTS (SELECT 1 FROM memories o "
+            "WHERE o.id = memories.id AND (o.home_order < memories.home_order OR "
+            "(o.home_order = memories.home_order AND o.path < memories.path))) "
+            f"WHERE id IN ({marks})", chunk)
+    conn.execute("UPDATE memories SET eff_status = NULL, eff_retired_at = NULL, "
+                 "eff_superseded_by = NULL WHERE eff_status IS NOT NULL "
+                 "OR eff_retired_at IS NOT NULL OR eff_superseded_by IS NOT NULL")
+    rows = conn.execute(
+        f"SELECT {_CHAIN_COLUMNS} FROM memories WHERE shadowed = 0 AND ("
+        "supersedes IS NOT NULL OR superseded_by IS NOT NULL "
+        "OR id IN (SELECT supersedes FROM memories WHERE supersedes IS NOT NULL) "
+        "OR id IN (SELECT superseded_by FROM memories WHERE superseded_by IS NOT NULL))"
+    ).fetchall()
+    skeletons = [skeleton(row) for row in rows]
+    pending = frozenset(row[0] for row in rows if row[1] == "outbox")
+    completed, warnings = lifecycle.complete_chains(skeletons, pending)
+    for before in skeletons:
+        after = completed[before.id]
+        if (after.status, after.retired_at, after.superseded_by) != (
+                before.status, before.retired_at, before.superseded_by):
+            conn.execute(
+                "UPDATE memories SET eff_status = ?, eff_retired_at = ?, "
+                "eff_superseded_by = ? WHERE id = ? AND shadowed = 0",
+                (after.status, after.retired_at, after.superseded_by, after.id))
+    conn.execute("DELETE FROM chain_warnings")
+    conn.executemany("INSERT INTO chain_warnings (id, message) VALUES (?, ?)",
+                     [(w.id, w.message) for w in warnings])
+    conn.execute(
+        "INSERT INTO chain_warnings (id, message) SELECT s.id, s.id || ' exists in more "
+        "than one place; showing ' || (SELECT w.path FROM memories w WHERE w.id = s.id "
+        "AND w.shadowed = 0) FROM memories s WHERE s.shadowed = 1")
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) "
+                 "SELECT 'memories', count(*) FROM memories")
+
+
+def memory_count(conn: sqlite3.Connection) -> int:
+    """How many memories the index holds (kept in meta by each refresh)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'memories'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def skeleton(row: tuple[object, ...]) -> model.Memory:
+    """The fields eligibility and chains look at, without parsing the file again."""
+    (mid, _home, scope, status, review_state, created_at, retired_at, supersedes,
+     superseded_by) = row
+    return model.Memory(
+        id=str(mid), scope=str(scope), status=str(status),
+        review_state=review_state if isinstance(review_state, str) else None,
+        created_at=created_at if isinstance(created_at, str) else "",
+        retired_at=retired_at if isinstance(retired_at, str) else None,
+        supersedes=supersedes if isinstance(supersedes, str) else None,
+        superseded_by=superseded_by if isinstance(superseded_by, str) else None,
+    )
+
+
+def read_warnings(conn: sqlite3.Connection) -> list[str]:
+    return [message for (message,) in conn.execute(
+        "SELECT message FROM chain_warnings ORDER BY rowid")]
