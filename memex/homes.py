@@ -144,8 +144,18 @@ class Workspace:
         return f"local:{name}"
 
 
-def workspace(cwd: Path | None = None, home: Path | None = None) -> Workspace:
+def workspace(cwd: Path | None = None, home: Path | None = None,
+              allow_missing_git: bool = False) -> Workspace:
+    """The workspace of a command run in `cwd`. Inside a repository without a git binary
+    this raises GitMissing, unless the caller (doctor) reports that itself."""
     start = (cwd or Path.cwd()).resolve()
+    if gitio.git_binary() is None and not allow_missing_git:
+        marker = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
+        if marker is not None:
+            # Never silently treat a repo as "no repo": scopes and homes would change.
+            raise gitio.GitMissing(
+                f"git is not installed or not on PATH, and {marker} is a git repository; "
+                "git-memex needs git there (install git or fix PATH)")
     repo = gitio.discover(start)
     config = gitio.config_map(start)
     team: dict[str, str] = {}

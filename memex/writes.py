@@ -86,8 +86,9 @@ def similar(a: str, b: str) -> bool:
 
 
 def default_title(body: str, limit: int = 80) -> str:
-    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
-    first = first.lstrip("#").strip()
+    """The first line with words in it (not a `---` rule or a lone fence), unmarked."""
+    first = next((line.strip() for line in body.splitlines() if _WORD.search(line)), "")
+    first = first.lstrip("#>*- ").strip()
     if len(first) <= limit:
         return first
     cut = first[:limit].rsplit(" ", 1)[0] or first[:limit]
@@ -118,7 +119,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
             model.check_enum(name, getattr(req, name))
     except InvalidMemory as exc:
         raise UsageError(str(exc)) from None
-    body = req.text.replace("\r\n", "\n").strip()
+    body = req.text.replace("\r\n", "\n").lstrip("\ufeff").strip()
     if not body:
         raise UsageError("nothing to capture: the text is empty")
     limit = max_bytes(ws)
@@ -133,7 +134,10 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     title, body, redaction = _redact_fields((req.title or "").strip(), body)
     if not title:
         title = default_title(body)
-    tags = model.normalise_tags(req.tags)
+    try:
+        tags = model.normalise_tags(req.tags)
+    except InvalidMemory as exc:
+        raise UsageError(str(exc)) from None
     notices: list[str] = []
     if scope == "project" and not ws.in_git:
         notices.append("not in a git repository: project memories stay local on this machine "
@@ -256,23 +260,31 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     check_editable(loaded, via)
     old = loaded.memory
     new = old.copy()
-    redaction = None
-    if req.body is not None or req.title is not None:
-        title = req.title if req.title is not None else old.title
-        body = (req.body if req.body is not None else old.body).replace("\r\n", "\n").strip()
-        if not body:
-            raise UsageError("a memory body cannot be empty (use `git memex forget`)")
-        size = len(body.encode("utf-8"))
-        if size > max_bytes(ws):
-            raise MemexError(f"memory body is {size} bytes, over the limit (memex.maxBytes)")
-        new.title, new.body, redaction = _redact_fields(title.strip(), body)
+    title = req.title if req.title is not None else old.title
+    if req.body is not None and req.title is None and old.title == default_title(old.body):
+        title = ""  # the title was derived from the old body: derive it from the new one
+    body = (req.body if req.body is not None else old.body).replace("\r\n", "\n").strip()
+    body = body.lstrip("\ufeff")
+    if not body:
+        raise UsageError("a memory body cannot be empty (use `git memex forget`)")
+    size = len(body.encode("utf-8"))
+    if size > max_bytes(ws):
+        raise MemexError(f"memory body is {size} bytes, over the limit (memex.maxBytes)")
+    # Every write redacts the whole text, also what an earlier hand edit or a merge put there.
+    new.title, new.body, redaction = _redact_fields(title.strip(), body)
+    if not new.title:
+        new.title = default_title(new.body)
     for name in ("importance", "confidence", "type"):
         value = getattr(req, name)
         if value is not None:
             setattr(new, name, model.check_enum(name, value))
     if req.add_tags or req.remove_tags:
         remove = set(req.remove_tags)
-        new.tags = [t for t in model.normalise_tags(new.tags + req.add_tags) if t not in remove]
+        try:
+            tags = model.normalise_tags(new.tags + req.add_tags)
+        except InvalidMemory as exc:
+            raise UsageError(str(exc)) from None
+        new.tags = [t for t in tags if t not in remove]
     if req.paths is not None:
         new.paths = list(dict.fromkeys(p for p in req.paths if p))
     if new == old:

@@ -29,10 +29,21 @@ def json_option(func: F) -> F:
                         help="Print machine-readable JSON on stdout.")(func)
 
 
-def workspace(repo: str | None = None) -> Any:
+def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
     from memex.homes import workspace as make
 
-    return make(Path(repo) if repo else None)
+    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git)
+
+
+def read_workspace(repo: str | None = None) -> Any:
+    """The workspace of a command that reads, with the stale-pull warning DESIGN.md asks."""
+    from memex import pull
+
+    ws = workspace(repo)
+    stale = pull.stale_warning(ws)
+    if stale:
+        warn(stale)
+    return ws
 
 
 def emit_json(data: object) -> None:

@@ -92,6 +92,8 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
         return
     if not result.created and verb == "saved":
         click.echo(f"exists {_render.one_line(result.memory)}")
+    elif verb == "updated" and "nothing changed" in result.notices:
+        click.echo(f"unchanged {_render.one_line(result.memory)}")
     else:
         click.echo(f"{verb} {_render.one_line(result.memory)}")
     click.echo(f"  {result.path}")
@@ -99,8 +101,8 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
 
 @click.command("capture")
 @click.argument("text", required=False)
-@click.option("--scope", type=click.Choice(["personal", "project", "org", "team", "public"]),
-              help="personal (this machine only) or project (default inside a repo).")
+@click.option("--scope", metavar="[personal|project|org]",
+              help="personal (this machine only), project (default inside a repo) or org.")
 @capture_options
 @click.option("--dry-run", is_flag=True, help="Show what would be saved; write nothing.")
 @click.option("--from-message", "message", metavar="TEXT",

@@ -22,7 +22,7 @@ def cli(as_json: bool) -> None:
     """
     from memex import doctor
 
-    checks = doctor.run(_common.workspace())
+    checks = doctor.run(_common.workspace(allow_missing_git=True))
     if as_json:
         _common.emit_json({"ok": not doctor.failed(checks),
                            "checks": [c.as_json() for c in checks]})

@@ -65,7 +65,7 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
             moment = clock.format_time(clock.parse_time(as_of))
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--as-of") from None
-    ws = _common.workspace()
+    ws = _common.read_workspace()
     if repo:
         ws = engine.project_workspace(ws, repo)
     req = engine.SearchRequest(

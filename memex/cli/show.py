@@ -19,7 +19,7 @@ def cli(memory_id: str, as_json: bool) -> None:
     """
     from memex import reads, usage
 
-    ws = _common.workspace()
+    ws = _common.read_workspace()
     item, warnings = reads.show(ws, memory_id)
     usage.record(ws.home, ws.repo_id, "read", [item.id])
     for warning in warnings:
