@@ -23,6 +23,7 @@ HOME_KINDS = ("personal", "outbox", "repo", "org")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED = re.compile(r"^(readme|index|changelog)\.md$", re.IGNORECASE)
+LEGACY_REASON = "v1 file: run git memex migrate"
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,10 @@ def read_text(path: Path) -> str:
 
 def read(path: Path, home: Home) -> Loaded:
     """Read one memory file; raises InvalidMemory (a FrontMatterError for syntax)."""
-    memory, parsed = frontmatter.load(read_text(path))
+    parsed = frontmatter.parse(read_text(path))
+    if model.legacy_version(parsed.data) is not None:
+        raise InvalidMemory(LEGACY_REASON)
+    memory = model.from_front_matter(parsed.data, parsed.body)
     if path.stem != memory.id:
         raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
     if memory.scope != home.scope:
