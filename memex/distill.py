@@ -96,7 +96,7 @@ def plan(ws: Workspace) -> Distilled:
         raise MemexError("distill needs a git repository: AGENTS.md lives at its top level")
     path = ws.repo.toplevel / "AGENTS.md"
     at = clock.now_str()
-    view = reads.load_view(ws, ["project", "org"])
+    view = reads.load_view(ws)
     chosen: list[store.Loaded] = []
     skipped: list[tuple[str, str]] = []
     candidates = [i for i in view.items if i.memory.role == "instruction"]

@@ -210,22 +210,19 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
     def offer(candidate: Candidate) -> None:
         found.setdefault(candidate.id, candidate)
 
+    # The most telling reason wins: a date that passed, then trivial content, then a
+    # duplicate, then disuse.
     for item in live:
         m = item.memory
-        ret = marks[m.id]
         if lifecycle.is_expired(m, at):
             offer(Candidate(item, "obsolete", f"expired at {m.expires_at}"))
         elif m.valid_until and m.valid_until <= at:
             offer(Candidate(item, "obsolete", f"no longer true since {m.valid_until} "
                                               "(valid_until)"))
-        elif ret.value < 0.1 and ret.days_unused >= UNUSED_DAYS:
-            offer(Candidate(item, "obsolete", f"not used for {int(ret.days_unused)} days "
-                                              f"(retention {ret.value:.2f})"))
-        elif m.supersedes and ret.value < 0.3 and ret.days_unused >= STALE_HEAD_DAYS:
-            offer(Candidate(item, "obsolete",
-                            f"stale head of a revised chain (supersedes {m.supersedes[:10]}): "
-                            f"not used for {int(ret.days_unused)} days "
-                            f"(retention {ret.value:.2f})"))
+    for item in live:
+        reason = trivial_reason(item.memory)
+        if reason:
+            offer(Candidate(item, "trivial", reason))
     by_scope: dict[str, list[store.Loaded]] = {}
     for item in live:
         by_scope.setdefault(item.memory.scope, []).append(item)
@@ -240,9 +237,16 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
             if drop.id not in found and keep.id not in found:
                 offer(Candidate(drop, "redundant", f"{what} {keep.id[:10]}", keep=keep.id))
     for item in live:
-        reason = trivial_reason(item.memory)
-        if reason:
-            offer(Candidate(item, "trivial", reason))
+        m = item.memory
+        ret = marks[m.id]
+        if ret.value < 0.1 and ret.days_unused >= UNUSED_DAYS:
+            offer(Candidate(item, "obsolete", f"not used for {int(ret.days_unused)} days "
+                                              f"(retention {ret.value:.2f})"))
+        elif m.supersedes and ret.value < 0.3 and ret.days_unused >= STALE_HEAD_DAYS:
+            offer(Candidate(item, "obsolete",
+                            f"stale head of a revised chain (supersedes {m.supersedes[:10]}): "
+                            f"not used for {int(ret.days_unused)} days "
+                            f"(retention {ret.value:.2f})"))
     order = {"redundant": 0, "obsolete": 1, "trivial": 2}
     return sorted(found.values(), key=lambda c: (order[c.group], c.id))
 
