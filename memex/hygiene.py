@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from memex import clock, conflicts, lifecycle, model, store, usage, writes
+from memex import clock, conflicts, lifecycle, model, snapshot, store, usage, writes
 from memex.errors import MemexError
 from memex.homes import Workspace
 
@@ -199,11 +199,33 @@ def trivial_reason(memory: model.Memory) -> str | None:
     return None
 
 
-def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datetime
+def offerable(items: Sequence[store.Loaded]) -> list[store.Loaded]:
+    """What clean may offer: live memories that no person pinned."""
+    return [i for i in items if i.memory.is_live and not i.memory.pinned]
+
+
+def duplicate_pairs(live: Sequence[store.Loaded]) -> list[tuple[str, str, float]]:
+    """(id, id, jaccard) of near-duplicates within each scope."""
+    by_scope: dict[str, list[store.Loaded]] = {}
+    for item in live:
+        by_scope.setdefault(item.memory.scope, []).append(item)
+    out: list[tuple[str, str, float]] = []
+    for group in by_scope.values():
+        texts = [f"{i.memory.title}\n{i.memory.body}" for i in group]
+        for x, y, score in near_duplicates(texts):
+            out.append((group[x].id, group[y].id, score))
+    return out
+
+
+def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datetime,
+                   duplicates: Sequence[tuple[str, str, float]] | None = None
                    ) -> list[Candidate]:
-    """ROT among live memories; pinned ones are a person's keep and never offered."""
+    """ROT among live memories; pinned ones are a person's keep and never offered.
+
+    `duplicates` are precomputed `duplicate_pairs` (a cache may hold them).
+    """
     at = clock.format_time(now)
-    live = [i for i in items if i.memory.is_live and not i.memory.pinned]
+    live = offerable(items)
     marks = retentions((i.memory for i in live), stats, now)
     found: dict[str, Candidate] = {}
 
@@ -223,13 +245,10 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
         reason = trivial_reason(item.memory)
         if reason:
             offer(Candidate(item, "trivial", reason))
-    by_scope: dict[str, list[store.Loaded]] = {}
-    for item in live:
-        by_scope.setdefault(item.memory.scope, []).append(item)
-    for group in by_scope.values():
-        texts = [f"{i.memory.title}\n{i.memory.body}" for i in group]
-        for x, y, score in near_duplicates(texts):
-            a, b = group[x], group[y]
+    by_id = {i.id: i for i in live}
+    for id_a, id_b, score in duplicates if duplicates is not None else duplicate_pairs(live):
+        a, b = by_id.get(id_a), by_id.get(id_b)
+        if a is not None and b is not None:
             keep, drop = sorted((a, b), key=lambda i: _keeper_rank(i, stats), reverse=True)
             same = writes.normalised_content(a.memory.body) == writes.normalised_content(
                 b.memory.body)
@@ -358,7 +377,8 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     """The store's health: counts, the score with its parts, and what to do next."""
     now = clock.now()
     at = clock.format_time(now)
-    items, bad = store.scan_all(ws)
+    snap = snapshot.load(ws)
+    items, bad = snap.items, snap.quarantined
     if stats is None:
         stats = access_stats(ws)
     memories = [i.memory for i in items]
@@ -371,8 +391,24 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
                 and i.memory.review_state != "rejected"]
     marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
-    rot = rot_candidates(items, stats, now)
-    open_conflicts = [c for c in conflicts.find(eligible) if not c.acknowledged]
+    duplicates = snap.cached("duplicates")
+    if duplicates is None:
+        duplicates = duplicate_pairs(offerable(items))
+        snap.remember("duplicates", duplicates)
+    rot = rot_candidates(items, stats, now, [(a, b, float(x)) for a, b, x in duplicates])
+    cached = snap.cached("conflicts")
+    if cached is None:
+        found = conflicts.find(i.memory for i in live)
+        snap.remember("conflicts", [c.as_json() for c in found])
+    else:
+        found = [conflicts.Conflict(str(c["a"]), str(c["b"]),
+                                    [conflicts.Reason(r["rule"], r["detail"])
+                                     for r in c["reasons"]], bool(c["acknowledged"]))
+                 for c in cached]
+    snap.save()
+    current = {m.id for m in eligible}
+    open_conflicts = [c for c in found if not c.acknowledged and c.a in current
+                      and c.b in current]
     in_conflict = {x for c in open_conflicts for x in (c.a, c.b)}
     base = len(live) or 1
     parts = {

@@ -117,3 +117,20 @@ def test_health_reports_v1_files(repo: Path, memex_home: Path) -> None:
     assert report["v1_files"] == 1
     assert any("git memex migrate" in s for s in report["next_steps"])
     assert json.dumps(report)
+
+
+def test_health_cache_follows_the_files(repo: Path) -> None:
+    a = invoke_json("capture", "--tag", "flags", "Enable the search flag")
+    first = invoke_json("health")
+    cache = repo / ".git" / "memex" / "hygiene-cache.json"
+    assert cache.is_file() and first["open_conflicts"] == 0
+    invoke_json("capture", "--tag", "flags", "Disable the search flag")
+    assert invoke_json("health")["open_conflicts"] == 1  # a new file: pairs redone
+    invoke_json("status", a["id"], "archived")
+    second = invoke_json("health")
+    assert second["by_status"] == {"active": 1, "archived": 1}
+    assert second["open_conflicts"] == 0
+    cache.write_text("{broken")
+    assert invoke_json("health")["by_status"] == {"active": 1, "archived": 1}
+    Path(a["path"]).write_text("---\nid: [broken\n---\n")
+    assert invoke_json("health")["quarantined"] == 1
