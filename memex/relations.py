@@ -115,3 +115,22 @@ def set_pinned(ws: Workspace, id_or_prefix: str, pinned: bool) -> writes.WriteRe
     new = loaded.memory.copy(pinned=pinned)
     notices = _touch(ws, loaded, new)
     return writes.WriteResult(new, loaded.path, created=False, notices=notices)
+
+
+def problems(items: list[store.Loaded]) -> list[tuple[str, str]]:
+    """(id, message) for links `verify` should report: to an unknown memory, to
+    itself, or from a shared memory to a personal one. Pure over what was scanned."""
+    by_id = {i.id: i for i in items}
+    out: list[tuple[str, str]] = []
+    for item in items:
+        for relation in RELATIONS:
+            for other in getattr(item.memory, relation):
+                target = by_id.get(other)
+                if other == item.id:
+                    out.append((item.id, f"{item.id} {relation} itself"))
+                elif target is None:
+                    out.append((item.id, f"{item.id} {relation} {other}, which is not here"))
+                elif item.home.in_git and target.memory.scope == "personal":
+                    out.append((item.id, f"{item.id} is shared but {relation} the personal "
+                                         f"memory {other}"))
+    return out

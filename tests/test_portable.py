@@ -203,3 +203,12 @@ def test_open_memex_folder(repo: Path, tmp_path: Path) -> None:
     assert memory.review_state == "approved" and memory.tags == ["auth", "oauth"]
     assert memory.extra["imported_repo_id"] == "git-origin-sha256:9f2c"
     assert memory.body == "We use OAuth device flow for the CLI."
+
+
+def test_import_dry_run_writes_nothing(repo: Path, memex_home: Path, tmp_path: Path) -> None:
+    mid, text = make_text("dry run me")
+    archive = tmp_path / "in.jsonl"
+    archive.write_text(entry(text, f"{mid}.md") + "\n")
+    report = invoke_json("import", str(archive), "--dry-run")
+    assert report["dry_run"] and [i["id"] for i in report["imported"]] == [mid]
+    assert not (memex_home / "personal" / f"{mid}.md").exists()

@@ -70,3 +70,18 @@ def test_pin_and_unpin(repo: Path) -> None:
     invoke_json("unpin", out["id"])
     assert "pinned" not in data_of(out["path"])
     assert invoke("pin", "01JZZZZZZZZZ").exit_code == 1
+
+
+def test_link_problems_for_verify(repo: Path) -> None:
+    from memex import homes, relations, store
+
+    a = invoke_json("capture", "first memory")
+    b = invoke_json("capture", "second memory")
+    invoke_json("link", a["id"], "related", b["id"])
+    ws = homes.workspace()
+    items, _ = store.scan_all(ws)
+    assert relations.problems(items) == []
+    Path(b["path"]).unlink()
+    items, _ = store.scan_all(ws)
+    assert relations.problems(items) == [(a["id"], f"{a['id']} related {b['id']}, "
+                                                   "which is not here")]
