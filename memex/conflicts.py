@@ -15,6 +15,7 @@ Nothing here writes: a human decides (`supersede`, `link A contradicts B`, or
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -86,6 +87,9 @@ for _concept, _plus, _minus in (
         ANTONYMS[_w] = (_concept, 1)
     for _w in _minus:
         ANTONYMS[_w] = (_concept, -1)
+
+
+_NOT_CONTENT = STOP | frozenset(ANTONYMS) | frozenset(_UNITS)
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,7 @@ class Conflict:
                 "reasons": [{"rule": r.rule, "detail": r.detail} for r in self.reasons]}
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix strip so cache / cached / caching compare equal."""
     for suffix in ("ing", "ed", "es", "s"):
@@ -194,7 +199,8 @@ def stem(word: str) -> str:
 
 
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(t for t in (t.strip(".'") for t in _TOKEN.findall(text)) if t)
+    # the pattern starts and ends on a letter, digit, + or #: nothing to strip
+    return tuple(_TOKEN.findall(text))
 
 
 def _clauses(text: str) -> list[Clause]:
@@ -203,15 +209,14 @@ def _clauses(text: str) -> list[Clause]:
     text = _PREFER_OVER.sub(r"\1, not ", text)
     out: list[Clause] = []
     for sentence in _SENTENCE_SPLIT.split(text):
-        sentence_tokens = frozenset(_tokens(sentence))
-        for part in _CLAUSE_SPLIT.split(sentence):
-            tokens = _tokens(part)
+        parts = [(part, _tokens(part)) for part in _CLAUSE_SPLIT.split(sentence)]
+        sentence_tokens = frozenset(t for _, tokens in parts for t in tokens)
+        for part, tokens in parts:
             if not tokens:
                 continue
-            negated = any(t in NEGATORS for t in tokens) or "no longer" in part
-            words = frozenset(stem(t) for t in tokens
-                              if t not in STOP and t not in ANTONYMS and not _DIGIT.search(t)
-                              and t not in _UNITS)
+            negated = not NEGATORS.isdisjoint(tokens) or "no longer" in part
+            words = frozenset(stem(t) for t in tokens if t not in _NOT_CONTENT
+                              and not _DIGIT.search(t))
             out.append(Clause(part.strip(), words, tokens, negated, sentence_tokens))
     return out
 
