@@ -434,17 +434,38 @@ def _linked(a: model.Memory, b: model.Memory, relations: Sequence[str]) -> bool:
 
 
 def against(memory: model.Memory, others: Iterable[model.Memory]) -> list[Conflict]:
-    """Conflicts between one (new) memory and the others: the notice on write."""
+    """Conflicts between one (new or changed) memory and the others: the notice on
+    write, and the update of a cached result."""
     mine = features(memory)
     out: list[Conflict] = []
     for other in others:
         if other.id == memory.id or other.status not in model.LIVE_STATUSES:
             continue
+        if not (mine.tags & {t.lower() for t in other.tags}) and not paths_overlap(
+                mine.paths, other.paths):
+            continue  # the gate, before the costlier features
         theirs = features(other)
-        if not related(mine, theirs) or _linked(memory, other, ("related", "extends")):
+        if _linked(memory, other, ("related", "extends")):
             continue
         reasons = compare(mine, theirs)
         if reasons:
             out.append(Conflict(memory.id, other.id, reasons,
                                 acknowledged=_linked(memory, other, ("contradicts",))))
+    return out
+
+
+def update(previous: Sequence[Conflict], memories: Iterable[model.Memory],
+           touched: set[str]) -> list[Conflict]:
+    """`find` for the same memories, given its earlier result and which ids changed."""
+    live = [m for m in memories if m.status in model.LIVE_STATUSES]
+    out = [c for c in previous if c.a not in touched and c.b not in touched]
+    changed = [m for m in live if m.id in touched]
+    done: set[str] = set()
+    for memory in changed:
+        others = [m for m in live if m.id not in done]
+        for found in against(memory, others):
+            a, b = sorted((found.a, found.b))
+            out.append(Conflict(a, b, found.reasons, found.acknowledged))
+        done.add(memory.id)
+    out.sort(key=lambda c: (c.a, c.b))
     return out

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from memex import clock, conflicts, lifecycle, model, snapshot, store, usage, writes
 from memex.errors import MemexError
@@ -217,6 +218,30 @@ def duplicate_pairs(live: Sequence[store.Loaded]) -> list[tuple[str, str, float]
     return out
 
 
+def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
+                           live: Sequence[store.Loaded], touched: set[str],
+                           threshold: float = NEAR_DUPLICATE) -> list[tuple[str, str, float]]:
+    """`duplicate_pairs` for the same memories, given its earlier result and which ids
+    changed: only pairs with a changed memory are compared again."""
+    out = [p for p in previous if p[0] not in touched and p[1] not in touched]
+    words = {i.id: _words(f"{i.memory.title}\n{i.memory.body}") for i in live}
+    done: set[str] = set()
+    for item in live:
+        if item.id not in touched:
+            continue
+        mine = words[item.id]
+        for other in live:
+            if other.id == item.id or other.id in done or other.memory.scope != \
+                    item.memory.scope:
+                continue
+            theirs = words[other.id]
+            union = mine | theirs
+            if union and len(mine & theirs) / len(union) >= threshold:
+                out.append((other.id, item.id, len(mine & theirs) / len(union)))
+        done.add(item.id)
+    return out
+
+
 def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datetime,
                    duplicates: Sequence[tuple[str, str, float]] | None = None
                    ) -> list[Candidate]:
@@ -369,6 +394,12 @@ class Health:
         }
 
 
+def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Conflict]:
+    return [conflicts.Conflict(str(c["a"]), str(c["b"]),
+                               [conflicts.Reason(r["rule"], r["detail"]) for r in c["reasons"]],
+                               bool(c["acknowledged"])) for c in data]
+
+
 def grade(score: int) -> str:
     return "excellent" if score >= 80 else "good" if score >= 60 else "needs attention"
 
@@ -393,18 +424,20 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     states = Counter(r.state for r in marks.values())
     duplicates = snap.cached("duplicates")
     if duplicates is None:
-        duplicates = duplicate_pairs(offerable(items))
+        earlier = snap.previous("duplicates")
+        duplicates = (update_duplicate_pairs(earlier, offerable(items), snap.touched)
+                      if earlier is not None else duplicate_pairs(offerable(items)))
         snap.remember("duplicates", duplicates)
     rot = rot_candidates(items, stats, now, [(a, b, float(x)) for a, b, x in duplicates])
     cached = snap.cached("conflicts")
     if cached is None:
-        found = conflicts.find(i.memory for i in live)
+        earlier = snap.previous("conflicts")
+        found = (conflicts.update(_conflicts_of(earlier), (i.memory for i in live),
+                                  snap.touched)
+                 if earlier is not None else conflicts.find(i.memory for i in live))
         snap.remember("conflicts", [c.as_json() for c in found])
     else:
-        found = [conflicts.Conflict(str(c["a"]), str(c["b"]),
-                                    [conflicts.Reason(r["rule"], r["detail"])
-                                     for r in c["reasons"]], bool(c["acknowledged"]))
-                 for c in cached]
+        found = _conflicts_of(cached)
     snap.save()
     current = {m.id for m in eligible}
     open_conflicts = [c for c in found if not c.acknowledged and c.a in current

@@ -3,9 +3,10 @@
 `health` over 10,000 files spends most of its time parsing front matter and
 comparing pairs (near-duplicates, contradictions). Both depend only on the files,
 so they are kept in `<index dir>/hygiene-cache.json`: a file whose path, mtime and
-size are unchanged is not parsed again, and when no file changed at all the pairs
-are reused. The cache is disposable like the index: delete it and the next report
-rebuilds it; a cache that cannot be read or written is ignored.
+size are unchanged is not parsed again; when no file changed the pairs are reused
+as they are, and when a few changed only the pairs involving those are redone.
+The cache is disposable like the index: delete it and the next report rebuilds
+it; a cache that cannot be read or written is ignored.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,18 @@ class Snapshot:
     _path: Path
     _files: dict[str, Any]
     dirty: bool = False
+    touched: set[str] = field(default_factory=set)  # ids re-read, added or gone since
+    _previous: dict[str, Any] = field(default_factory=dict)
 
     def cached(self, name: str) -> Any:
+        """The result for exactly these files, or None."""
         return self.pairs.get(name)
+
+    def previous(self, name: str, limit: int = 200) -> Any:
+        """The result of the last run, to update for `touched` ids (None: recompute)."""
+        if len(self.touched) > limit:
+            return None
+        return self._previous.get(name)
 
     def remember(self, name: str, value: Any) -> None:
         self.pairs[name] = value
@@ -76,6 +86,7 @@ def load(ws: Workspace) -> Snapshot:
     bad: list[store.Quarantined] = []
     digest = hashlib.sha256()
     changed = False
+    touched: set[str] = set()
     for home in store.homes(ws):
         for file in store.memory_files(home.path):
             key = str(file)
@@ -91,6 +102,7 @@ def load(ws: Workspace) -> Snapshot:
                 record = entry
             if record is None:
                 changed = True
+                touched.update(_old_id(entry))
                 try:
                     loaded_item = store.read(file, home)
                     record = {"stamp": stamp, "memory": _record(loaded_item.memory)}
@@ -108,8 +120,20 @@ def load(ws: Workspace) -> Snapshot:
                 memory = loaded_item.memory
                 changed = True
             items.append(store.Loaded(memory, file, home))
+            if record is not entry:
+                touched.add(memory.id)
     fingerprint = digest.hexdigest()
     pairs = old.get("pairs") if old.get("fingerprint") == fingerprint else None
+    for key in set(old_files) - set(files):
+        touched.update(_old_id(old_files[key]))
     changed = changed or set(files) != set(old_files)
+    previous: dict[str, Any] = old["pairs"] if isinstance(old.get("pairs"), dict) else {}
     return Snapshot(items, bad, fingerprint, pairs if isinstance(pairs, dict) else {}, path,
-                    files, dirty=changed)
+                    files, dirty=changed, touched=touched, _previous=previous)
+
+
+def _old_id(entry: Any) -> set[str]:
+    try:
+        return {str(entry["memory"]["fields"]["id"])}
+    except (KeyError, TypeError):
+        return set()

@@ -134,3 +134,24 @@ def test_health_cache_follows_the_files(repo: Path) -> None:
     assert invoke_json("health")["by_status"] == {"active": 1, "archived": 1}
     Path(a["path"]).write_text("---\nid: [broken\n---\n")
     assert invoke_json("health")["quarantined"] == 1
+
+
+def test_incremental_pairs_match_a_full_recompute(repo: Path) -> None:
+    from memex import conflicts, store
+
+    invoke_json("capture", "--tag", "ci", "CI runs on Node 18")
+    b = invoke_json("capture", "--tag", "ci", "Run the linter with ruff check before commits")
+    invoke_json("health")  # fills the cache
+    invoke_json("capture", "--tag", "ci", "CI runs on Node 20")
+    invoke_json("capture", "--tag", "ci", "Run the linter with ruff check before commits now")
+    invoke_json("status", b["id"], "deprecated")
+    incremental = invoke_json("health")
+    (repo / ".git" / "memex" / "hygiene-cache.json").unlink()
+    full = invoke_json("health")
+    assert incremental == full and full["open_conflicts"] == 1 and full["rot_candidates"] == 1
+    items, _ = store.scan_all(homes.workspace())
+    memories = [i.memory for i in items]
+    touched = {m.id for m in memories[:2]}
+    earlier = [c for c in conflicts.find(memories) if not touched & {c.a, c.b}]
+    assert [(c.a, c.b) for c in conflicts.update(earlier, memories, touched)] == \
+        [(c.a, c.b) for c in conflicts.find(memories)]
