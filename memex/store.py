@@ -24,6 +24,7 @@ SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project",
                  "org-outbox": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
+LEGACY_REASON = "v1 file: run git memex migrate"
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,10 @@ def read(path: Path, home: Home) -> Loaded:
 
 def from_text(text: str, path: Path, home: Home) -> Loaded:
     """A memory from its file's text (already read), checked against its name and home."""
-    memory, parsed = frontmatter.load(text)
+    parsed = frontmatter.parse(text)
+    if model.legacy_version(parsed.data) is not None:
+        raise InvalidMemory(LEGACY_REASON)
+    memory = model.from_front_matter(parsed.data, parsed.body)
     if path.stem != memory.id:
         raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
     if memory.scope != home.scope:

@@ -49,6 +49,7 @@ class WriteResult:
     redaction: redact.Redaction | None = None
     near_duplicates: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    possible_conflicts: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -57,6 +58,7 @@ class WriteResult:
             "created": self.created, "dry_run": self.dry_run,
             "near_duplicates": self.near_duplicates,
             "redacted": [f.kind for f in self.redaction.findings] if self.redaction else [],
+            "possible_conflicts": self.possible_conflicts,
         }
 
 
@@ -145,7 +147,8 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if req.visibility == "private" and scope != "personal":
         notices.append("visibility private: this memory will never be submitted to the repo")
 
-    existing, _ = store.scan_all(ws, [scope])
+    visible, _ = store.scan_all(ws)
+    existing = [x for x in visible if x.memory.scope == scope]
     content = normalised_content(body)
     near: list[str] = []
     for other in existing:
@@ -178,11 +181,27 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     path = store.new_path(home, memory.id)
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
+    _note_conflicts(result, [x.memory for x in visible if x.memory.id != req.supersedes])
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))
     usage.record(ws.home, ws.repo_id, "write", [memory.id])
     return result
+
+
+def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
+    """Contradictions with live memories become a notice; nothing is written for them."""
+    from memex import conflicts
+
+    mine = result.memory.id[:10]
+    for found in conflicts.against(result.memory, others):
+        why = "; ".join(r.detail for r in found.reasons)
+        other = found.b[:10]
+        result.possible_conflicts.append({"id": found.b, "reason": why})
+        result.notices.append(
+            f"may contradict {other}: {why}. Both stay active; decide with `git memex "
+            f"supersede {other} TEXT`, `git memex link {mine} contradicts {other}`, or "
+            f"`git memex link {mine} related {other}` if they agree")
 
 
 CONTENT_FIELDS = ("title", "body")
