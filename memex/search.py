@@ -13,7 +13,6 @@ uses; SQL only narrows the candidates first.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fnmatch
 import json
 import math
@@ -27,6 +26,7 @@ from memex import clock, homes, model, reads, store
 from memex.errors import UsageError
 from memex.homes import Workspace
 from memex.index import build, schema, tokens
+from memex.index.views import stored_memory
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -417,16 +417,6 @@ def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
         review_state=memory.review_state, title=memory.title, summary=memory.summary,
         path=row[2], memory=memory, explain=explain,
     )
-
-
-_KNOWN = frozenset(f.name for f in dataclasses.fields(model.Memory)) - {"extra", "body"}
-
-
-def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
-    """A Memory from the index's copy of its front matter (validated when indexed)."""
-    known = {k: v for k, v in data.items() if k in _KNOWN}
-    extra = {k: v for k, v in data.items() if k not in _KNOWN}
-    return model.Memory(body=body, extra=extra, **known)
 
 
 def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[Any]) -> None:
