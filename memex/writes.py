@@ -87,6 +87,19 @@ def similar(a: str, b: str) -> bool:
     return len(wa & wb) / len(wa | wb) >= 0.8
 
 
+def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
+    """Live memories of the scope whose text is nearly the same: only the best search
+    hits are compared, so the check stays cheap however large the store."""
+    from memex import search
+
+    try:
+        hits = search.search(ws, search.SearchRequest(
+            query=body[:2000], limit=10, scopes=(scope,), record_access=False)).hits
+    except MemexError:
+        return []
+    return [h.id for h in hits if similar(h.memory.body, body)]
+
+
 def default_title(body: str, limit: int = 80) -> str:
     """The first line with words in it (not a `---` rule or a lone fence), unmarked."""
     first = next((line.strip() for line in body.splitlines() if _WORD.search(line)), "")
@@ -147,19 +160,20 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if req.visibility == "private" and scope != "personal":
         notices.append("visibility private: this memory will never be submitted to the repo")
 
-    visible, _ = store.scan_all(ws)
-    existing = [x for x in visible if x.memory.scope == scope]
+    from memex.index import views
+
+    visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
     content = normalised_content(body)
     near: list[str] = []
-    for other in existing:
-        if not other.memory.is_live:
+    for other in visible:
+        if other.memory.scope != scope or not other.memory.is_live:
             continue
         if normalised_content(other.memory.body) == content:
             return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
                                redaction=redaction, notices=notices)
-        if (title and other.memory.title.casefold() == title.casefold()) or similar(
-                other.memory.body, body):
+        if title and other.memory.title.casefold() == title.casefold():
             near.append(other.memory.id)
+    near += [i for i in _similar_ids(ws, scope, body) if i not in near]
 
     home = _target_home(ws, scope)
     at = clock.now_str()
