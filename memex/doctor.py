@@ -100,8 +100,27 @@ def check_quarantine(ws: Workspace) -> list[Check]:
                   f"left untouched: {shown}{more}", "git memex verify lists them")]
 
 
+def check_outbox_key(ws: Workspace) -> list[Check]:
+    """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
+    if ws.repo is None:
+        return []
+    from memex import rekey
+
+    old = rekey.old_outboxes(ws)
+    if not old:
+        return [Check("outbox", "ok", f"the outbox is keyed by this repo's id {ws.repo_id}")]
+    checks = []
+    for item in old:
+        flag = "" if len(old) == 1 else f" --from {item.repo_id}"
+        checks.append(Check(
+            "outbox", "warn", f"the repo_id changed (origin changed or was added): "
+            f"{item.drafts} draft(s) wait in the outbox of {item.describe()}, invisible "
+            f"under the current id {ws.repo_id}", f"git memex rekey{flag}"))
+    return checks
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
-    check_git, check_merge_driver, check_hooks, check_quarantine,
+    check_git, check_merge_driver, check_hooks, check_quarantine, check_outbox_key,
 ]
 
 

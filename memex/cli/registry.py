@@ -32,4 +32,6 @@ STEPS: dict[str, tuple[str, str]] = {
     "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
     "search": ("memex.cli.search", "Search memories by their words"),
     "reindex": ("memex.cli.reindex", "Bring the search index up to date, or rebuild it"),
+    "rekey": ("memex.cli.rekey", "Move outbox drafts left under an old repo_id (origin "
+              "changed)"),
 }
