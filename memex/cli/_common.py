@@ -55,7 +55,8 @@ def report_quarantine(items: Iterable[Any]) -> None:
     for item in items[:5]:
         click.echo(f"  {item.path}: {item.reason}", err=True)
     if len(items) > 5:
-        click.echo(f"  ... and {len(items) - 5} more (git memex verify lists them)", err=True)
+        click.echo(f"  ... and {len(items) - 5} more (git memex doctor --json lists them)",
+                   err=True)
 
 
 def stdin_is_tty() -> bool:
