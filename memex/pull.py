@@ -155,6 +155,10 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
     """
     from memex import team
 
+    if scope == "project" and ws.repo is None:
+        raise MemexError("not inside a git repository: pull fetches and fast-forwards the "
+                         "repository you run it in; cd into a clone (or pull the org memory "
+                         "repo with --org)")
     tgt = team.target(ws, scope)
     top = tgt.toplevel
     branch = gitio.current_branch(top)
