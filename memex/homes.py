@@ -144,6 +144,43 @@ class Workspace:
         return f"local:{name}"
 
 
+SEEN_IDS_FILE = "repo_ids"
+
+
+def seen_ids_path(repo: gitio.RepoInfo) -> Path:
+    """Where a clone keeps the repo_ids it has had (shared by its worktrees)."""
+    return repo.common_dir / "memex" / SEEN_IDS_FILE
+
+
+def seen_repo_ids(repo: gitio.RepoInfo) -> dict[str, str]:
+    """{repo_id: what it was derived from} for every id this clone has had, oldest first."""
+    try:
+        text = seen_ids_path(repo).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        rid, _, source = line.partition("\t")
+        if rid.startswith(("git-origin-sha256:", "path-sha256:")):
+            out.setdefault(rid, source)
+    return out
+
+
+def remember_repo_id(repo: gitio.RepoInfo, rid: str, source: str) -> None:
+    """Append this clone's current repo_id to its list when it is new, so that after an
+    origin change `doctor` can find the outbox of the old id (`git memex rekey`). A
+    cache like the index: failing to write it (read-only git dir) costs nothing else."""
+    if rid in seen_repo_ids(repo):
+        return
+    path = seen_ids_path(repo)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"{rid}\t{source}\n")
+    except OSError:
+        pass
+
+
 def workspace(cwd: Path | None = None, home: Path | None = None,
               allow_missing_git: bool = False) -> Workspace:
     """The workspace of a command run in `cwd`. Inside a repository without a git binary
@@ -161,7 +198,10 @@ def workspace(cwd: Path | None = None, home: Path | None = None,
     team: dict[str, str] = {}
     if repo is not None:
         team = gitio.config_map(repo.toplevel, repo.toplevel / MEMEXCONFIG)
-        rid = repo_id_for(gitio.origin_url(config), repo.toplevel)
+        origin = gitio.origin_url(config)
+        rid = repo_id_for(origin, repo.toplevel)
+        remember_repo_id(repo, rid, f"origin {normalise_url(origin)}" if origin else
+                         f"path {repo.toplevel.resolve()}")
     else:
         rid = repo_id_for(None, start)
     return Workspace(

@@ -26,6 +26,7 @@ RULES: dict[str, str] = {
     "personal": "no personal memory inside the repo",
     "private": "no visibility: private memory inside the repo",
     "secret": "no unmasked secret or <private> block",
+    "index": "the index, once refreshed, covers every readable memory file",
     "recall": "a memory was read after --since",
     "write": "a memory was written after --since",
 }
@@ -183,6 +184,26 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
     return repairs
 
 
+def _check_index(ws: Workspace, files: list[_File], report: Report) -> None:
+    """Refresh the index (incremental: a stat per file when nothing changed) and check
+    it holds every file the store would read: one that a search could never find is a
+    bug or a damaged cache. Skipped while another process holds the index's lock."""
+    from memex.index import build
+
+    wanted = [f for f in files if f.memory.scope == "project" and f.path.stem == f.memory.id]
+    if not wanted:
+        return
+    with build.open_index(ws) as index:
+        if index.report.stale:
+            return
+        covered = build.memory_paths(index.conn, "repo")
+    for f in wanted:
+        if str(f.path) not in covered:
+            report.failures.append(Failure(
+                "index", f.rel, "not in the search index after a refresh (git memex reindex "
+                "--full rebuilds it)"))
+
+
 def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write: bool,
                  report: Report) -> None:
     try:
@@ -249,6 +270,7 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     if fix and repairs:
         _apply_repairs(ws, repairs, report)
         return _rerun(ws, since, require_recall, require_write, report.fixed)
+    _check_index(ws, files, report)
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
     return report

@@ -42,4 +42,6 @@ STEPS: dict[str, tuple[str, str]] = {
     "export": ("memex.cli.export", "Export memories to a portable JSON Lines archive"),
     "import": ("memex.cli.import_cmd", "Import an export or an open-memex folder"),
     "migrate": ("memex.cli.migrate", "Convert protocol v1 memory files to v2"),
+    "rekey": ("memex.cli.rekey", "Move outbox drafts left under an old repo_id (origin "
+              "changed)"),
 }
