@@ -142,7 +142,9 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
         m = f.memory
         for name in LINK_FIELDS:
             for target in getattr(m, name):
-                if target not in existing:
+                if target == m.id:
+                    report.failures.append(Failure("link", f.rel, f"{name} points at itself"))
+                elif target not in existing:
                     report.failures.append(Failure(
                         "link", f.rel, f"{name} points at {target}, which is not in the repo"))
         for name in ("supersedes", "superseded_by"):
