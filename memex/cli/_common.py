@@ -47,6 +47,18 @@ def read_workspace(repo: str | None = None) -> Any:
     return ws
 
 
+def time_value(value: str | None, option: str) -> str | None:
+    """A time option (RFC 3339, a date, or `3d`) as the canonical string; bad: exit 2."""
+    if not value:
+        return None
+    from memex import clock
+
+    try:
+        return clock.format_time(clock.parse_time(value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from None
+
+
 def emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
