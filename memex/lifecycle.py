@@ -145,8 +145,9 @@ def complete_chains(memories: Iterable[model.Memory], pending: frozenset[str] = 
                     ) -> tuple[dict[str, model.Memory], list[ChainWarning]]:
     """Views of memories with half-written supersede chains completed (files untouched).
 
-    `pending` holds ids of outbox drafts whose supersede is applied only at submit:
-    their chains are completed silently.
+    `pending` holds the ids of outbox drafts. A draft that supersedes a memory outside
+    the outbox (a shared one) is a proposal: the shared memory stays live until the
+    commit that submits the draft retires it, so drafts never hide vetted knowledge.
     """
     by_id = {m.id: m for m in memories}
     out = dict(by_id)
@@ -164,6 +165,8 @@ def complete_chains(memories: Iterable[model.Memory], pending: frozenset[str] = 
             warnings.append(ChainWarning(
                 old.id, f"{old.id} is superseded by both {old.superseded_by} and {memory.id}"))
             continue
+        if memory.id in pending and target not in pending:
+            continue  # a proposed successor: retired at submit, not before
         if memory.id not in pending:
             warnings.append(ChainWarning(
                 old.id, f"{old.id}: chain half-written ({memory.id} supersedes it but it does "

@@ -170,7 +170,9 @@ def test_shared_published_is_superseded_not_edited(repo: Path, memex_home: Path)
     assert Path(succ["path"]).parent.parent == memex_home / "outbox"
     assert path.read_bytes() == before  # retired only when the successor is submitted
     assert data_of(succ["path"])["supersedes"] == out["id"]
-    assert [m["id"] for m in invoke_json("list")] == [succ["id"]]
+    # The draft is a proposal: the published memory stays live until the submit commit.
+    assert {m["id"] for m in invoke_json("list")} == {succ["id"], out["id"]}
+    assert invoke_json("show", out["id"])["status"] == "active"
     assert "half-written" not in invoke("list").stderr
     status = subprocess.run(["git", "status", "--porcelain", "--", ".memex"],
                             capture_output=True, text=True)
