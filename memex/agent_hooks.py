@@ -59,7 +59,9 @@ def nudge(ws: Workspace, prompt: str, skip: set[str]) -> list[str]:
             scopes=agent.allowed_scopes(ws)))
     except MemexError:
         return []
-    lines = [context.one_line(h.memory) for h in result.hits if h.id not in skip]
+    who = ws.identity()
+    lines = [context.one_line(h.memory, binding=context.passes_rule1(h.memory, who))
+             for h in result.hits if h.id not in skip]
     return lines[:limit]
 
 

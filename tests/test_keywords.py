@@ -173,3 +173,19 @@ def test_prompt_hook_hides_personal_when_turned_off(repo: Path) -> None:
     code, out = hook({"prompt": "记住我喜欢深色主题", "cwd": str(repo)}, repo)
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert code == 0 and "a personal memory" in text and "深色主题" not in text
+
+
+def test_nudge_labels_instructions_by_rule_1(repo: Path) -> None:
+    from memex import agent_hooks, homes
+    from tests.memfiles import memory, write
+
+    write(repo, memory(title="Install deps with pnpm", body="Install deps with pnpm only.",
+                       role="instruction", instruction_state="approved",
+                       review_state="approved", trust_level="reviewed"))
+    write(repo, memory(title="Install deps offline", body="Install deps offline first.",
+                       role="instruction", instruction_state="draft"))
+    lines = agent_hooks.nudge(homes.workspace(), "how do we install deps?", set())
+    binding = [line for line in lines if "pnpm" in line]
+    draft = [line for line in lines if "offline" in line]
+    assert binding and "non-binding" not in binding[0]
+    assert draft and "non-binding" in draft[0]
