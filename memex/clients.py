@@ -323,7 +323,9 @@ def merge_agents_md(top: Path, dry: bool = False) -> tuple[Change | None, Snippe
 
 
 def claude_hooks(top: Path, dry: bool = False) -> tuple[Change | None, Snippet]:
-    path = top / ".claude" / "settings.json"
+    # settings.local.json: the hook commands hold this machine's path to git-memex, and
+    # Claude Code keeps that file out of git (settings.json is shared with the team).
+    path = top / ".claude" / "settings.local.json"
     wanted = {"SessionStart": hook_command("context"),
               "UserPromptSubmit": hook_command("capture")}
     shown = {"hooks": {event: [{"hooks": [{"type": "command", "command": command,

@@ -218,7 +218,7 @@ def test_agents_md_created_appended_and_kept(repo: Path) -> None:
 
 
 def test_claude_hooks_written_merged_idempotent(repo: Path) -> None:
-    settings = repo / ".claude" / "settings.json"
+    settings = repo / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     theirs = {"type": "command", "command": "echo hi"}
     settings.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]},
@@ -272,7 +272,7 @@ def test_outside_git_configures_the_host_in_the_cwd(nogit_dir: Path) -> None:
 def test_installed_hook_commands_really_answer(repo: Path) -> None:
     invoke_json("capture", "Releases are cut on Tuesdays")
     invoke_json("init", "--client", "claude", "--hooks")
-    data = load(repo / ".claude" / "settings.json")
+    data = load(repo / ".claude" / "settings.local.json")
     commands = {event: groups[0]["hooks"][0]["command"]
                 for event, groups in data["hooks"].items()}
     payloads = {

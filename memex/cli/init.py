@@ -21,7 +21,7 @@ CLIENTS = ("claude", "vscode", "cursor", "codex", "opencode", "vs")
               help="Also configure this agent host to start `git memex mcp`.")
 @click.option("--hooks", is_flag=True,
               help="With --client claude: also install Claude Code's SessionStart and "
-                   "UserPromptSubmit hooks (.claude/settings.json).")
+                   "UserPromptSubmit hooks (.claude/settings.local.json).")
 @click.option("--print-config", is_flag=True,
               help="With --client: print the configuration instead of writing it.")
 @_common.json_option
