@@ -154,6 +154,9 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     except InvalidMemory as exc:
         raise UsageError(str(exc)) from None
     notices: list[str] = []
+    if req.scope is None and not ws.in_git:
+        notices.append("not in a git repository: saved as a personal memory "
+                       "(--scope project keeps a local-only project memory)")
     if scope == "project" and not ws.in_git:
         notices.append("not in a git repository: project memories stay local on this machine "
                        f"({ws.outbox_dir})")

@@ -130,8 +130,9 @@ def test_outside_git_project_is_local_with_notice(nogit_dir: Path, memex_home: P
     result = invoke("capture", "--scope", "project", "--json", "local note")
     assert result.exit_code == 0 and "not in a git repository" in result.stderr
     assert Path(json.loads(result.stdout)["path"]).parent.parent == memex_home / "outbox"
-    default = invoke_json("capture", "another")
-    assert default["scope"] == "personal"
+    result = invoke("capture", "--json", "another")
+    assert json.loads(result.stdout)["scope"] == "personal"
+    assert "saved as a personal memory" in result.stderr
 
 
 def test_json_fields(repo: Path) -> None:
