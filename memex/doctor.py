@@ -139,8 +139,79 @@ def check_outbox_key(ws: Workspace) -> list[Check]:
     return checks
 
 
+def check_index(ws: Workspace) -> list[Check]:
+    """The search index, opened read-only: present, intact, this version, up to date.
+    Doctor never repairs it (the next reading command does that by itself)."""
+    import sqlite3
+
+    from memex.index import build, schema
+
+    path = build.db_path(ws)
+    if not path.exists():
+        return [Check("index", "ok", "no index yet; the next reading command builds it")]
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            intact = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            version = schema.version(conn)
+            indexed, _ = build.indexed_files(conn) if intact else ({}, {})
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return [Check("index", "warn", f"the index at {path} cannot be read ({exc})",
+                      "it is a cache: the next reading command rebuilds it")]
+    if not intact:
+        return [Check("index", "warn", f"the index at {path} is damaged",
+                      "git memex reindex --full (or just read: it is rebuilt)")]
+    if version != schema.SCHEMA_VERSION:
+        return [Check("index", "ok", f"the index is of schema {version}; the next reading "
+                      "command rebuilds it for this version")]
+    on_disk, _ = build.scan_disk(ws)
+    behind = sum(1 for p, st in on_disk.items() if p not in indexed
+                 or (indexed[p].size, indexed[p].mtime_ns) != (st.size, st.mtime_ns))
+    behind += sum(1 for p in indexed if p not in on_disk)
+    if behind:
+        return [Check("index", "ok", f"index healthy; {behind} file(s) changed since the "
+                      "last refresh (the next reading command catches up)")]
+    return [Check("index", "ok", f"index healthy and current ({len(indexed)} file(s))")]
+
+
+def check_mcp_configs(ws: Workspace) -> list[Check]:
+    """Every MCP config git-memex wrote here still points at a command that exists."""
+    from memex import clients, jsonc
+
+    if ws.repo is None:
+        return []
+    out: list[Check] = []
+    for host in clients.JSON_HOSTS.values():
+        path = ws.repo.toplevel / host.file
+        try:
+            data = jsonc.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        node: object = data
+        for key in host.section:
+            node = node.get(key) if isinstance(node, dict) else None
+        entry = node.get(clients.SERVER) if isinstance(node, dict) else None
+        if not isinstance(entry, dict):
+            continue
+        command = entry.get("command")
+        program = command[0] if isinstance(command, list) and command else command
+        if not isinstance(program, str) or not program:
+            out.append(Check("mcp", "fail", f"{host.file}: the {clients.SERVER} server has "
+                             "no command", f"git memex init --client {host.name}"))
+        elif shutil.which(program) is None:
+            out.append(Check("mcp", "fail", f"{host.file}: {program} is not a command here",
+                             f"git memex init --client {host.name}"))
+        else:
+            out.append(Check("mcp", "ok", f"{host.label}: {host.file} runs {program}"))
+    return out
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
-    check_git, check_merge_driver, check_hooks, check_quarantine, check_outbox_key,
+    # The index check runs before anything that reads memories (and so refreshes it).
+    check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
+    check_outbox_key, check_mcp_configs,
 ]
 
 
