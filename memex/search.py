@@ -23,7 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memex import clock, homes, model, reads, store
+from memex import clock, embed, homes, model, reads, store
+from memex.embed import fusion, vectors
 from memex.errors import UsageError
 from memex.homes import Workspace
 from memex.index import build, schema, tokens
@@ -45,6 +46,13 @@ PATH_BOOST = 1.15
 RECENCY_MAX = 0.1  # up to +10% for a memory updated today, halving every 30 days
 RECENCY_HALF_LIFE_DAYS = 30.0
 ACCESS_MAX = 0.05  # up to +5% for memories read often
+
+# The vector lane (memex.embed), on only when memex.embeddings names a provider.
+FUSION_MODE = "rank"  # see embed.fusion.MODES
+FUSION_WEIGHT = 0.3  # the vector part's share of the fused score
+FUSION_DEPTH = 50  # BM25 candidates fused
+DENSE_DEPTH = 50  # nearest vectors fused
+ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matches
 
 
 @dataclass
@@ -135,11 +143,12 @@ def search(ws: Workspace, req: SearchRequest) -> SearchResult:
         result = SearchResult(
             warnings=index.report.warnings + build.read_warnings(index.conn),
             quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)
-        if not wanted:
+        if not wanted and not ws.setting(embed.SETTING):
             result.warnings.append("nothing searchable is left in the query "
                                    "(only stop words, symbols or operators)")
             return result
-        result.hits = run_query(index.conn, ws, req, wanted, moment)
+        dense = dense_query(ws, index.conn, req.query, result.warnings)
+        result.hits = run_query(index.conn, ws, req, wanted, moment, dense)
         if req.record_access and result.hits:
             record_access(index.conn, [h.id for h in result.hits])
     return result
@@ -217,7 +226,7 @@ _COLUMNS = (
     "m.rowid, m.id, m.path, m.home, m.scope, m.type, m.status, m.review_state, "
     "m.importance, m.created_at, m.updated_at, m.retired_at, m.valid_from, m.valid_until, "
     "m.expires_at, m.superseded_by, m.eff_status, m.eff_retired_at, m.eff_superseded_by, "
-    "m.paths, coalesce(a.count, 0)"
+    "m.paths, coalesce(a.count, 0), m.text_key"
 )
 
 
@@ -289,29 +298,60 @@ def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
 
 
 def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
-              words: list[str], moment: str | None) -> list[Hit]:
-    """The lanes over an open, refreshed index: each fills what the last left."""
+              words: list[str], moment: str | None,
+              dense: DenseQuery | None = None) -> list[Hit]:
+    """BM25 lanes over an open, refreshed index, fused with the vector lane when one
+    is on; returns at most req.limit hits."""
     at = clock.now_str()
     stats = [t for t in term_stats(conn, words) if t.df > 0]
-    if not stats:
+    if not stats and dense is None:
         return []
     where, args = _filters(req, at, moment)
-    fetch = max(req.limit * 3, MIN_CANDIDATES)
+    depth = max(req.limit, FUSION_DEPTH) if dense is not None else req.limit
+    ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth)
+    if dense is not None and not (ONLY_WHEN_WEAK and _strong(ranked, req.limit)):
+        ranked = _fused(conn, ws, req, ranked, dense, where, args, at, moment)
+    hits = [_make_hit(conn, c.row, c.score, c.explain, req, c.lane)
+            for c in ranked[: req.limit]]
+    if req.explain:
+        _add_matched_terms(conn, hits, stats)
+    return hits
+
+
+@dataclass
+class _Candidate:
+    score: float
+    row: tuple[Any, ...]
+    explain: dict[str, Any]
+    factor: float  # the product of the boosts
+    match: str  # which BM25 lane found it ("" for the vector lane alone)
+    lane: str = LANE
+
+
+def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+                 stats: list[_Term], where: str, args: list[object], at: str,
+                 moment: str | None, depth: int) -> list[_Candidate]:
+    """The lanes in order, each filling what the last left, up to `depth`."""
+    if not stats:
+        return []
+    fetch = max(depth * 3, MIN_CANDIDATES)
     seen: set[int] = set()
-    hits: list[Hit] = []
+    out: list[_Candidate] = []
     for lane_name, match in lane_queries(stats, build.memory_count(conn)):
         rows = _candidates(conn, match, where, args, fetch, seen)
         seen.update(r[0] for r in rows)
         ranked = sorted((_hit_parts(row, ws, req, lane_name, at)
                          for row in _eligible_rows(rows, req, at, moment)),
-                        key=lambda part: -part[0])
-        for score, row, explain in ranked[: req.limit - len(hits)]:
-            hits.append(_make_hit(conn, row, score, explain, req))
-        if len(hits) >= req.limit:
+                        key=lambda c: -c.score)
+        out.extend(ranked[: depth - len(out)])
+        if len(out) >= depth:
             break
-    if req.explain:
-        _add_matched_terms(conn, hits, stats)
-    return hits
+    return out
+
+
+def _strong(ranked: list[_Candidate], limit: int) -> bool:
+    """BM25 alone is trusted when a full page of memories holds every query term."""
+    return len(ranked) >= limit and all(c.match == "all terms" for c in ranked[:limit])
 
 
 def _eligibility_view(row: tuple[Any, ...]) -> model.Memory:
@@ -334,7 +374,7 @@ def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
 
 
 def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,
-               at: str) -> tuple[float, tuple[Any, ...], dict[str, Any]]:
+               at: str) -> _Candidate:
     relevance = -float(row[-1])
     view = _eligibility_view(row)
     boosts: dict[str, float] = {}
@@ -354,14 +394,15 @@ def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_nam
         boosts["accessed"] = round(1 + ACCESS_MAX * min(math.log2(1 + accessed), 4) / 4, 4)
     if view.status != "active":
         boosts[view.status] = NOT_ACTIVE_FACTOR
-    score = relevance
+    product = 1.0
     for factor in boosts.values():
-        score *= factor
+        product *= factor
+    score = relevance * product
     explain: dict[str, Any] = {}
     if req.explain:
         explain = {"lane": LANE, "match": lane_name, "bm25": rounded(relevance),
                    "boosts": boosts, "score": rounded(score)}
-    return score, row, explain
+    return _Candidate(score, row, explain, product, lane_name)
 
 
 def _recency(updated_at: str | None, at: str) -> float:
@@ -405,7 +446,7 @@ def _paths_match(globs: list[str], ws: Workspace) -> bool:
 
 
 def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
-              explain: dict[str, Any], req: SearchRequest) -> Hit:
+              explain: dict[str, Any], req: SearchRequest, lane: str = LANE) -> Hit:
     doc, body = conn.execute("SELECT doc, body FROM memories WHERE rowid = ?",
                              (row[0],)).fetchone()
     memory = stored_memory(json.loads(doc), body)
@@ -413,7 +454,7 @@ def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
     memory.retired_at = row[17] or memory.retired_at
     memory.superseded_by = row[18] or memory.superseded_by
     return Hit(
-        id=memory.id, score=score, lane=LANE, scope=memory.scope, status=memory.status,
+        id=memory.id, score=score, lane=lane, scope=memory.scope, status=memory.status,
         review_state=memory.review_state, title=memory.title, summary=memory.summary,
         path=row[2], memory=memory, explain=explain,
     )
@@ -461,3 +502,112 @@ def record_access(conn: sqlite3.Connection, ids: list[str]) -> None:
     with contextlib.suppress(sqlite3.Error):
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+
+
+# ---------------------------------------------------------------- the vector lane
+
+
+@dataclass
+class DenseQuery:
+    """A query's vector and the provider's stored vectors, for run_query."""
+
+    provider: str
+    vector: list[float]
+    table: vectors.Table
+
+
+_PROVIDERS: dict[str, embed.Provider] = {}
+_TOLD: set[str] = set()  # messages already given by this process
+
+
+def _tell(warnings: list[str], message: str) -> None:
+    if message not in _TOLD:
+        _TOLD.add(message)
+        warnings.append(message)
+
+
+def enabled(ws: Workspace) -> str | None:
+    """The provider memex.embeddings names, or None when the lane is off."""
+    name = (ws.setting(embed.SETTING) or "").strip().lower()
+    return None if name in ("", "off", "none", "false", "no", "0") else name
+
+
+def provider(name: str) -> embed.Provider:
+    """The provider for this process (a model is loaded once)."""
+    if name not in _PROVIDERS:
+        _PROVIDERS[name] = embed.provider_for(name)
+    return _PROVIDERS[name]
+
+
+def dense_query(ws: Workspace, conn: sqlite3.Connection, text: str,
+                warnings: list[str]) -> DenseQuery | None:
+    """The vector lane for this search, or None (and a message, once per process)
+    when it is off, cannot run here, or has nothing embedded yet."""
+    name = enabled(ws)
+    if name is None:
+        return None
+    try:
+        prov = provider(name)
+    except embed.ProviderUnavailable as exc:
+        _tell(warnings, f"{exc}; searching with BM25 alone")
+        return None
+    table = vectors.load(vectors.db_path(ws), prov.name)
+    if not table.rows:
+        _tell(warnings, f"no memory is embedded with {prov.name} yet: run `git memex embed`;"
+                        " searching with BM25 alone")
+        return None
+    return DenseQuery(prov.name, prov.query(text[: tokens.MAX_QUERY_CHARS]), table)
+
+
+_KEYS: dict[int, tuple[str | None, dict[str, list[int]]]] = {}
+
+
+def _all_keys(conn: sqlite3.Connection) -> dict[str, list[int]]:
+    """text key -> rowids of the visible memories, kept per index generation."""
+    gen = build.generation(conn)
+    cached = _KEYS.get(id(conn))
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    by_key: dict[str, list[int]] = {}
+    for rowid, key in conn.execute("SELECT rowid, text_key FROM memories WHERE shadowed = 0"):
+        by_key.setdefault(key, []).append(rowid)
+    _KEYS[id(conn)] = (gen, by_key)
+    return by_key
+
+
+def _fused(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+           ranked: list[_Candidate], dense: DenseQuery, where: str, args: list[object],
+           at: str, moment: str | None) -> list[_Candidate]:
+    by_key = _all_keys(conn)
+    sims = vectors.similarities(dense.table, dense.vector, list(by_key))
+    nearest = sorted(sims, key=lambda k: -sims[k])[: DENSE_DEPTH * 2]
+    known = {c.row[0] for c in ranked}
+    extra_ids = [r for k in nearest for r in by_key[k] if r not in known]
+    candidates = {c.row[0]: c for c in ranked}
+    if extra_ids:
+        marks = ", ".join("?" * len(extra_ids))
+        rows = conn.execute(
+            f"SELECT {_COLUMNS}, 0.0 FROM memories m LEFT JOIN access a ON a.id = m.id "
+            f"WHERE m.rowid IN ({marks}) AND {where}", [*extra_ids, *args]).fetchall()
+        for row in _eligible_rows(rows, req, at, moment):
+            candidates[row[0]] = _hit_parts(row, ws, req, "", at)
+    cosine = {rowid: sims[c.row[21]] for rowid, c in candidates.items() if c.row[21] in sims}
+    dense_order = [r for k in nearest for r in by_key[k] if r in candidates][:DENSE_DEPTH]
+    fused = fusion.fuse([(c.row[0], c.score) for c in ranked], cosine, dense_order,
+                        FUSION_MODE, FUSION_WEIGHT)
+    out: list[_Candidate] = []
+    for f in fused:
+        c = candidates[f.key]
+        c.score = f.score * c.factor
+        c.lane = f.lane
+        if req.explain:
+            c.explain.update({"lane": f.lane, "score": rounded(c.score),
+                              "fusion": FUSION_MODE, "bm25_part": rounded(f.bm25_part)})
+            if f.vector_part is not None:
+                c.explain["vector_part"] = rounded(f.vector_part)
+                c.explain["cosine"] = rounded(cosine[f.key])
+            if not c.match:
+                c.explain["match"] = "nearest vectors"
+                c.explain.pop("bm25", None)
+        out.append(c)
+    return out
