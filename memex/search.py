@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fnmatch
+import itertools
 import json
 import math
 import sqlite3
@@ -27,7 +28,7 @@ from memex import clock, embed, homes, model, reads, store
 from memex.embed import fusion, vectors
 from memex.errors import UsageError
 from memex.homes import Workspace
-from memex.index import build, schema, tokens
+from memex.index import build, schema, synonyms, tokens
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -36,6 +37,23 @@ UBIQUITOUS_SHARE = 0.2
 UBIQUITY_MIN_MEMORIES = 2000
 # The all-but-one lane is tried for questions of up to this many terms.
 QUORUM_MAX_TERMS = 8
+# ... and all but 2, ..., all but QUORUM_DROP (each for questions of QUORUM_DROP + 2
+# terms or more).
+QUORUM_DROP = 1
+# Query words also match their other spellings (index.synonyms).
+SYNONYMS = True
+# Pseudo-relevance feedback: when no memory holds every query term, the best
+# PRF_DOCS hits lend their most telling PRF_TERMS words to a second any-term query,
+# whose ranking is blended in with weight PRF_WEIGHT (0 turns it off).
+PRF_TERMS = 5
+PRF_DOCS = 3
+PRF_WEIGHT = 0.0
+PRF_MAX_SHARE = 0.1  # a word in more memories than this is no evidence
+PRF_ALWAYS = False  # also when memories hold every term
+# Re-rank within each lane by the share of the query's idf a memory holds (0: off).
+COVERAGE_POWER = 0.0
+COVERAGE_DEPTH = 30  # candidates re-ranked
+COVERAGE_ACROSS_LANES = False
 # Candidates fetched per lane before boosts re-rank them.
 MIN_CANDIDATES = 30
 
@@ -171,6 +189,15 @@ class _Term:
     word: str
     df: int
     prefix: bool = False
+    alts: tuple[str, ...] = ()  # synonyms matched in its place (index.synonyms)
+
+
+def _phrase(term: _Term) -> str:
+    if not term.alts:
+        return tokens.fts_phrase(term.word, term.prefix)
+    words = [tokens.fts_phrase(term.word, term.prefix)] + [tokens.fts_phrase(w)
+                                                           for w in term.alts]
+    return "(" + " OR ".join(words) + ")"
 
 
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index tokenizer
@@ -179,6 +206,8 @@ _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index to
 def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
     """Each word as the index's own tokenizer sees it ('deploying' -> 'deploy'),
     asked of SQLite through a temporary FTS table and cached for the process."""
+    if len(_STEMS) > 10_000:
+        _STEMS.clear()
     missing = [w for w in words if w not in _STEMS]
     if missing:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
@@ -191,8 +220,6 @@ def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ..
         for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
             found.setdefault(doc, []).append(term)
         conn.execute("DELETE FROM temp.query_tok")
-        if len(_STEMS) > 10_000:
-            _STEMS.clear()
         for i, word in enumerate(missing):
             _STEMS[word] = tuple(found.get(i, ()))
     return {w: _STEMS[w] for w in words}
@@ -200,12 +227,23 @@ def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ..
 
 def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     """How many memories hold each term (counted by its stem); a word the index has
-    never seen is tried as a prefix ('config' finds 'configuration')."""
+    never seen is tried as a prefix ('config' finds 'configuration'); a word of the
+    synonym table also matches the table's other spellings the index holds."""
     by_word = stems(conn, words)
     out: list[_Term] = []
     for word in words:
         counts = [_df(conn, stem) for stem in by_word[word]]
         df = min(counts) if counts else 0
+        alts: tuple[str, ...] = ()
+        if SYNONYMS:
+            found = []
+            for alt in synonyms.alternatives(word):
+                alt_stems = stems(conn, [alt])[alt]
+                alt_df = min((_df(conn, st) for st in alt_stems), default=0)
+                if alt_df and alt_stems != by_word[word]:
+                    found.append(alt)
+                    df = max(df, alt_df)
+            alts = tuple(found)
         if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
             row = conn.execute(
                 "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
@@ -213,7 +251,7 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
             if row[0]:
                 out.append(_Term(word, int(row[0]), prefix=True))
                 continue
-        out.append(_Term(word, df))
+        out.append(_Term(word, df, alts=alts))
     return out
 
 
@@ -280,8 +318,8 @@ def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
     """The MATCH expressions tried in order: every term; every term but one (a
     question rarely has all its words in the answer); any term. The last two leave
     out the terms most memories hold (they cost the most and rank the least)."""
-    phrases = [tokens.fts_phrase(t.word, t.prefix) for t in stats]
-    lanes = [("all terms", " ".join(phrases))]
+    phrases = [_phrase(t) for t in stats]
+    lanes = [("all terms", " AND ".join(phrases))]
     if len(phrases) < 2:
         return lanes
     kept = stats
@@ -289,10 +327,13 @@ def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
         kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
         if not kept:
             kept = [min(stats, key=lambda t: t.df)]
-    rare = [tokens.fts_phrase(t.word, t.prefix) for t in kept]
-    if 3 <= len(rare) <= QUORUM_MAX_TERMS:
-        groups = [" ".join(p for j, p in enumerate(rare) if j != i) for i in range(len(rare))]
-        lanes.append(("all terms but one", " OR ".join(f"({g})" for g in groups)))
+    rare = [_phrase(t) for t in kept]
+    for drop in range(1, QUORUM_DROP + 1):
+        if drop + 2 <= len(rare) <= QUORUM_MAX_TERMS:
+            groups = [" AND ".join(p for j, p in enumerate(rare) if j not in left_out)
+                      for left_out in itertools.combinations(range(len(rare)), drop)]
+            name = "all terms but one" if drop == 1 else f"all terms but {drop}"
+            lanes.append((name, " OR ".join(f"({g})" for g in groups)))
     lanes.append(("any term", " OR ".join(rare)))
     return lanes
 
@@ -308,7 +349,14 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
         return []
     where, args = _filters(req, at, moment)
     depth = max(req.limit, FUSION_DEPTH) if dense is not None else req.limit
+    if COVERAGE_POWER:
+        depth = max(depth, COVERAGE_DEPTH)
     ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth)
+    if COVERAGE_POWER and len(stats) >= 2:
+        ranked = _by_coverage(conn, stats, ranked)
+    if PRF_TERMS and PRF_WEIGHT and ranked and (
+            PRF_ALWAYS or ranked[0].match != "all terms"):
+        ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth)
     if dense is not None and not (ONLY_WHEN_WEAK and _strong(ranked, req.limit)):
         ranked = _fused(conn, ws, req, ranked, dense, where, args, at, moment)
     hits = [_make_hit(conn, c.row, c.score, c.explain, req, c.lane)
@@ -347,6 +395,78 @@ def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
         if len(out) >= depth:
             break
     return out
+
+
+def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
+                 ranked: list[_Candidate]) -> list[_Candidate]:
+    """Within each lane, BM25 times the share of the query's idf a memory holds, to
+    the power COVERAGE_POWER (a soft coordination factor)."""
+    total = max(build.memory_count(conn), 1)
+    idf = {t.word: math.log(1 + total / max(t.df, 1)) for t in stats}
+    whole = sum(idf.values()) or 1.0
+    rowids = [c.row[0] for c in ranked]
+    marks = ", ".join("?" * len(rowids))
+    held: dict[int, float] = {}
+    for term in stats:
+        for (rowid,) in conn.execute(
+                f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
+                [_phrase(term), *rowids]):
+            held[rowid] = held.get(rowid, 0.0) + idf[term.word]
+    lane_order = {name: i for i, name in enumerate(dict.fromkeys(c.match for c in ranked))}
+    for c in ranked:
+        c.score *= (held.get(c.row[0], 0.0) / whole) ** COVERAGE_POWER
+    if COVERAGE_ACROSS_LANES:
+        return sorted(ranked, key=lambda c: -c.score)
+    return sorted(ranked, key=lambda c: (lane_order[c.match], -c.score))
+
+
+def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+              stats: list[_Term], ranked: list[_Candidate], where: str,
+              args: list[object], at: str, moment: str | None,
+              depth: int) -> list[_Candidate]:
+    """Pseudo-relevance feedback (RM3-like): words frequent in the best hits and rare
+    in the index expand the query; the expanded any-term ranking is blended with the
+    original (by rank) so the original's order still leads."""
+    top = [c.row[0] for c in ranked[:PRF_DOCS]]
+    marks = ", ".join("?" * len(top))
+    seen_in: dict[str, int] = {}
+    for (body,) in conn.execute(f"SELECT body FROM memories WHERE rowid IN ({marks})", top):
+        for word in set(tokens.words(body)):
+            seen_in[word] = seen_in.get(word, 0) + 1
+    query_stems = {st for t in stats for st in stems(conn, [t.word])[t.word]}
+    total = max(build.memory_count(conn), 1)
+    scored: list[tuple[float, _Term]] = []
+    for term in term_stats(conn, sorted(seen_in)):
+        if term.prefix or term.df < 2 or term.df > PRF_MAX_SHARE * total:
+            continue
+        if set(stems(conn, [term.word])[term.word]) & query_stems:
+            continue
+        scored.append((seen_in[term.word] * math.log(total / term.df), term))
+    scored.sort(key=lambda pair: (-pair[0], pair[1].word))
+    extra = [term for _s, term in scored[:PRF_TERMS]]
+    if not extra:
+        return ranked
+    match = " OR ".join(_phrase(t) for t in [*stats, *extra])
+    rows = _candidates(conn, match, where, args, max(depth * 3, MIN_CANDIDATES), set())
+    expanded = [_hit_parts(row, ws, req, "feedback", at)
+                for row in _eligible_rows(rows, req, at, moment)]
+    if not expanded:
+        return ranked
+    low = min(c.score for c in expanded)
+    span = max(c.score for c in expanded) - low or 1.0
+    blended: dict[int, tuple[float, _Candidate]] = {}
+    n = len(ranked)
+    for i, c in enumerate(ranked):
+        blended[c.row[0]] = ((1 - PRF_WEIGHT) * (1 - i / n), c)
+    for c in expanded:
+        part = PRF_WEIGHT * (c.score - low) / span
+        before = blended.get(c.row[0])
+        blended[c.row[0]] = (part + (before[0] if before else 0.0), before[1] if before else c)
+    out = sorted(blended.values(), key=lambda pair: -pair[0])
+    if req.explain:
+        for _score, c in out:
+            c.explain["feedback"] = [t.word for t in extra]
+    return [c for _score, c in out[:depth]]
 
 
 def _strong(ranked: list[_Candidate], limit: int) -> bool:
@@ -481,7 +601,7 @@ def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[An
     for term in stats:
         found = {r for (r,) in conn.execute(
             f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-            [tokens.fts_phrase(term.word, term.prefix), *by_path.values()])}
+            [_phrase(term), *by_path.values()])}
         for hit in hits:
             if by_path.get(hit.path) in found:
                 label = term.word + ("*" if term.prefix else "")
@@ -597,6 +717,8 @@ def _fused(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
                         FUSION_MODE, FUSION_WEIGHT)
     out: list[_Candidate] = []
     for f in fused:
+        if f.lane == "vector" and f.score <= 0:
+            continue  # the farthest of the nearest: no evidence at all
         c = candidates[f.key]
         c.score = f.score * c.factor
         c.lane = f.lane

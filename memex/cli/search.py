@@ -95,9 +95,14 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
         for hit in result.hits:
             e = hit.explain
             boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
+            parts = [f"{key} {e[key]}" for key in ("bm25", "cosine") if key in e]
+            if "fusion" in e:
+                parts.append(f"fused by {e['fusion']}")
             click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} = {e.get('lane')} "
-                       f"{e.get('bm25')} ({e.get('match')}) with boosts: {boosts}")
+                       f"{', '.join(parts)} ({e.get('match')}) with boosts: {boosts}")
             click.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
+            if e.get("feedback"):
+                click.echo(f"  query expanded with: {', '.join(e['feedback'])}")
 
 
 def main() -> None:
