@@ -135,7 +135,7 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
     from memex import embed
     from memex.embed import vectors
 
-    real = search.provider(lane)
+    real = embed.provider_for(lane)
     out: dict[str, float] = {}
     with build.open_index(ws) as index:
         rows = index.conn.execute(
@@ -191,6 +191,7 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
         [exe, "search", "deploy staging", "--json"], cwd=repo, check=True,
         capture_output=True), runs)
     ws.config.pop(embed.SETTING, None)
+    search._PROVIDERS.pop(lane, None)
     git("config", "--unset", "memex.embeddings", cwd=repo)
     return out
 

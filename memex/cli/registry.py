@@ -32,5 +32,5 @@ STEPS: dict[str, tuple[str, str]] = {
     "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
     "search": ("memex.cli.search", "Search memories by their words"),
     "reindex": ("memex.cli.reindex", "Bring the search index up to date, or rebuild it"),
-    "embed": ("memex.cli.embed", "Compute vectors for the optional semantic search lane"),
+    "embed": ("memex.cli.embed", "Compute vectors for the experimental semantic search lane"),
 }

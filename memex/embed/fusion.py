@@ -4,6 +4,7 @@ Modes (chosen by measurement, see docs/benchmarks.md):
 - "rrf": reciprocal-rank fusion, 1/(k + rank) from each list.
 - "weighted": min-max normalised BM25 score and cosine, (1 - w) * bm25 + w * cos,
   over the union of both lists.
+- "zscore": like weighted, each lane's scores as z-scores over its own list.
 - "rank": like weighted, but BM25 enters by its rank (its lanes put all-term matches
   first, which raw scores do not show).
 - "rerank": "rank" restricted to BM25's own candidates: vectors only reorder them.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-MODES = ("rrf", "weighted", "rank", "rerank")
+MODES = ("rrf", "weighted", "zscore", "rank", "rerank")
 RRF_K = 60
 
 
@@ -35,6 +36,15 @@ def _minmax(values: dict[int, float]) -> dict[int, float]:
     low, high = min(values.values()), max(values.values())
     span = high - low
     return {k: (v - low) / span if span > 0 else 1.0 for k, v in values.items()}
+
+
+def _zscore(values: dict[int, float]) -> dict[int, float]:
+    if not values:
+        return {}
+    mean = sum(values.values()) / len(values)
+    var = sum((v - mean) ** 2 for v in values.values()) / len(values)
+    std = var ** 0.5 or 1.0
+    return {k: (v - mean) / std for k, v in values.items()}
 
 
 def fuse(bm25: Sequence[tuple[int, float]], cosine: dict[int, float],
@@ -58,12 +68,16 @@ def fuse(bm25: Sequence[tuple[int, float]], cosine: dict[int, float],
             out.append(Fused(key, b + (b if d is None else d), _lane(key, bm25_rank, d),
                              b, d))
     else:
-        if mode == "weighted":
-            b_norm = _minmax(dict(bm25))
+        norm = _zscore if mode == "zscore" else _minmax
+        if mode in ("weighted", "zscore"):
+            b_norm = norm(dict(bm25))
+            if mode == "zscore":  # a memory BM25 did not find sits below all it found
+                floor = min(b_norm.values(), default=0.0) - 1.0
+                b_norm.update({k: floor for k in keys if k not in b_norm})
         else:
             n = max(len(bm25), 1)
             b_norm = {key: 1.0 - i / n for key, i in bm25_rank.items()}
-        d_norm = _minmax({k: cosine[k] for k in keys if k in cosine})
+        d_norm = norm({k: cosine[k] for k in keys if k in cosine})
         for key in keys:
             b = b_norm.get(key, 0.0)
             d = d_norm.get(key)
