@@ -136,17 +136,6 @@ def _texts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
     return out
 
 
-def pending(ws: Workspace, conn: sqlite3.Connection, provider_name: str) -> int:
-    """How many indexed memories have no vector from this provider yet."""
-    path = db_path(ws)
-    if not path.exists():
-        return int(conn.execute("SELECT count(*) FROM memories WHERE shadowed = 0")
-                   .fetchone()[0])
-    table = load(path, provider_name)
-    return sum(1 for (key,) in conn.execute(
-        "SELECT text_key FROM memories WHERE shadowed = 0") if key not in table.rows)
-
-
 # ---------------------------------------------------------------- reading
 
 
