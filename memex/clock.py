@@ -42,7 +42,10 @@ def parse_time(value: str) -> datetime:
     rel = _RELATIVE.match(text)
     if rel:
         seconds = int(rel.group(1)) * _UNITS[rel.group(2)]
-        return datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=seconds)
+        pinned = os.environ.get("GIT_MEMEX_NOW", "").strip()
+        # "2w" means two weeks before GIT_MEMEX_NOW when that pins the clock
+        base = now() if pinned and not _RELATIVE.match(pinned) else datetime.now(UTC)
+        return base.replace(microsecond=0) - timedelta(seconds=seconds)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:

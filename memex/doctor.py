@@ -15,6 +15,7 @@ from memex import gitio, store
 from memex.homes import Workspace
 
 LEVELS = ("ok", "warn", "fail")
+SHOWN = 3  # files named in a line; --json has them all
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,14 @@ class Check:
     level: str  # ok | warn | fail
     message: str
     hint: str | None = None
+    paths: tuple[str, ...] = ()  # the files a check is about, when it has any
 
-    def as_json(self) -> dict[str, str | None]:
-        return {"name": self.name, "level": self.level, "message": self.message,
-                "hint": self.hint}
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"name": self.name, "level": self.level,
+                                  "message": self.message, "hint": self.hint}
+        if self.paths:
+            out["paths"] = list(self.paths)
+        return out
 
 
 def check_git(ws: Workspace) -> list[Check]:
@@ -91,17 +96,51 @@ def check_hooks(ws: Workspace) -> list[Check]:
 
 
 def check_quarantine(ws: Workspace) -> list[Check]:
+    """Unreadable files in every home; each check names its own files, since verify
+    sees only the repo's folder and the outbox and personal folders are outside it."""
     _, bad = store.scan_all(ws)
     if not bad:
         return [Check("quarantine", "ok", "every memory file parses")]
-    shown = "; ".join(f"{q.path.name}: {q.reason}" for q in bad[:3])
-    more = f" (+{len(bad) - 3} more)" if len(bad) > 3 else ""
-    return [Check("quarantine", "warn", f"{len(bad)} unreadable memory file(s), skipped and "
-                  f"left untouched: {shown}{more}", "git memex verify lists them")]
+    folder = ws.memory_dir
+    in_repo = [q for q in bad if folder is not None and q.path.parent == folder]
+    elsewhere = [q for q in bad if q not in in_repo]
+    checks = []
+    for items, where, hint in (
+            (in_repo, "in the repo", "edit or git rm each; git memex verify lists every one "
+             "with its rule"),
+            (elsewhere, "outside the repo (outbox or personal)", "edit or delete each file "
+             "by hand; git memex doctor --json lists every path")):
+        if not items:
+            continue
+        shown = "; ".join(f"{q.path}: {q.reason}" for q in items[:SHOWN])
+        more = f" (+{len(items) - SHOWN} more)" if len(items) > SHOWN else ""
+        checks.append(Check("quarantine", "warn", f"{len(items)} unreadable memory file(s) "
+                            f"{where}, skipped and left untouched: {shown}{more}", hint,
+                            tuple(str(q.path) for q in items)))
+    return checks
+
+
+def check_outbox_key(ws: Workspace) -> list[Check]:
+    """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
+    if ws.repo is None:
+        return []
+    from memex import rekey
+
+    old = rekey.old_outboxes(ws)
+    if not old:
+        return [Check("outbox", "ok", f"the outbox is keyed by this repo's id {ws.repo_id}")]
+    checks = []
+    for item in old:
+        flag = "" if len(old) == 1 else f" --from {item.repo_id}"
+        checks.append(Check(
+            "outbox", "warn", f"the repo_id changed (origin changed or was added): "
+            f"{item.drafts} draft(s) wait in the outbox of {item.describe()}, invisible "
+            f"under the current id {ws.repo_id}", f"git memex rekey{flag}"))
+    return checks
 
 
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
-    check_git, check_merge_driver, check_hooks, check_quarantine,
+    check_git, check_merge_driver, check_hooks, check_quarantine, check_outbox_key,
 ]
 
 

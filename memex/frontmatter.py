@@ -251,7 +251,10 @@ def rewrite(memory: model.Memory, original: Parsed | None) -> str:
         name = str(key)
         if name in known and name not in wanted:
             del doc[key]
+    defaults = _field_defaults()
     for key, value in wanted.items():
+        if key not in doc and key in defaults and defaults[key] == value:
+            continue  # a hand-written file that relied on a default keeps relying on it
         if key in doc:
             try:
                 old = model._coerce(key, _plain_data(doc[key])) if key in known else None
@@ -261,8 +264,47 @@ def rewrite(memory: model.Memory, original: Parsed | None) -> str:
                 continue
             if key not in known and _plain_data(doc[key]) == value:
                 continue
-        doc[key] = value
+        doc[key] = _round_trip_value(yaml, key, value, doc.get(key))
     stream = io.StringIO()
     yaml.dump(doc, stream)
     body = memory.body.strip("\n").rstrip()
     return f"{FENCE}\n{stream.getvalue()}{FENCE}\n" + (f"\n{body}\n" if body else "")
+
+
+def _field_defaults() -> dict[str, Any]:
+    import dataclasses
+
+    return {f.name: f.default for f in dataclasses.fields(model.Memory)
+            if f.default is not dataclasses.MISSING}
+
+
+def _round_trip_value(yaml: Any, key: str, value: Any, old: Any) -> Any:
+    """A value for the ruamel document in the style the canonical form uses: times bare,
+    lists in flow style (or the style the user gave them), history entries one per line."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if key in model.TIME_FIELDS and isinstance(value, str):
+        return yaml.load(f"v: {value}\n")["v"]  # a fresh TimeStamp: dumped bare, as given
+    if key in model.HISTORY_FIELDS and isinstance(value, list):
+        seq = old if isinstance(old, CommentedSeq) else CommentedSeq()
+        try:
+            kept = model._coerce(key, _plain_data(seq))
+        except InvalidMemory:
+            kept = None
+        if kept is None or kept != value[: len(kept)]:
+            seq = CommentedSeq()
+            kept = []
+        for entry in value[len(kept):]:
+            item = CommentedMap()
+            for k, v in entry.items():
+                item[k] = yaml.load(f"v: {v}\n")["v"] if k == "at" and isinstance(
+                    v, str) and _TIME_PLAIN.match(v) else v
+            item.fa.set_flow_style()
+            seq.append(item)
+        return seq
+    if isinstance(value, list):
+        seq = CommentedSeq(value)
+        if not isinstance(old, CommentedSeq) or old.fa.flow_style():
+            seq.fa.set_flow_style()
+        return seq
+    return value

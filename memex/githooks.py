@@ -18,8 +18,9 @@ MARKER = "# git-memex hook"
 
 _PRE_COMMIT = f"""#!/bin/sh
 {MARKER}: secret scan of staged memory files (git memex init --git-hooks installs it).
-# Blocks a commit that would add an unmasked secret or <private> block to the memory
-# folder; names file and line, never the secret. Bypass once with `git commit --no-verify`.
+# Blocks a commit that would add an unmasked secret or <private> block, or a personal
+# or visibility: private memory, to the memory folder; names file and line, never the
+# secret. Bypass once with `git commit --no-verify`.
 if command -v git-memex-scan >/dev/null 2>&1; then
     exec git-memex-scan --staged
 fi

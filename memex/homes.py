@@ -144,14 +144,64 @@ class Workspace:
         return f"local:{name}"
 
 
-def workspace(cwd: Path | None = None, home: Path | None = None) -> Workspace:
+SEEN_IDS_FILE = "repo_ids"
+
+
+def seen_ids_path(repo: gitio.RepoInfo) -> Path:
+    """Where a clone keeps the repo_ids it has had (shared by its worktrees)."""
+    return repo.common_dir / "memex" / SEEN_IDS_FILE
+
+
+def seen_repo_ids(repo: gitio.RepoInfo) -> dict[str, str]:
+    """{repo_id: what it was derived from} for every id this clone has had, oldest first."""
+    try:
+        text = seen_ids_path(repo).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        rid, _, source = line.partition("\t")
+        if rid.startswith(("git-origin-sha256:", "path-sha256:")):
+            out.setdefault(rid, source)
+    return out
+
+
+def remember_repo_id(repo: gitio.RepoInfo, rid: str, source: str) -> None:
+    """Append this clone's current repo_id to its list when it is new, so that after an
+    origin change `doctor` can find the outbox of the old id (`git memex rekey`). A
+    cache like the index: failing to write it (read-only git dir) costs nothing else."""
+    if rid in seen_repo_ids(repo):
+        return
+    path = seen_ids_path(repo)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"{rid}\t{source}\n")
+    except OSError:
+        pass
+
+
+def workspace(cwd: Path | None = None, home: Path | None = None,
+              allow_missing_git: bool = False) -> Workspace:
+    """The workspace of a command run in `cwd`. Inside a repository without a git binary
+    this raises GitMissing, unless the caller (doctor) reports that itself."""
     start = (cwd or Path.cwd()).resolve()
+    if gitio.git_binary() is None and not allow_missing_git:
+        marker = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
+        if marker is not None:
+            # Never silently treat a repo as "no repo": scopes and homes would change.
+            raise gitio.GitMissing(
+                f"git is not installed or not on PATH, and {marker} is a git repository; "
+                "git-memex needs git there (install git or fix PATH)")
     repo = gitio.discover(start)
     config = gitio.config_map(start)
     team: dict[str, str] = {}
     if repo is not None:
         team = gitio.config_map(repo.toplevel, repo.toplevel / MEMEXCONFIG)
-        rid = repo_id_for(gitio.origin_url(config), repo.toplevel)
+        origin = gitio.origin_url(config)
+        rid = repo_id_for(origin, repo.toplevel)
+        remember_repo_id(repo, rid, f"origin {normalise_url(origin)}" if origin else
+                         f"path {repo.toplevel.resolve()}")
     else:
         rid = repo_id_for(None, start)
     return Workspace(

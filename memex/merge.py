@@ -41,16 +41,17 @@ class Conflict:
     base: Any
     kind: str = "field"  # field | lifecycle | body | invalid | parse
 
-    def describe(self) -> str:
+    def describe(self, ours: str = "ours", theirs: str = "theirs") -> str:
+        """One line; `ours` / `theirs` name the sides for people (a rebase swaps them)."""
         if self.kind == "body":
             return "body: both sides changed the same lines (conflict markers in the body)"
         if self.kind == "lifecycle":
-            return (f"{self.field}: ours says {self.ours or 'nothing'}, theirs says "
+            return (f"{self.field}: {ours} says {self.ours or 'nothing'}, {theirs} says "
                     f"{self.theirs or 'nothing'} (base {self.base or 'nothing'}): two different "
                     "supersede chains; decide which successor is the real one")
         if self.kind in ("parse", "invalid"):
             return f"{self.field}: {self.ours}"
-        return (f"{self.field}: ours {_show(self.ours)}, theirs {_show(self.theirs)} "
+        return (f"{self.field}: {ours} {_show(self.ours)}, {theirs} {_show(self.theirs)} "
                 f"(base {_show(self.base)})")
 
     def as_json(self) -> dict[str, Any]:

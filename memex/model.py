@@ -197,6 +197,18 @@ def normalise_tags(tags: list[str]) -> list[str]:
     return out
 
 
+def legacy_version(data: dict[str, Any]) -> int | None:
+    """The protocol version of an older file (no `schema_version` counts as 1), else None."""
+    value = data.get("schema_version")
+    if value is None:
+        return 1
+    try:
+        version = int(str(value))
+    except ValueError:
+        return None  # not a number: validation reports it
+    return version if version < SCHEMA_VERSION else None
+
+
 def from_front_matter(data: dict[str, Any], body: str) -> Memory:
     """Build and validate a Memory from parsed front matter. Raises InvalidMemory."""
     if not isinstance(data, dict):

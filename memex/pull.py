@@ -109,6 +109,9 @@ class PullReceipt:
     retired: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     ahead: int = 0
+    indexed: int | None = None  # files the index (re)read after the fast-forward
+    index_memories: int | None = None  # memories the index holds afterwards
+    notices: list[str] = field(default_factory=list)
 
     @property
     def up_to_date(self) -> bool:
@@ -121,7 +124,9 @@ class PullReceipt:
                 "new": [c.as_json() for c in self.new],
                 "changed": [c.as_json() for c in self.changed],
                 "retired": [c.as_json() for c in self.retired],
-                "removed": [c.as_json() for c in self.removed]}
+                "removed": [c.as_json() for c in self.removed],
+                "indexed": self.indexed, "index_memories": self.index_memories,
+                "notices": self.notices}
 
 
 def _tracking(top: Path, branch: str, remote: str | None) -> tuple[str, str]:
@@ -155,6 +160,10 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
     """
     from memex import team
 
+    if scope == "project" and ws.repo is None:
+        raise MemexError("not inside a git repository: pull fetches and fast-forwards the "
+                         "repository you run it in; cd into a clone (or pull the org memory "
+                         "repo with --org)")
     tgt = team.target(ws, scope)
     top = tgt.toplevel
     branch = gitio.current_branch(top)
@@ -195,7 +204,27 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
         ["rev-list", "--count", f"{before}..HEAD" if before else "HEAD"], cwd=top
     ).stdout.strip() or 0)
     _fill_receipt(receipt, top, ws.memory_dir_name)
+    _refresh_index(ws, receipt)
     return receipt
+
+
+def _refresh_index(ws: Workspace, receipt: PullReceipt) -> None:
+    """DESIGN.md: pull = fetch + fast-forward, then reindex. Incremental (only files
+    whose size or mtime moved are read); the fast-forward has happened, so an index
+    problem is a notice, never a failed pull (the next read rebuilds it anyway)."""
+    import sqlite3
+
+    from memex import index
+
+    try:
+        report = index.refresh(ws)
+    except (sqlite3.Error, OSError) as exc:
+        receipt.notices.append(f"the search index was not refreshed ({exc}); the next "
+                               "search rebuilds it")
+        return
+    receipt.indexed = report.new + report.changed + report.moved
+    receipt.index_memories = report.memories
+    receipt.notices.extend(report.warnings)
 
 
 def _parse(text: str | None) -> model.Memory | None:

@@ -53,21 +53,19 @@ def visible_as_of(memory: model.Memory, moment: str) -> bool:
 
 def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
               as_of: str | None = None) -> View:
-    loaded, bad = store.scan_all(ws, scopes)
-    pending = frozenset(x.id for x in loaded if x.home.is_outbox)
-    completed, chain_warnings = lifecycle.complete_chains((x.memory for x in loaded), pending)
-    view = View(quarantined=bad, warnings=[w.message for w in chain_warnings])
+    """Eligible memories of the scopes asked, newest first, from the refreshed index."""
+    from memex.index import views
+
+    snap = views.snapshot(ws)
+    wanted = set(scopes) if scopes is not None else None
+    view = View(quarantined=snap.quarantined, warnings=snap.warnings)
     at = clock.now_str()
-    seen: set[str] = set()
-    for item in loaded:
-        if item.id in seen:
-            view.warnings.append(f"{item.id} exists in more than one place; showing {item.path}")
+    for item in snap.items:
+        if wanted is not None and item.memory.scope not in wanted:
             continue
-        seen.add(item.id)
-        memory = completed[item.id]
-        if not include_all and not eligible(memory, at, as_of):
+        if not include_all and not eligible(item.memory, at, as_of):
             continue
-        view.items.append(store.Loaded(memory, item.path, item.home, item.parsed))
+        view.items.append(item)
     view.items.sort(key=lambda x: (x.memory.updated_at, x.id), reverse=True)
     return view
 

@@ -1,8 +1,10 @@
 """Secret scan of memory files as git is about to commit them (the pre-commit hooks).
 
 Reports file, line and kind of every unmasked secret or unredacted `<private>` block,
-never the secret itself. Staged content is read from the index in one
-`git cat-file --batch` process, so 1,000 staged files cost one subprocess, not 1,000.
+never the secret itself, and every personal or `visibility: private` memory about to
+enter the repo (rule 2: personal never leaves the machine by any path). Staged content
+is read from the index in one `git cat-file --batch` process, so 1,000 staged files
+cost one subprocess, not 1,000.
 """
 
 from __future__ import annotations
@@ -11,8 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memex import gitio, redact, store
+from memex import frontmatter, gitio, redact, store
+from memex.errors import InvalidMemory, MemexError
 from memex.homes import Workspace
+
+# kinds that are not secrets: a memory that must not be in the repo at all
+SHARING_KINDS: dict[str, str] = {
+    "personal-memory": "a personal memory (scope: personal): rule 2, personal memories "
+                       "never leave this machine",
+    "private-memory": "a visibility: private memory: private memories never enter the repo",
+}
 
 
 @dataclass(frozen=True)
@@ -21,7 +31,14 @@ class SecretFinding:
     line: int
     kind: str
 
+    @property
+    def is_secret(self) -> bool:
+        return self.kind not in SHARING_KINDS
+
     def describe(self) -> str:
+        if self.kind in SHARING_KINDS:
+            return (f"{self.path}:{self.line}: {SHARING_KINDS[self.kind]}; unstage it: "
+                    f"git rm --cached {self.path}")
         what = "unredacted <private> block" if self.kind == "private-block" else \
             f"unmasked {self.kind}"
         return f"{self.path}:{self.line}: {what}"
@@ -36,6 +53,57 @@ def scan_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
     for path, text in items:
         out.extend(SecretFinding(path, f.line, f.kind) for f in redact.scan(text))
     return out
+
+
+def _key_line(text: str, key: str) -> int:
+    """The 1-based line of a top-level front-matter key (1 when not found)."""
+    for number, line in enumerate(text.splitlines()[1:], start=2):
+        if line.startswith(f"{key}:"):
+            return number
+        if line.rstrip() == "---":
+            break
+    return 1
+
+
+def sharing_findings(path: str, text: str) -> list[SecretFinding]:
+    """A personal or private memory where only shared ones belong (the repo's folder).
+
+    Read from the raw front matter, so a file that fails validation is still caught;
+    a file without front matter is verify's business (parse rule), not this one's."""
+    try:
+        data = frontmatter.parse(text).data
+    except InvalidMemory:
+        return []
+    out: list[SecretFinding] = []
+    if str(data.get("scope", "")).strip().lower() == "personal":
+        out.append(SecretFinding(path, _key_line(text, "scope"), "personal-memory"))
+    if str(data.get("visibility", "")).strip().lower() == "private":
+        out.append(SecretFinding(path, _key_line(text, "visibility"), "private-memory"))
+    return out
+
+
+def check_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
+    """What the pre-commit scan blocks: secrets, and personal or private memories."""
+    out: list[SecretFinding] = []
+    for path, text in items:
+        out.extend(sharing_findings(path, text))
+        out.extend(SecretFinding(path, f.line, f.kind) for f in redact.scan(text))
+    return out
+
+
+def summary(count: int, findings: list[SecretFinding]) -> str:
+    """One line for people: what the scan found (or that it found nothing)."""
+    files = f"{count} memory file{'' if count == 1 else 's'}"
+    if not findings:
+        return f"scanned {files}: no unmasked secret"
+    secrets = sum(1 for f in findings if f.is_secret)
+    parts = []
+    if secrets:
+        parts.append(f"{secrets} secret(s): mask or remove them (git memex update ID ...)")
+    if len(findings) > secrets:
+        parts.append(f"{len(findings) - secrets} memory file(s) that must not be in the "
+                     "repo: unstage them")
+    return f"git-memex: {'; '.join(parts)}; in {files}; then commit again"
 
 
 def in_memory_folder(ws: Workspace, path: str) -> bool:
@@ -83,7 +151,7 @@ def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
     if ws.repo is None:
         return 0, []
     items = read_staged(ws.repo.toplevel, staged_memory_paths(ws))
-    return len(items), scan_texts(items)
+    return len(items), check_texts(items)
 
 
 def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFinding]]:
@@ -104,4 +172,20 @@ def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFin
             items.append((rel, full.read_bytes().decode("utf-8", "replace")))
         except OSError:
             continue
-    return len(items), scan_texts(items)
+    return len(items), check_texts(items)
+
+
+def scan_folder(ws: Workspace) -> tuple[int, list[SecretFinding]]:
+    """Every memory file of the repo's memory folder, as on disk (`scan` with no FILE)."""
+    if ws.repo is None or ws.memory_dir is None:
+        raise MemexError("not inside a git repository: there is no memory folder to scan; "
+                         "name the FILEs to scan")
+    top = ws.repo.toplevel
+    items: list[tuple[str, str]] = []
+    for path in store.memory_files(ws.memory_dir):
+        try:
+            items.append((path.relative_to(top).as_posix(),
+                          path.read_bytes().decode("utf-8", "replace")))
+        except OSError:
+            continue
+    return len(items), check_texts(items)

@@ -13,7 +13,6 @@ uses; SQL only narrows the candidates first.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fnmatch
 import itertools
 import json
@@ -29,6 +28,7 @@ from memex.embed import fusion, vectors
 from memex.errors import UsageError
 from memex.homes import Workspace
 from memex.index import build, schema, synonyms, tokens
+from memex.index.views import stored_memory
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -91,6 +91,7 @@ class SearchRequest:
     include_all: bool = False
     explain: bool = False
     record_access: bool = True  # bump access counts in the index (never a file)
+    vectors: bool = True  # use the vector lane when one is configured
 
 
 @dataclass
@@ -167,11 +168,12 @@ def search(ws: Workspace, req: SearchRequest) -> SearchResult:
         result = SearchResult(
             warnings=index.report.warnings + build.read_warnings(index.conn),
             quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)
-        if not wanted and not ws.setting(embed.SETTING):
+        if not wanted and not (req.vectors and enabled(ws)):
             result.warnings.append("nothing searchable is left in the query "
                                    "(only stop words, symbols or operators)")
             return result
-        dense = dense_query(ws, index.conn, req.query, result.warnings)
+        dense = dense_query(ws, index.conn, req.query, result.warnings) \
+            if req.vectors else None
         result.hits = run_query(index.conn, ws, req, wanted, moment, dense)
         if req.record_access and result.hits:
             record_access(index.conn, [h.id for h in result.hits])
@@ -593,16 +595,6 @@ def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
         review_state=memory.review_state, title=memory.title, summary=memory.summary,
         path=row[2], memory=memory, explain=explain,
     )
-
-
-_KNOWN = frozenset(f.name for f in dataclasses.fields(model.Memory)) - {"extra", "body"}
-
-
-def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
-    """A Memory from the index's copy of its front matter (validated when indexed)."""
-    known = {k: v for k, v in data.items() if k in _KNOWN}
-    extra = {k: v for k, v in data.items() if k not in _KNOWN}
-    return model.Memory(body=body, extra=extra, **known)
 
 
 def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[Any]) -> None:

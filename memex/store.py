@@ -24,6 +24,7 @@ SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project",
                  "org-outbox": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
+LEGACY_REASON = "v1 file: run git memex migrate"
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,10 @@ def read(path: Path, home: Home) -> Loaded:
 
 def from_text(text: str, path: Path, home: Home) -> Loaded:
     """A memory from its file's text (already read), checked against its name and home."""
-    memory, parsed = frontmatter.load(text)
+    parsed = frontmatter.parse(text)
+    if model.legacy_version(parsed.data) is not None:
+        raise InvalidMemory(LEGACY_REASON)
+    memory = model.from_front_matter(parsed.data, parsed.body)
     if path.stem != memory.id:
         raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
     if memory.scope != home.scope:
@@ -212,23 +216,11 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same folder and rename: never a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Put exact bytes back (undoing a write): temp file in the same folder, then rename."""
+    """Exact bytes via a temp file in the same folder, fsynced, then renamed over `path`."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

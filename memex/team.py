@@ -214,14 +214,16 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
         drafts, bad = store.scan(tgt.outbox)
         for item in bad:
             notices.append(f"skipped unreadable draft {item.path}: {item.reason}")
-        keep = []
-        for draft in drafts:
+        keep, left = _live_with_chains(drafts)
+        for draft in left:
             if draft.memory.visibility == "private":
                 notices.append(f"skipped {draft.id}: private, never submitted")
             else:
-                keep.append(draft)
+                notices.append(f"left {draft.id} in the outbox: it is {draft.memory.status} "
+                               "(--all submits live drafts and the drafts they supersede)")
         if not keep:
-            raise MemexError(f"nothing to submit: the {tgt.scope} outbox has no drafts")
+            raise MemexError(f"nothing to submit: the {tgt.scope} outbox has no live drafts")
+        _check_chains(tgt, keep, drafts)
         return keep, notices
     if not ids:
         raise UsageError("name the drafts to submit, or --all")
@@ -239,9 +241,86 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
             raise MemexError(f"{loaded.id} is a {loaded.memory.scope} draft: use {hint}")
         if loaded.memory.visibility == "private":
             raise MemexError(f"{loaded.id} is private: it is never submitted; nothing moved")
+        status = loaded.memory.status
+        if status in ("retracted", "archived"):
+            raise MemexError(f"{loaded.id} is {status}: only live drafts are submitted "
+                             f"(git memex status {loaded.id[:10]} active restores it); "
+                             "nothing moved")
         if loaded.id not in {c.id for c in chosen}:
             chosen.append(loaded)
+    outbox, _ = store.scan(tgt.outbox)
+    _check_chains(tgt, chosen, outbox)
     return chosen, notices
+
+
+def _live_with_chains(drafts: list[store.Loaded]
+                      ) -> tuple[list[store.Loaded], list[store.Loaded]]:
+    """(what `submit --all` takes, what it leaves): the live, non-private drafts, plus
+    the superseded outbox drafts behind each of them (a chain travels whole)."""
+    by_id = {d.id: d for d in drafts}
+    taken: dict[str, store.Loaded] = {}
+    for draft in drafts:
+        if not draft.memory.is_live or draft.memory.visibility == "private":
+            continue
+        taken[draft.id] = draft
+        current = draft
+        while current.memory.supersedes in by_id:
+            previous = by_id[current.memory.supersedes or ""]
+            if (previous.id in taken or previous.memory.status != "superseded"
+                    or previous.memory.superseded_by != current.id
+                    or previous.memory.visibility == "private"):
+                break
+            taken[previous.id] = previous
+            current = previous
+    kept = [d for d in drafts if d.id in taken]  # outbox order: oldest id first
+    return kept, [d for d in drafts if d.id not in taken]
+
+
+def _check_chains(tgt: Target, chosen: list[store.Loaded], outbox: list[store.Loaded]) -> None:
+    """Refuse a batch whose commit would fail verify's link rule: a draft superseding
+    an outbox draft left out of the batch (or one superseded by a draft left out), or
+    superseding a memory that exists nowhere. The message names the whole chain."""
+    batch = {c.id for c in chosen}
+    by_id = {d.id: d for d in outbox}
+    for draft in chosen:
+        memory = draft.memory
+        if memory.status == "superseded" and memory.superseded_by not in batch:
+            successor = memory.superseded_by or "?"
+            chain = _chain_ids(by_id, successor)
+            raise MemexError(
+                f"{draft.id} is superseded by {successor}, which is not being submitted; "
+                f"a chain travels whole: git memex submit {' '.join(chain)}; nothing moved")
+        previous = memory.supersedes
+        if not previous or previous in batch:
+            continue
+        if previous in by_id:
+            chain = _chain_ids(by_id, draft.id)
+            raise MemexError(
+                f"{draft.id} supersedes {previous}, a draft still in the outbox: submit the "
+                f"chain together: git memex submit {' '.join(chain)}; nothing moved")
+        if not store.new_path(tgt.home, previous).exists():
+            raise MemexError(
+                f"{draft.id} supersedes {previous}, which is neither in the repo nor in the "
+                f"outbox: the commit would fail verify's link rule; nothing moved")
+
+
+def _chain_ids(by_id: dict[str, store.Loaded], newest: str) -> list[str]:
+    """Short ids of the outbox chain through `newest` (followed forward to its live
+    end first), oldest first."""
+    seen = {newest}
+    while (nxt := by_id.get(newest)) is not None and nxt.memory.superseded_by in by_id \
+            and nxt.memory.superseded_by not in seen:
+        newest = nxt.memory.superseded_by or ""
+        seen.add(newest)
+    out = [newest]
+    current = by_id.get(newest)
+    while current is not None and current.memory.supersedes in by_id:
+        previous = current.memory.supersedes or ""
+        if previous in out:
+            break
+        out.append(previous)
+        current = by_id[previous]
+    return [i[:10] for i in reversed(out)]
 
 
 def _check_git_state(tgt: Target) -> str:
@@ -312,9 +391,6 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
             if old is not None:
                 old_retired, memory = lifecycle.supersede(old.memory, memory, at, me)
                 retired.append(store.Loaded(old_retired, old.path, old.home, old.parsed))
-            else:
-                notices.append(f"{draft.id} supersedes {memory.supersedes}, which is not in "
-                               "the repo; nothing retired")
         model.validate(memory)
         planned.append(store.Loaded(memory, path, tgt.home, draft.parsed))
 

@@ -26,6 +26,7 @@ RULES: dict[str, str] = {
     "personal": "no personal memory inside the repo",
     "private": "no visibility: private memory inside the repo",
     "secret": "no unmasked secret or <private> block",
+    "index": "the index, once refreshed, covers every readable memory file",
     "recall": "a memory was read after --since",
     "write": "a memory was written after --since",
 }
@@ -141,7 +142,9 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
         m = f.memory
         for name in LINK_FIELDS:
             for target in getattr(m, name):
-                if target not in existing:
+                if target == m.id:
+                    report.failures.append(Failure("link", f.rel, f"{name} points at itself"))
+                elif target not in existing:
                     report.failures.append(Failure(
                         "link", f.rel, f"{name} points at {target}, which is not in the repo"))
         for name in ("supersedes", "superseded_by"):
@@ -181,6 +184,26 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
                     "chain", f.rel, f"supersedes {o.id}, which says it is superseded by "
                     f"{o.superseded_by}: two successors, a human decides"))
     return repairs
+
+
+def _check_index(ws: Workspace, files: list[_File], report: Report) -> None:
+    """Refresh the index (incremental: a stat per file when nothing changed) and check
+    it holds every file the store would read: one that a search could never find is a
+    bug or a damaged cache. Skipped while another process holds the index's lock."""
+    from memex.index import build
+
+    wanted = [f for f in files if f.memory.scope == "project" and f.path.stem == f.memory.id]
+    if not wanted:
+        return
+    with build.open_index(ws) as index:
+        if index.report.stale:
+            return
+        covered = build.memory_paths(index.conn, "repo")
+    for f in wanted:
+        if str(f.path) not in covered:
+            report.failures.append(Failure(
+                "index", f.rel, "not in the search index after a refresh (git memex reindex "
+                "--full rebuilds it)"))
 
 
 def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write: bool,
@@ -249,6 +272,7 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     if fix and repairs:
         _apply_repairs(ws, repairs, report)
         return _rerun(ws, since, require_recall, require_write, report.fixed)
+    _check_index(ws, files, report)
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
     return report

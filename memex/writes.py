@@ -49,6 +49,7 @@ class WriteResult:
     redaction: redact.Redaction | None = None
     near_duplicates: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    possible_conflicts: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -57,6 +58,7 @@ class WriteResult:
             "created": self.created, "dry_run": self.dry_run,
             "near_duplicates": self.near_duplicates,
             "redacted": [f.kind for f in self.redaction.findings] if self.redaction else [],
+            "possible_conflicts": self.possible_conflicts,
         }
 
 
@@ -85,9 +87,24 @@ def similar(a: str, b: str) -> bool:
     return len(wa & wb) / len(wa | wb) >= 0.8
 
 
+def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
+    """Live memories of the scope whose text is nearly the same: only the best search
+    hits are compared, so the check stays cheap however large the store."""
+    from memex import search
+
+    try:
+        hits = search.search(ws, search.SearchRequest(
+            query=body[:2000], limit=10, scopes=(scope,), record_access=False,
+            vectors=False)).hits  # near-identical text: words suffice, no model load
+    except MemexError:
+        return []
+    return [h.id for h in hits if similar(h.memory.body, body)]
+
+
 def default_title(body: str, limit: int = 80) -> str:
-    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
-    first = first.lstrip("#").strip()
+    """The first line with words in it (not a `---` rule or a lone fence), unmarked."""
+    first = next((line.strip() for line in body.splitlines() if _WORD.search(line)), "")
+    first = first.lstrip("#>*- ").strip()
     if len(first) <= limit:
         return first
     cut = first[:limit].rsplit(" ", 1)[0] or first[:limit]
@@ -118,7 +135,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
             model.check_enum(name, getattr(req, name))
     except InvalidMemory as exc:
         raise UsageError(str(exc)) from None
-    body = req.text.replace("\r\n", "\n").strip()
+    body = req.text.replace("\r\n", "\n").lstrip("\ufeff").strip()
     if not body:
         raise UsageError("nothing to capture: the text is empty")
     limit = max_bytes(ws)
@@ -133,7 +150,10 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     title, body, redaction = _redact_fields((req.title or "").strip(), body)
     if not title:
         title = default_title(body)
-    tags = model.normalise_tags(req.tags)
+    try:
+        tags = model.normalise_tags(req.tags)
+    except InvalidMemory as exc:
+        raise UsageError(str(exc)) from None
     notices: list[str] = []
     if scope == "project" and not ws.in_git:
         notices.append("not in a git repository: project memories stay local on this machine "
@@ -141,18 +161,20 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if req.visibility == "private" and scope != "personal":
         notices.append("visibility private: this memory will never be submitted to the repo")
 
-    existing, _ = store.scan_all(ws, [scope])
+    from memex.index import views
+
+    visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
     content = normalised_content(body)
     near: list[str] = []
-    for other in existing:
-        if not other.memory.is_live:
+    for other in visible:
+        if other.memory.scope != scope or not other.memory.is_live:
             continue
         if normalised_content(other.memory.body) == content:
             return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
                                redaction=redaction, notices=notices)
-        if (title and other.memory.title.casefold() == title.casefold()) or similar(
-                other.memory.body, body):
+        if title and other.memory.title.casefold() == title.casefold():
             near.append(other.memory.id)
+    near += [i for i in _similar_ids(ws, scope, body) if i not in near]
 
     home = _target_home(ws, scope)
     at = clock.now_str()
@@ -174,11 +196,27 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     path = store.new_path(home, memory.id)
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
+    _note_conflicts(result, [x.memory for x in visible if x.memory.id != req.supersedes])
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))
     usage.record(ws.home, ws.repo_id, "write", [memory.id])
     return result
+
+
+def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
+    """Contradictions with live memories become a notice; nothing is written for them."""
+    from memex import conflicts
+
+    mine = result.memory.id[:10]
+    for found in conflicts.against(result.memory, others):
+        why = "; ".join(r.detail for r in found.reasons)
+        other = found.b[:10]
+        result.possible_conflicts.append({"id": found.b, "reason": why})
+        result.notices.append(
+            f"may contradict {other}: {why}. Both stay active; decide with `git memex "
+            f"supersede {other} TEXT`, `git memex link {mine} contradicts {other}`, or "
+            f"`git memex link {mine} related {other}` if they agree")
 
 
 CONTENT_FIELDS = ("title", "body")
@@ -256,23 +294,31 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     check_editable(loaded, via)
     old = loaded.memory
     new = old.copy()
-    redaction = None
-    if req.body is not None or req.title is not None:
-        title = req.title if req.title is not None else old.title
-        body = (req.body if req.body is not None else old.body).replace("\r\n", "\n").strip()
-        if not body:
-            raise UsageError("a memory body cannot be empty (use `git memex forget`)")
-        size = len(body.encode("utf-8"))
-        if size > max_bytes(ws):
-            raise MemexError(f"memory body is {size} bytes, over the limit (memex.maxBytes)")
-        new.title, new.body, redaction = _redact_fields(title.strip(), body)
+    title = req.title if req.title is not None else old.title
+    if req.body is not None and req.title is None and old.title == default_title(old.body):
+        title = ""  # the title was derived from the old body: derive it from the new one
+    body = (req.body if req.body is not None else old.body).replace("\r\n", "\n").strip()
+    body = body.lstrip("\ufeff")
+    if not body:
+        raise UsageError("a memory body cannot be empty (use `git memex forget`)")
+    size = len(body.encode("utf-8"))
+    if size > max_bytes(ws):
+        raise MemexError(f"memory body is {size} bytes, over the limit (memex.maxBytes)")
+    # Every write redacts the whole text, also what an earlier hand edit or a merge put there.
+    new.title, new.body, redaction = _redact_fields(title.strip(), body)
+    if not new.title:
+        new.title = default_title(new.body)
     for name in ("importance", "confidence", "type"):
         value = getattr(req, name)
         if value is not None:
             setattr(new, name, model.check_enum(name, value))
     if req.add_tags or req.remove_tags:
         remove = set(req.remove_tags)
-        new.tags = [t for t in model.normalise_tags(new.tags + req.add_tags) if t not in remove]
+        try:
+            tags = model.normalise_tags(new.tags + req.add_tags)
+        except InvalidMemory as exc:
+            raise UsageError(str(exc)) from None
+        new.tags = [t for t in tags if t not in remove]
     if req.paths is not None:
         new.paths = list(dict.fromkeys(p for p in req.paths if p))
     if new == old:

@@ -145,10 +145,30 @@ def test_human_output(repo: Path) -> None:
     assert "[draft]" in result.stdout
 
 
-def test_capture_without_git_binary(repo: Path, monkeypatch: pytest.MonkeyPatch,
-                                    memex_home: Path) -> None:
+def test_capture_without_git_binary_in_a_repo_is_an_error(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, memex_home: Path) -> None:
     from memex import gitio
 
     monkeypatch.setattr(gitio, "git_binary", lambda: None)
-    out = invoke_json("capture", "no git here")
-    assert out["scope"] == "personal"
+    result = invoke("capture", "no git here")
+    assert result.exit_code == 1 and "git is not installed" in result.stderr
+    assert not memex_home.exists()
+
+
+def test_capture_without_git_binary_outside_a_repo(
+        nogit_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memex import gitio
+
+    monkeypatch.setattr(gitio, "git_binary", lambda: None)
+    assert invoke_json("capture", "no git, no repo")["scope"] == "personal"
+
+
+def test_bom_and_rule_lines_do_not_become_the_title(repo: Path) -> None:
+    out = invoke_json("capture", input="\ufeff---\nThe real title\nbody\n".encode())
+    data = frontmatter.parse(Path(out["path"]).read_text(encoding="utf-8")).data
+    assert data["title"] == "The real title"
+
+
+def test_bad_tag_is_usage_error(repo: Path) -> None:
+    result = invoke("capture", "--tag", "has space", "text")
+    assert result.exit_code == 2 and "tag" in result.stderr

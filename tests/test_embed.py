@@ -232,3 +232,23 @@ def test_fusion_order_through_search(repo: Path, monkeypatch: pytest.MonkeyPatch
     # The lane off: the vector-only memory is not found by these words.
     subprocess.run(["git", "config", "--unset", "memex.embeddings"], cwd=repo, check=True)
     assert only_vector not in lanes("deploy")
+
+
+def test_only_searches_encode_a_query(repo: Path) -> None:
+    calls: list[str] = []
+
+    class Counting(Fixed):
+        name = "counting-1"
+
+        def query(self, text: str) -> list[float]:
+            calls.append(text)
+            return [1.0, 0.0]
+
+    embed.register("counting", Counting)
+    configure(repo, "counting")
+    capture("alpha: we deploy staging over the VPN")
+    invoke_json("embed")
+    capture("alpha: a second memory about staging")  # its duplicate check: words only
+    assert calls == []
+    invoke_json("search", "staging")
+    assert calls == ["staging"]

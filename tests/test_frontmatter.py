@@ -130,3 +130,27 @@ def test_ulid() -> None:
     ids = [new_ulid() for _ in range(1000)]
     assert all(is_ulid(i) for i in ids)
     assert ids == sorted(ids) and len(set(ids)) == 1000
+
+
+def test_round_trip_keeps_style_of_lists_and_times() -> None:
+    mid = new_ulid()
+    text = (f"---\n# note\nid: {mid}\nscope: project\ntags: [a, b]\npaths:\n  - src/**\n"
+            "created_at: 2026-11-30T10:00:00Z\nupdated_at: 2026-11-30T10:00:00Z\n"
+            "review_history:\n  - at: 2026-11-30T10:00:00Z\n    by: local:x\n"
+            "    from: draft\n    to: proposed\n---\nbody\n")
+    memory, parsed = frontmatter.load(text)
+    memory.tags.append("c")
+    memory.paths.append("docs/**")
+    memory.updated_at = "2026-12-01T08:13:26Z"
+    memory.review_history.append({"at": "2026-12-01T08:13:26Z", "by": "local:y",
+                                  "from": "proposed", "to": "approved"})
+    out = frontmatter.rewrite(memory, parsed)
+    assert "tags: [a, b, c]" in out
+    assert "paths:\n  - src/**\n  - docs/**\n" in out
+    assert "updated_at: 2026-12-01T08:13:26Z\n" in out
+    assert "created_at: 2026-11-30T10:00:00Z\n" in out
+    assert "  - at: 2026-11-30T10:00:00Z\n    by: local:x\n" in out  # old entry untouched
+    assert "{at: 2026-12-01T08:13:26Z, by: local:y, from: proposed, to: approved}" in out
+    again, _ = frontmatter.load(out)
+    assert again.review_history[-1]["to"] == "approved" and again.tags == ["a", "b", "c"]
+    assert again.updated_at == "2026-12-01T08:13:26Z"

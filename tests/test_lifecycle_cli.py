@@ -230,3 +230,22 @@ def test_next_update_repairs_half_written_chain(repo: Path) -> None:
     assert "half-written" not in invoke("list").stderr
     edit_old = invoke("update", old["id"], "--body", "x")
     assert edit_old.exit_code == 1 and "superseded" in edit_old.stderr
+
+
+def test_update_masks_a_secret_a_hand_edit_left(repo: Path) -> None:
+    out = invoke_json("capture", "--scope", "personal", "clean text")
+    path = Path(out["path"])
+    token = "ghp_" + "Zz99" * 9
+    path.write_text(path.read_text().replace("clean text", f"clean text {token}"))
+    result = invoke("update", out["id"], "--tag", "x")
+    assert result.exit_code == 0 and "masked" in result.stderr
+    assert token not in path.read_text() and "ghp_xxxx" in path.read_text()
+
+
+def test_update_body_rederives_a_derived_title(repo: Path) -> None:
+    out = invoke_json("capture", "first line\nmore")
+    up = invoke_json("update", out["id"], "--body", "brand new line\nrest")
+    assert data_of(up["path"])["title"] == "brand new line"
+    kept = invoke_json("capture", "--title", "Chosen", "body one")
+    up2 = invoke_json("update", kept["id"], "--body", "body two")
+    assert data_of(up2["path"])["title"] == "Chosen"

@@ -83,13 +83,16 @@ def test_body_conflict_resolve_explains(repo: Path) -> None:
     assert git(repo, "ls-files", "-u").stdout  # still unmerged: nothing decided for you
     failed = invoke("verify")
     assert failed.exit_code == 1 and "conflict markers" in failed.stdout
-    # the human edits the body, then resolve leaves the file alone and git add finishes it
+    # the human edits the body, then resolve stages their decision as it is
     fixed = text.replace("<<<<<<< ours\nWe use npm.\n=======\nWe use yarn.\n>>>>>>> theirs\n",
                          "We use npm and yarn.\n")
     path.write_text(fixed)
     again = invoke("resolve", path.stem)
-    assert "left as it is" in again.stdout
+    assert again.exit_code == 0, again.output
+    assert "staged it as your decision" in again.stdout
+    assert "a human must decide" not in again.stdout
     assert path.read_text() == fixed
+    assert git(repo, "ls-files", "-u").stdout == ""
 
 
 def test_lifecycle_conflict(repo: Path) -> None:

@@ -61,7 +61,7 @@ def test_illegal_moves_are_clear_and_change_nothing(alice: Dev) -> None:
     other = submitted(alice, "A second memory")
     before = snapshot(alice.clone / ".memex")
     assert "when its PR merges" in alice.fails("promote", mid, "--to", "published")
-    assert "needs a reason" in alice.fails("promote", mid, "--reject")
+    assert "needs a reason" in alice.fails("promote", mid, "--reject", code=2)
     assert "allowed" in alice.fails("promote", mid, "--resubmit")
     # all ids are checked before any file changes
     alice.run("promote", other)

@@ -95,6 +95,14 @@ def test_link_rule(repo: Path) -> None:
     assert "related points at" in data["rules"]["link"]["first"][0]["message"]  # type: ignore
 
 
+def test_link_to_itself(repo: Path) -> None:
+    m = memory()
+    write(repo, m.copy(related=[m.id]))
+    code, data = _verify()
+    assert code == 1 and _rules(data) == {"link": 1}
+    assert "itself" in data["rules"]["link"]["first"][0]["message"]  # type: ignore
+
+
 def test_personal_rule(repo: Path) -> None:
     write(repo, memory())
     write(repo, memory(scope="personal", review_state=None, repo_id=None))

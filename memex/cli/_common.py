@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -29,10 +30,33 @@ def json_option(func: F) -> F:
                         help="Print machine-readable JSON on stdout.")(func)
 
 
-def workspace(repo: str | None = None) -> Any:
+def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
     from memex.homes import workspace as make
 
-    return make(Path(repo) if repo else None)
+    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git)
+
+
+def read_workspace(repo: str | None = None) -> Any:
+    """The workspace of a command that reads, with the stale-pull warning DESIGN.md asks."""
+    from memex import pull
+
+    ws = workspace(repo)
+    stale = pull.stale_warning(ws)
+    if stale:
+        warn(stale)
+    return ws
+
+
+def time_value(value: str | None, option: str) -> str | None:
+    """A time option (RFC 3339, a date, or `3d`) as the canonical string; bad: exit 2."""
+    if not value:
+        return None
+    from memex import clock
+
+    try:
+        return clock.format_time(clock.parse_time(value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from None
 
 
 def emit_json(data: object) -> None:
@@ -55,7 +79,8 @@ def report_quarantine(items: Iterable[Any]) -> None:
     for item in items[:5]:
         click.echo(f"  {item.path}: {item.reason}", err=True)
     if len(items) > 5:
-        click.echo(f"  ... and {len(items) - 5} more (git memex verify lists them)", err=True)
+        click.echo(f"  ... and {len(items) - 5} more (git memex doctor --json lists them)",
+                   err=True)
 
 
 def stdin_is_tty() -> bool:
@@ -100,9 +125,49 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class _PipeSafeStream:
+    """stdout that survives its reader going away (`git memex list | head -1`): the
+    first EPIPE points fd 1 at /dev/null, so the step finishes quietly and exits with
+    its own code (a failing verify still exits 1), with no traceback or error."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def _to_devnull(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+
+    def write(self, text: Any) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._to_devnull()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_devnull()
+            with contextlib.suppress(OSError, ValueError):
+                self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def guard_stdout() -> None:
+    """Install _PipeSafeStream (real processes only: called by the entry points)."""
+    if sys.stdout is not None and not isinstance(sys.stdout, _PipeSafeStream):
+        sys.stdout = _PipeSafeStream(sys.stdout)
+
+
 def run_step(command: click.Command, step: str) -> None:
     """Entry point of a standalone `git-memex-<step>` executable."""
     command.context_settings.setdefault("help_option_names", ["-h", "--help"])
+    guard_stdout()
     try:
         command.main(prog_name=f"{PROG}-{step}")
     except BrokenPipeError:

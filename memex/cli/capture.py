@@ -39,17 +39,6 @@ def capture_options(func: _common.F) -> _common.F:
     return func
 
 
-def _time(value: str | None, name: str) -> str | None:
-    if not value:
-        return None
-    from memex import clock
-
-    try:
-        return clock.format_time(clock.parse_time(value))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint=name) from None
-
-
 def build_request(text: str, scope: str | None, kw: dict[str, Any]) -> CaptureRequest:
     from memex.writes import CaptureRequest
 
@@ -58,9 +47,9 @@ def build_request(text: str, scope: str | None, kw: dict[str, Any]) -> CaptureRe
         tags=list(kw["tags"]), paths=list(kw["paths"]), importance=kw["importance"],
         role=kw["role"], confidence=kw["confidence"], source=kw["source"],
         visibility="private" if kw["private"] else "internal",
-        valid_from=_time(kw.get("valid_from"), "--valid-from"),
-        valid_until=_time(kw.get("valid_until"), "--valid-until"),
-        expires_at=_time(kw.get("expires_at"), "--expires-at"),
+        valid_from=_common.time_value(kw.get("valid_from"), "--valid-from"),
+        valid_until=_common.time_value(kw.get("valid_until"), "--valid-until"),
+        expires_at=_common.time_value(kw.get("expires_at"), "--expires-at"),
     )
 
 
@@ -92,6 +81,8 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
         return
     if not result.created and verb == "saved":
         click.echo(f"exists {_render.one_line(result.memory)}")
+    elif verb == "updated" and "nothing changed" in result.notices:
+        click.echo(f"unchanged {_render.one_line(result.memory)}")
     else:
         click.echo(f"{verb} {_render.one_line(result.memory)}")
     click.echo(f"  {result.path}")
@@ -99,8 +90,8 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
 
 @click.command("capture")
 @click.argument("text", required=False)
-@click.option("--scope", type=click.Choice(["personal", "project", "org", "team", "public"]),
-              help="personal (this machine only) or project (default inside a repo).")
+@click.option("--scope", metavar="[personal|project|org]",
+              help="personal (this machine only), project (default inside a repo) or org.")
 @capture_options
 @click.option("--dry-run", is_flag=True, help="Show what would be saved; write nothing.")
 @click.option("--from-message", "message", metavar="TEXT",

@@ -17,12 +17,14 @@ def cli(as_json: bool) -> None:
     """Print one ok / warn / fail line per check: git is installed; this clone
     configures the memex merge driver when .gitattributes names it (otherwise git
     silently falls back to a plain text merge of memory files); the git hooks are
-    installed (or the pre-commit framework is used); no memory file is quarantined.
-    Each warning says the command that fixes it. Exit 1 only when a check fails.
+    installed (or the pre-commit framework is used); no memory file is quarantined;
+    no outbox drafts are stranded under an earlier repo_id of this clone (origin
+    changed, or was added), else it prints the `git memex rekey` command that moves
+    them. Each warning says the command that fixes it. Exit 1 only when a check fails.
     """
     from memex import doctor
 
-    checks = doctor.run(_common.workspace())
+    checks = doctor.run(_common.workspace(allow_missing_git=True))
     if as_json:
         _common.emit_json({"ok": not doctor.failed(checks),
                            "checks": [c.as_json() for c in checks]})

@@ -24,20 +24,10 @@ def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, as_json
     The STATE column shows the review state ([draft], [proposed], [approved],
     [published], [rejected]) or [personal].
     """
-    from memex import clock, reads, usage
+    from memex import reads, usage
 
-    moment = None
-    if as_of:
-        try:
-            moment = clock.format_time(clock.parse_time(as_of))
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--as-of") from None
-    from memex import pull
-
-    ws = _common.workspace()
-    stale = pull.stale_warning(ws)
-    if stale:
-        _common.warn(stale)
+    moment = _common.time_value(as_of, "--as-of")
+    ws = _common.read_workspace()
     view = reads.load_view(ws, scopes or None, include_all=include == "all", as_of=moment)
     usage.record(ws.home, ws.repo_id, "list", [i.id for i in view.items])
     _common.report_quarantine(view.quarantined)

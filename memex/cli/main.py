@@ -74,6 +74,7 @@ def _man_page_for_git(argv: list[str]) -> int | None:
 
 def main(argv: list[str] | None = None) -> Any:
     args = sys.argv[1:] if argv is None else argv
+    _common.guard_stdout()
     code = _man_page_for_git(args)
     if code is not None:
         sys.exit(code)

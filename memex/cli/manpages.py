@@ -59,7 +59,8 @@ def _synopsis(command: click.Command, name: str) -> str:
 EXIT_STATUS = [
     ".SH EXIT STATUS",
     "0 on success (a search with no hits is a success); 1 on a failure or a check that "
-    "failed; 2 on a usage error (unknown option, bad id, unknown enum value).",
+    "failed (an id that matches no memory is a failure); 2 on a usage error (unknown "
+    "option, malformed or ambiguous id, unknown enum value, missing argument).",
 ]
 
 ENVIRONMENT = [

@@ -39,7 +39,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     and `git memex resolve` explains what to decide. An input that is not a readable
     memory is merged as plain text by git merge-file (exit 1); neither side is lost.
     """
-    from memex import gitio, merge
+    from memex import gitio, merge, resolve
 
     try:
         size = max(1, int(marker_size))
@@ -48,12 +48,16 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     ours_text = _read(ours)
     label = path or str(ours)
     try:
-        result = merge.merge_texts(_read(base), ours_text, _read(theirs), marker_size=size)
+        repo = gitio.discover(Path.cwd())  # git runs drivers at the top level
+        sides = resolve.sides(repo) if repo is not None else resolve.Sides()
+        result = merge.merge_texts(_read(base), ours_text, _read(theirs),
+                                   labels=sides.markers, marker_size=size)
         text, clean = result.text, result.clean
         for notice in result.notices:
             _common.note(f"git-memex: {label}: {notice}")
         for conflict in result.conflicts:
-            _common.note(f"git-memex: CONFLICT {label}: {conflict.describe()}")
+            what = conflict.describe(sides.ours, sides.theirs)
+            _common.note(f"git-memex: CONFLICT {label}: {what}")
     except Exception as exc:  # never crash inside git's merge: fall back to a text merge
         _common.note(f"git-memex: {label}: field merge failed ({exc}); merged as plain text")
         try:

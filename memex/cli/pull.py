@@ -17,7 +17,8 @@ def cli(remote: str | None, org: bool, as_json: bool) -> None:
     """Fetch REMOTE (default: the branch's upstream) and fast-forward the current
     branch, and nothing else: it never merges, rebases or commits. Then print a
     receipt of what came into the memory folder: new, changed, retired and removed
-    memories.
+    memories. The search index is then brought up to date (only the files that
+    changed are read) and the receipt says how many were indexed.
 
     When the branch cannot be fast-forwarded (the histories diverged, local changes
     are in the way, there is no upstream, the fetch failed) it says why and nothing
@@ -46,6 +47,11 @@ def cli(remote: str | None, org: bool, as_json: bool) -> None:
         for change in items:
             state = f"[{change.review_state or '?'}]"
             click.echo(f"{label:8} {_render.short(change.id)} {state} {change.title}")
+    for notice in receipt.notices:
+        _common.note(f"git-memex: {notice}")
+    if receipt.indexed is not None:
+        _common.note(f"index: {receipt.indexed} file(s) indexed, {receipt.index_memories} "
+                     "memories searchable")
 
 
 def main() -> None:

@@ -32,5 +32,17 @@ STEPS: dict[str, tuple[str, str]] = {
     "context": ("memex.cli.context", "Print the session-start memory block for an agent"),
     "search": ("memex.cli.search", "Search memories by their words"),
     "reindex": ("memex.cli.reindex", "Bring the search index up to date, or rebuild it"),
+    "link": ("memex.cli.link", "Link two memories: extends, contradicts or related"),
+    "conflicts": ("memex.cli.conflicts", "List memories that may contradict each other"),
+    "pin": ("memex.cli.pin", "Keep a memory: pinned memories do not decay away"),
+    "unpin": ("memex.cli.unpin", "Clear a memory's keep mark"),
+    "health": ("memex.cli.health", "Counts, decay, conflicts and a health score"),
+    "clean": ("memex.cli.clean", "Review ROT candidates and retire the ones you choose"),
+    "distill": ("memex.cli.distill", "Propose AGENTS.md additions from approved instructions"),
+    "export": ("memex.cli.export", "Export memories to a portable JSON Lines archive"),
+    "import": ("memex.cli.import_cmd", "Import an export or an open-memex folder"),
+    "migrate": ("memex.cli.migrate", "Convert protocol v1 memory files to v2"),
+    "rekey": ("memex.cli.rekey", "Move outbox drafts left under an old repo_id (origin "
+              "changed)"),
     "embed": ("memex.cli.embed", "Compute vectors for the experimental semantic search lane"),
 }

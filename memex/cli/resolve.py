@@ -24,8 +24,12 @@ def cli(memory_id: str | None, as_json: bool) -> None:
     stages (base, ours, theirs): when clean, write the file and stage it (git add);
     otherwise write it with conflict markers around each undecided field and in the
     body, and print what a human must decide. A contradiction is reported, never
-    decided. A file that already parses (you removed the markers) is left as it is.
-    Exit 0 when listed or resolved, 1 when a decision is left to you.
+    decided. A file you already resolved by hand (it parses and holds no conflict
+    marker) is your decision: it is staged as it is, never overwritten. During a
+    rebase the sides are named for people: "upstream" is HEAD, the branch being
+    rebased onto (git's "ours"), and "yours" is the commit being replayed (git's
+    "theirs"). Exit 0 when listed, resolved or staged, 1 when a decision is left to
+    you.
     """
     from memex import resolve
 
@@ -53,7 +57,7 @@ def cli(memory_id: str | None, as_json: bool) -> None:
     else:
         for message in outcome.messages:
             click.echo(message)
-        decisions = outcome.item.decisions()
+        decisions = outcome.decisions
         if decisions:
             click.echo("a human must decide:")
             for line in decisions:

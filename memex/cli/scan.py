@@ -18,16 +18,25 @@ from memex.cli import _common
 @_common.handle_errors
 def cli(files: tuple[str, ...], staged: bool, as_json: bool) -> None:
     """Report every unmasked secret and unredacted <private> block in memory files,
-    naming file, line and kind, never the secret itself; exit 1 when there is one.
-    With --staged, the index's version of the staged memory files is scanned (the
-    plain pre-commit hook); with FILE arguments, those files as on disk, skipping any
-    outside the memory folder (the pre-commit framework passes staged names).
-    Mask a real secret or remove it, then commit again.
+    naming file, line and kind, never the secret itself, and every personal
+    (scope: personal) or visibility: private memory in the memory folder, which must
+    never be committed; exit 1 when there is one.
+
+    With no FILE and no --staged, every memory file of the repository's memory folder
+    is scanned as it is on disk, and a one-line summary is printed on stderr. With
+    --staged, the index's version of the staged memory files is scanned (the plain
+    pre-commit hook); with FILE arguments, those files as on disk, skipping any
+    outside the memory folder (the pre-commit framework passes staged names). Mask a
+    real secret or remove it, unstage a personal or private memory
+    (git rm --cached FILE), then commit again.
     """
     from memex import scan
 
     ws = _common.workspace()
-    if staged:
+    whole_folder = not staged and not files
+    if whole_folder:
+        count, findings = scan.scan_folder(ws)
+    elif staged:
         count, findings = scan.scan_staged(ws)
         if files:
             more_count, more = scan.scan_paths(ws, files)
@@ -40,9 +49,8 @@ def cli(files: tuple[str, ...], staged: bool, as_json: bool) -> None:
     else:
         for finding in findings:
             click.echo(f"{finding.describe()}", err=True)
-        if findings:
-            _common.note(f"git-memex: {len(findings)} secret(s) in {count} memory file(s); "
-                         "mask or remove them (git memex update ID ...), then commit again")
+        if findings or whole_folder:
+            _common.note(scan.summary(count, findings))
     sys.exit(1 if findings else 0)
 
 

@@ -62,15 +62,8 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     from memex import usage
 
     text = " ".join(query)
-    moment = None
-    if as_of:
-        from memex import clock
-
-        try:
-            moment = clock.format_time(clock.parse_time(as_of))
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--as-of") from None
-    ws = _common.workspace()
+    moment = _common.time_value(as_of, "--as-of")
+    ws = _common.read_workspace()
     if repo:
         ws = engine.project_workspace(ws, repo)
     req = engine.SearchRequest(

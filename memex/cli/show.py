@@ -17,17 +17,27 @@ def cli(memory_id: str, as_json: bool) -> None:
 
     With --json: every front-matter field, plus body, path and summary.
     """
-    from memex import reads, usage
+    from memex import reads, relations, usage
 
-    ws = _common.workspace()
+    ws = _common.read_workspace()
     item, warnings = reads.show(ws, memory_id)
+    links = relations.links(ws, item.memory)
     usage.record(ws.home, ws.repo_id, "read", [item.id])
     for warning in warnings:
         _common.warn(warning)
     if as_json:
-        _common.emit_json(reads.as_json(item))
+        data = reads.as_json(item)
+        data["links"] = [{"relation": x.relation, "direction": x.direction, "id": x.other,
+                          "title": x.title} for x in links]
+        _common.emit_json(data)
     else:
         click.echo(_render.show_text(item))
+        if links:
+            click.echo("\nlinks:")
+            for x in links:
+                arrow = "->" if x.direction == "out" else "<-"
+                title = x.title if x.title is not None else "(not found here)"
+                click.echo(f"  {arrow} {x.relation} {_render.short(x.other)} {title}")
 
 
 def main() -> None:

@@ -29,7 +29,11 @@ def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
     All or nothing: if an id already exists in the repo with other content, or the
     commit fails (a hook refuses, detached HEAD, a merge in progress), every file is
     put back and the outbox is untouched. Drafts made with `propose --local-approve`
-    land approved. Personal memories can never be submitted.
+    land approved. Personal memories can never be submitted. A supersede chain
+    travels whole: a draft that supersedes (or is superseded by) another outbox draft
+    is refused unless both are named, and the message prints the command that names
+    the chain. --all takes every live draft (active or deprecated) with the superseded
+    drafts behind it and reports what it left in the outbox.
     """
     from memex import team
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from memex.cli import _common
+from memex.cli import _common, _render
 from memex.cli.capture import build_request, capture_options, get_text, print_result
 
 
@@ -28,8 +28,8 @@ def cli(old_id: str, text: str | None, as_json: bool, **kw: Any) -> None:
 
     ws = _common.workspace()
     request = build_request(get_text(text), None, kw)
-    result, _ = writes.supersede(ws, old_id, request)
-    print_result(result, as_json, verb="superseded by")
+    result, old_path = writes.supersede(ws, old_id, request)
+    print_result(result, as_json, verb=f"superseded {_render.short(old_path.stem)} by")
 
 
 def main() -> None:

@@ -32,7 +32,9 @@ def cli(fix: bool, since: str | None, require_recall: bool, require_write: bool,
     chains are consistent on both ends; related, supersedes, superseded_by, extends
     and contradicts point at memories that exist; no personal memory and no
     visibility: private memory is in the repo; no unmasked secret or <private> block
-    (files that arrived by git are reported, never rewritten).
+    (files that arrived by git are reported, never rewritten); the search index, once
+    refreshed (incrementally: only changed files are read), covers every readable
+    memory file.
 
     With --since TIME, --require-recall fails when no memory of this repo was read
     after TIME and --require-write when none was written, from the usage log

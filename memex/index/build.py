@@ -567,6 +567,12 @@ def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
                  "SELECT 'memories', count(*) FROM memories")
 
 
+def memory_paths(conn: sqlite3.Connection, home: str) -> set[str]:
+    """The paths of the memories the index holds from one home kind (e.g. "repo")."""
+    return {str(path) for (path,) in conn.execute(
+        "SELECT path FROM memories WHERE home = ?", (home,))}
+
+
 def memory_count(conn: sqlite3.Connection) -> int:
     """How many memories the index holds (kept in meta by each refresh)."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'memories'").fetchone()

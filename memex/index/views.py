@@ -1,0 +1,55 @@
+"""Memories as reads see them, straight from the refreshed index (no file parsing).
+
+`list`, `context`, capture's duplicate check and the like need every eligible
+memory; parsing 10,000 files per command would cost seconds, the index already
+holds each memory's front matter and body as they were when last indexed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from memex import model, store
+from memex.homes import Workspace
+from memex.index import build
+
+_KNOWN = {f.name for f in dataclasses.fields(model.Memory)} - {"extra", "body"}
+
+
+def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
+    """A Memory from the index's copy of its front matter (validated when indexed)."""
+    known = {k: v for k, v in data.items() if k in _KNOWN}
+    extra = {k: v for k, v in data.items() if k not in _KNOWN}
+    return model.Memory(body=body, extra=extra, **known)
+
+
+@dataclasses.dataclass
+class Snapshot:
+    items: list[store.Loaded]
+    quarantined: list[store.Quarantined]
+    warnings: list[str]
+
+
+def snapshot(ws: Workspace) -> Snapshot:
+    """Every indexed memory (first copy of a duplicated id), chains completed."""
+    with build.open_index(ws) as index:
+        rows = index.conn.execute(
+            "SELECT path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by "
+            "FROM memories WHERE shadowed = 0").fetchall()
+        warnings = list(index.report.warnings) + build.read_warnings(index.conn)
+        quarantined = list(index.report.quarantined)
+    items: list[store.Loaded] = []
+    for path, kind, doc, body, eff_status, eff_retired, eff_by in rows:
+        memory = stored_memory(json.loads(doc), body)
+        if eff_status is not None:
+            memory.status = eff_status
+        if eff_retired is not None:
+            memory.retired_at = eff_retired
+        if eff_by is not None:
+            memory.superseded_by = eff_by
+        file_path = Path(path)
+        items.append(store.Loaded(memory, file_path, store.Home(kind, file_path.parent)))
+    return Snapshot(items, quarantined, warnings)

@@ -1,0 +1,75 @@
+"""distill: approved, trusted, stable project instructions into AGENTS.md, as a diff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memex import distill, frontmatter, homes, model
+from memex.ulid import new_ulid
+from tests.helpers import invoke, invoke_json
+
+
+def put(folder: Path, **kw: object) -> model.Memory:
+    base: dict[str, object] = {
+        "id": new_ulid(), "scope": "project", "type": "workflow", "role": "instruction",
+        "instruction_state": "approved", "trust_level": "reviewed",
+        "review_state": "published", "created_at": "2026-11-01T00:00:00Z",
+        "updated_at": "2026-11-01T00:00:00Z", "repo_id": homes.workspace().repo_id,
+    }
+    base.update(kw)
+    memory = model.Memory(**base)  # type: ignore[arg-type]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{memory.id}.md").write_text(frontmatter.emit(memory), encoding="utf-8")
+    return memory
+
+
+def test_diff_then_write_idempotent(repo: Path, memex_home: Path) -> None:
+    shared = repo / ".memex"
+    good = put(shared, title="Run tests", body="Run `pytest -q` before every push.")
+    put(shared, title="Guess", body="Agents guessed this.", source="inference")
+    put(shared, title="Unapproved", body="Not yet.", instruction_state="draft")
+    put(shared, title="Untrusted", body="Nope.", trust_level="untrusted")
+    put(shared, title="Retired", body="Old rule.", status="archived",
+        retired_at="2026-11-02T00:00:00Z")
+    put(memex_home / "personal", scope="personal", repo_id=None, review_state=None,
+        title="Mine", body="I like tabs.")
+    agents = repo / "AGENTS.md"
+    agents.write_text("# AGENTS.md\n\nHand-written intro.\n", encoding="utf-8")
+    result = invoke("distill")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("--- a/AGENTS.md\n+++ b/AGENTS.md\n")
+    assert "+- Run tests: Run `pytest -q` before every push." in result.stdout
+    for never in ("Agents guessed", "Not yet", "Nope", "Old rule", "I like tabs"):
+        assert never not in result.stdout
+    assert "inferred" in result.stderr and "personal" in result.stderr
+    assert agents.read_text() == "# AGENTS.md\n\nHand-written intro.\n"  # only a proposal
+    assert invoke("distill", "--write").exit_code == 0
+    text = agents.read_text()
+    assert text.startswith("# AGENTS.md\n\nHand-written intro.\n\n" + distill.BEGIN)
+    assert f"memex:{good.id}" in text and text.endswith(distill.END + "\n")
+    again = invoke_json("distill", "--write")
+    assert again["changed"] is False and agents.read_text() == text
+    assert invoke("distill").stdout == ""
+
+
+def test_revoked_instruction_leaves_the_section(repo: Path) -> None:
+    shared = repo / ".memex"
+    memory = put(shared, title="Use make", body="Build with make.")
+    invoke("distill", "--write")
+    path = shared / f"{memory.id}.md"
+    path.write_text(path.read_text().replace("instruction_state: approved",
+                                             "instruction_state: revoked"))
+    out = invoke_json("distill", "--write")
+    assert out["changed"] and out["instructions"] == []
+    assert "Build with make" not in (repo / "AGENTS.md").read_text()
+
+
+def test_outside_git(nogit_dir: Path) -> None:
+    result = invoke("distill")
+    assert result.exit_code == 1 and "git repository" in result.stderr
+
+
+def test_nothing_to_distill(repo: Path) -> None:
+    result = invoke("distill")
+    assert result.exit_code == 0 and result.stdout == "" and "up to date" in result.stderr
+    assert not (repo / "AGENTS.md").exists()

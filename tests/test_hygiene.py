@@ -1,0 +1,157 @@
+"""Retention decay, access statistics from the usage log, near-duplicates, health."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memex import homes, hygiene, model, usage
+from memex.ulid import new_ulid
+from tests.conftest import git
+from tests.helpers import invoke, invoke_json
+
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+def mem(**kw: object) -> model.Memory:
+    base: dict[str, object] = {"id": new_ulid(), "scope": "personal",
+                               "created_at": "2026-06-01T00:00:00Z",
+                               "updated_at": "2026-06-01T00:00:00Z"}
+    base.update(kw)
+    return model.Memory(**base)  # type: ignore[arg-type]
+
+
+def test_retention_decays_and_is_strengthened() -> None:
+    plain = hygiene.retention(mem(), 0, "", NOW)
+    assert plain.days_unused == pytest.approx(183, abs=1)
+    assert plain.value == pytest.approx(2.718281828 ** (-183 / 30), rel=0.01)
+    assert plain.state == "cleanup"
+    recent = hygiene.retention(mem(), 0, "2026-11-30T00:00:00Z", NOW)
+    assert recent.state == "active" and recent.value > 0.95
+    used = hygiene.retention(mem(), 12, "", NOW)
+    assert used.value > plain.value
+    important = hygiene.retention(mem(importance="high"), 0, "", NOW)
+    assert important.value > plain.value and important.value >= 0.3
+    pinned = hygiene.retention(mem(pinned=True), 0, "", NOW)
+    assert pinned.value >= 0.5 and pinned.state == "aging"
+
+
+def test_access_stats_from_usage_log(repo: Path, memex_home: Path) -> None:
+    ws = homes.workspace()
+    usage.record(ws.home, ws.repo_id, "read", ["A1", "A2"])
+    usage.record(ws.home, ws.repo_id, "search", ["A1"])
+    usage.record(ws.home, ws.repo_id, "write", ["A1"])  # a write is not an access
+    usage.record(ws.home, ws.repo_id, "list", ["A1"])  # a listing is not an access
+    usage.record(ws.home, "git-origin-sha256:other", "read", ["A3", "P1"])
+    (ws.personal_dir).mkdir(parents=True)
+    (ws.personal_dir / "P1.md").write_text("x")
+    with usage.log_path(ws.home).open("a") as f:
+        f.write("not json\n")
+    stats = hygiene.access_stats(ws)
+    assert stats["A1"][0] == 2 and stats["A2"][0] == 1
+    assert "A3" not in stats  # another project's memory
+    assert stats["P1"][0] == 1  # personal follows its owner
+    assert isinstance(stats["A1"][1], str) and stats["A1"][1].endswith("Z")
+
+
+def test_near_duplicates_exact_join() -> None:
+    texts = ["use pnpm for installs in this repo always",
+             "use pnpm for installs in this repo always please",
+             "something else entirely about docker",
+             "use pnpm for installs in this repo"]
+    pairs = {(a, b) for a, b, _ in hygiene.near_duplicates(texts)}
+    assert pairs == {(0, 1), (0, 3)}
+
+
+def test_health_json(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-06-01T00:00:00Z")
+    invoke_json("capture", "--tag", "flags", "--confidence", "high",
+                "Enable the checkout flag in staging")
+    invoke_json("capture", "--tag", "flags", "Disable the checkout flag in staging")
+    invoke_json("capture", "--scope", "personal", "ok")
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-12-01T00:00:00Z")
+    report = invoke_json("health")
+    assert report["total"] == 3
+    assert report["by_scope"] == {"project": 2, "personal": 1}
+    assert report["by_status"] == {"active": 3}
+    assert report["outbox"] == 2 and report["open_conflicts"] == 1
+    assert report["rot_candidates"] >= 1
+    parts = report["parts"]
+    assert parts["active_ratio"] == 1.0
+    assert parts["conflict_ratio"] == pytest.approx(2 / 3, abs=0.01)
+    assert 0 <= report["score"] <= 100 and report["grade"]
+    steps = " ".join(report["next_steps"])
+    assert "git memex conflicts" in steps and "git memex clean" in steps
+    assert "git memex submit" in steps and "git memex pull" in steps  # never fetched
+    text = invoke("health")
+    assert text.exit_code == 0 and "health " in text.stdout and "next:" in text.stdout
+
+
+def test_pull_staleness_from_fetch_head(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fetch_head = repo / ".git" / "FETCH_HEAD"
+    fetch_head.write_text("")
+    old = time.time() - 10 * 86400
+    os.utime(fetch_head, (old, old))
+    report = invoke_json("health")
+    assert report["pull"]["stale"] is True and report["pull"]["age_days"] >= 9.9
+    git("config", "memex.staleAfter", "2w", cwd=repo)
+    assert invoke_json("health")["pull"]["stale"] is False
+
+
+def test_health_empty_and_outside_git(nogit_dir: Path) -> None:
+    report = invoke_json("health")
+    assert report["total"] == 0 and report["score"] == 100
+    assert report["pull"]["has_remote"] is False
+
+
+def test_health_reports_v1_files(repo: Path, memex_home: Path) -> None:
+    folder = memex_home / "personal"
+    folder.mkdir(parents=True)
+    (folder / f"{new_ulid()}.md").write_text("---\nid: x\nscope: user\n---\nold\n")
+    report = invoke_json("health")
+    assert report["v1_files"] == 1
+    assert any("git memex migrate" in s for s in report["next_steps"])
+    assert json.dumps(report)
+
+
+def test_health_cache_follows_the_files(repo: Path) -> None:
+    a = invoke_json("capture", "--tag", "flags", "Enable the search flag")
+    first = invoke_json("health")
+    cache = repo / ".git" / "memex" / "hygiene-cache.json"
+    assert cache.is_file() and first["open_conflicts"] == 0
+    invoke_json("capture", "--tag", "flags", "Disable the search flag")
+    assert invoke_json("health")["open_conflicts"] == 1  # a new file: pairs redone
+    invoke_json("status", a["id"], "archived")
+    second = invoke_json("health")
+    assert second["by_status"] == {"active": 1, "archived": 1}
+    assert second["open_conflicts"] == 0
+    cache.write_text("{broken")
+    assert invoke_json("health")["by_status"] == {"active": 1, "archived": 1}
+    Path(a["path"]).write_text("---\nid: [broken\n---\n")
+    assert invoke_json("health")["quarantined"] == 1
+
+
+def test_incremental_pairs_match_a_full_recompute(repo: Path) -> None:
+    from memex import conflicts, store
+
+    invoke_json("capture", "--tag", "ci", "CI runs on Node 18")
+    b = invoke_json("capture", "--tag", "ci", "Run the linter with ruff check before commits")
+    invoke_json("health")  # fills the cache
+    invoke_json("capture", "--tag", "ci", "CI runs on Node 20")
+    invoke_json("capture", "--tag", "ci", "Run the linter with ruff check before commits now")
+    invoke_json("status", b["id"], "deprecated")
+    incremental = invoke_json("health")
+    (repo / ".git" / "memex" / "hygiene-cache.json").unlink()
+    full = invoke_json("health")
+    assert incremental == full and full["open_conflicts"] == 1 and full["rot_candidates"] == 1
+    items, _ = store.scan_all(homes.workspace())
+    memories = [i.memory for i in items]
+    touched = {m.id for m in memories[:2]}
+    earlier = [c for c in conflicts.find(memories) if not touched & {c.a, c.b}]
+    assert [(c.a, c.b) for c in conflicts.update(earlier, memories, touched)] == \
+        [(c.a, c.b) for c in conflicts.find(memories)]
