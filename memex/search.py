@@ -421,9 +421,12 @@ def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
     total = max(build.memory_count(conn), 1)
     idf = {t.word: math.log(1 + total / max(t.df, 1)) for t in stats}
     whole = sum(idf.values()) or 1.0
-    rowids = [c.row[0] for c in ranked]
+    # All-term matches hold the whole query: only the others need looking at.
+    held: dict[int, float] = {c.row[0]: whole for c in ranked if c.match == "all terms"}
+    rowids = [c.row[0] for c in ranked if c.row[0] not in held]
+    if not rowids:
+        return ranked
     marks = ", ".join("?" * len(rowids))
-    held: dict[int, float] = {}
     for term in stats:
         for (rowid,) in conn.execute(
                 f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
