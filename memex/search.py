@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import itertools
 import json
 import math
 import sqlite3
@@ -22,10 +23,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memex import clock, homes, model, reads, store
+from memex import clock, embed, homes, model, reads, store
+from memex.embed import fusion, vectors
 from memex.errors import UsageError
 from memex.homes import Workspace
-from memex.index import build, schema, tokens
+from memex.index import build, schema, synonyms, tokens
 from memex.index.views import stored_memory
 
 LANE = "bm25"
@@ -35,8 +37,31 @@ UBIQUITOUS_SHARE = 0.2
 UBIQUITY_MIN_MEMORIES = 2000
 # The all-but-one lane is tried for questions of up to this many terms.
 QUORUM_MAX_TERMS = 8
-# Candidates fetched per lane before boosts re-rank them.
+# ... and all but 2, ..., all but QUORUM_DROP (each for questions of QUORUM_DROP + 2
+# terms or more).
+QUORUM_DROP = 1
+# Query words also match their other spellings (index.synonyms).
+SYNONYMS = True
+# Pseudo-relevance feedback: when no memory holds every query term, the best
+# PRF_DOCS hits lend their most telling PRF_TERMS words to a second any-term query,
+# whose ranking is blended in with weight PRF_WEIGHT (0 turns it off).
+PRF_TERMS = 5
+PRF_DOCS = 3
+PRF_WEIGHT = 0.0
+PRF_MAX_SHARE = 0.1  # a word in more memories than this is no evidence
+PRF_ALWAYS = False  # also when memories hold every term
+# Re-rank within each lane by the share of the query's idf a memory holds (0: off).
+COVERAGE_POWER = 2.0
+COVERAGE_DEPTH = 30  # candidates re-ranked
+COVERAGE_ACROSS_LANES = True
+# Light stemming on top of porter: a long word's stem minus its last
+# STEM_PREFIX_CUT letters is matched as a prefix (0: off).
+STEM_PREFIX_CUT = 0
+STEM_PREFIX_MIN = 7
+# Candidates fetched per lane before boosts re-rank them (more than needed, so that
+# ineligible ones can be dropped).
 MIN_CANDIDATES = 30
+FETCH_MARGIN = 20
 
 REVIEW_BOOST = {"published": 1.25, "approved": 1.25, "proposed": 1.1}
 IMPORTANCE_BOOST = {"high": 1.2, "normal": 1.0, "low": 0.85}
@@ -45,6 +70,13 @@ PATH_BOOST = 1.15
 RECENCY_MAX = 0.1  # up to +10% for a memory updated today, halving every 30 days
 RECENCY_HALF_LIFE_DAYS = 30.0
 ACCESS_MAX = 0.05  # up to +5% for memories read often
+
+# The vector lane (memex.embed), on only when memex.embeddings names a provider.
+FUSION_MODE = "weighted"  # see embed.fusion.MODES
+FUSION_WEIGHT = 0.4  # the vector part's share of the fused score
+FUSION_DEPTH = 50  # BM25 candidates fused
+DENSE_DEPTH = 50  # nearest vectors fused
+ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matches
 
 
 @dataclass
@@ -59,6 +91,7 @@ class SearchRequest:
     include_all: bool = False
     explain: bool = False
     record_access: bool = True  # bump access counts in the index (never a file)
+    vectors: bool = True  # use the vector lane when one is configured
 
 
 @dataclass
@@ -135,11 +168,13 @@ def search(ws: Workspace, req: SearchRequest) -> SearchResult:
         result = SearchResult(
             warnings=index.report.warnings + build.read_warnings(index.conn),
             quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)
-        if not wanted:
+        if not wanted and not (req.vectors and enabled(ws)):
             result.warnings.append("nothing searchable is left in the query "
                                    "(only stop words, symbols or operators)")
             return result
-        result.hits = run_query(index.conn, ws, req, wanted, moment)
+        dense = dense_query(ws, index.conn, req.query, result.warnings) \
+            if req.vectors else None
+        result.hits = run_query(index.conn, ws, req, wanted, moment, dense)
         if req.record_access and result.hits:
             record_access(index.conn, [h.id for h in result.hits])
     return result
@@ -162,6 +197,15 @@ class _Term:
     word: str
     df: int
     prefix: bool = False
+    alts: tuple[str, ...] = ()  # synonyms matched in its place (index.synonyms)
+
+
+def _phrase(term: _Term) -> str:
+    if not term.alts:
+        return tokens.fts_phrase(term.word, term.prefix)
+    words = [tokens.fts_phrase(term.word, term.prefix)] + [tokens.fts_phrase(w)
+                                                           for w in term.alts]
+    return "(" + " OR ".join(words) + ")"
 
 
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index tokenizer
@@ -170,6 +214,8 @@ _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index to
 def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
     """Each word as the index's own tokenizer sees it ('deploying' -> 'deploy'),
     asked of SQLite through a temporary FTS table and cached for the process."""
+    if len(_STEMS) > 10_000:
+        _STEMS.clear()
     missing = [w for w in words if w not in _STEMS]
     if missing:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
@@ -182,8 +228,6 @@ def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ..
         for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
             found.setdefault(doc, []).append(term)
         conn.execute("DELETE FROM temp.query_tok")
-        if len(_STEMS) > 10_000:
-            _STEMS.clear()
         for i, word in enumerate(missing):
             _STEMS[word] = tuple(found.get(i, ()))
     return {w: _STEMS[w] for w in words}
@@ -191,12 +235,23 @@ def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ..
 
 def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     """How many memories hold each term (counted by its stem); a word the index has
-    never seen is tried as a prefix ('config' finds 'configuration')."""
+    never seen is tried as a prefix ('config' finds 'configuration'); a word of the
+    synonym table also matches the table's other spellings the index holds."""
     by_word = stems(conn, words)
     out: list[_Term] = []
     for word in words:
         counts = [_df(conn, stem) for stem in by_word[word]]
         df = min(counts) if counts else 0
+        alts: tuple[str, ...] = ()
+        if SYNONYMS:
+            found = []
+            for alt in synonyms.alternatives(word):
+                alt_stems = stems(conn, [alt])[alt]
+                alt_df = min((_df(conn, st) for st in alt_stems), default=0)
+                if alt_df and alt_stems != by_word[word]:
+                    found.append(alt)
+                    df = max(df, alt_df)
+            alts = tuple(found)
         if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
             row = conn.execute(
                 "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
@@ -204,7 +259,16 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
             if row[0]:
                 out.append(_Term(word, int(row[0]), prefix=True))
                 continue
-        out.append(_Term(word, df))
+        stem = by_word[word][0] if len(by_word[word]) == 1 else ""
+        if STEM_PREFIX_CUT and len(stem) >= STEM_PREFIX_MIN and not alts \
+                and not tokens.has_cjk(word):
+            head = stem[: len(stem) - STEM_PREFIX_CUT]
+            row = conn.execute(
+                "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
+                (head, head + "\U0010ffff")).fetchone()
+            out.append(_Term(head, max(int(row[0]), df), prefix=True))
+            continue
+        out.append(_Term(word, df, alts=alts))
     return out
 
 
@@ -217,7 +281,7 @@ _COLUMNS = (
     "m.rowid, m.id, m.path, m.home, m.scope, m.type, m.status, m.review_state, "
     "m.importance, m.created_at, m.updated_at, m.retired_at, m.valid_from, m.valid_until, "
     "m.expires_at, m.superseded_by, m.eff_status, m.eff_retired_at, m.eff_superseded_by, "
-    "m.paths, coalesce(a.count, 0)"
+    "m.paths, coalesce(a.count, 0), m.text_key"
 )
 
 
@@ -271,8 +335,8 @@ def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
     """The MATCH expressions tried in order: every term; every term but one (a
     question rarely has all its words in the answer); any term. The last two leave
     out the terms most memories hold (they cost the most and rank the least)."""
-    phrases = [tokens.fts_phrase(t.word, t.prefix) for t in stats]
-    lanes = [("all terms", " ".join(phrases))]
+    phrases = [_phrase(t) for t in stats]
+    lanes = [("all terms", " AND ".join(phrases))]
     if len(phrases) < 2:
         return lanes
     kept = stats
@@ -280,38 +344,154 @@ def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
         kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
         if not kept:
             kept = [min(stats, key=lambda t: t.df)]
-    rare = [tokens.fts_phrase(t.word, t.prefix) for t in kept]
-    if 3 <= len(rare) <= QUORUM_MAX_TERMS:
-        groups = [" ".join(p for j, p in enumerate(rare) if j != i) for i in range(len(rare))]
-        lanes.append(("all terms but one", " OR ".join(f"({g})" for g in groups)))
+    rare = [_phrase(t) for t in kept]
+    for drop in range(1, QUORUM_DROP + 1):
+        if drop + 2 <= len(rare) <= QUORUM_MAX_TERMS:
+            groups = [" AND ".join(p for j, p in enumerate(rare) if j not in left_out)
+                      for left_out in itertools.combinations(range(len(rare)), drop)]
+            name = "all terms but one" if drop == 1 else f"all terms but {drop}"
+            lanes.append((name, " OR ".join(f"({g})" for g in groups)))
     lanes.append(("any term", " OR ".join(rare)))
     return lanes
 
 
 def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
-              words: list[str], moment: str | None) -> list[Hit]:
-    """The lanes over an open, refreshed index: each fills what the last left."""
+              words: list[str], moment: str | None,
+              dense: DenseQuery | None = None) -> list[Hit]:
+    """BM25 lanes over an open, refreshed index, fused with the vector lane when one
+    is on; returns at most req.limit hits."""
     at = clock.now_str()
     stats = [t for t in term_stats(conn, words) if t.df > 0]
-    if not stats:
+    if not stats and dense is None:
         return []
     where, args = _filters(req, at, moment)
-    fetch = max(req.limit * 3, MIN_CANDIDATES)
+    depth = max(req.limit, FUSION_DEPTH) if dense is not None else req.limit
+    if COVERAGE_POWER:
+        depth = max(depth, COVERAGE_DEPTH)
+    ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth)
+    if COVERAGE_POWER and len(stats) >= 2:
+        ranked = _by_coverage(conn, stats, ranked)
+    if PRF_TERMS and PRF_WEIGHT and ranked and (
+            PRF_ALWAYS or ranked[0].match != "all terms"):
+        ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth)
+    if dense is not None and not (ONLY_WHEN_WEAK and _strong(ranked, req.limit)):
+        ranked = _fused(conn, ws, req, ranked, dense, where, args, at, moment)
+    hits = [_make_hit(conn, c.row, c.score, c.explain, req, c.lane)
+            for c in ranked[: req.limit]]
+    if req.explain:
+        _add_matched_terms(conn, hits, stats)
+    return hits
+
+
+@dataclass
+class _Candidate:
+    score: float
+    row: tuple[Any, ...]
+    explain: dict[str, Any]
+    factor: float  # the product of the boosts
+    match: str  # which BM25 lane found it ("" for the vector lane alone)
+    lane: str = LANE
+
+
+def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+                 stats: list[_Term], where: str, args: list[object], at: str,
+                 moment: str | None, depth: int) -> list[_Candidate]:
+    """The lanes in order, each filling what the last left, up to `depth`."""
+    if not stats:
+        return []
+    fetch = max(depth + FETCH_MARGIN, MIN_CANDIDATES)
     seen: set[int] = set()
-    hits: list[Hit] = []
+    out: list[_Candidate] = []
     for lane_name, match in lane_queries(stats, build.memory_count(conn)):
         rows = _candidates(conn, match, where, args, fetch, seen)
         seen.update(r[0] for r in rows)
         ranked = sorted((_hit_parts(row, ws, req, lane_name, at)
                          for row in _eligible_rows(rows, req, at, moment)),
-                        key=lambda part: -part[0])
-        for score, row, explain in ranked[: req.limit - len(hits)]:
-            hits.append(_make_hit(conn, row, score, explain, req))
-        if len(hits) >= req.limit:
+                        key=lambda c: -c.score)
+        out.extend(ranked[: depth - len(out)])
+        if len(out) >= depth:
             break
+    return out
+
+
+def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
+                 ranked: list[_Candidate]) -> list[_Candidate]:
+    """Within each lane, BM25 times the share of the query's idf a memory holds, to
+    the power COVERAGE_POWER (a soft coordination factor)."""
+    total = max(build.memory_count(conn), 1)
+    idf = {t.word: math.log(1 + total / max(t.df, 1)) for t in stats}
+    whole = sum(idf.values()) or 1.0
+    # All-term matches hold the whole query: only the others need looking at.
+    held: dict[int, float] = {c.row[0]: whole for c in ranked if c.match == "all terms"}
+    rowids = [c.row[0] for c in ranked if c.row[0] not in held]
+    if not rowids:
+        return ranked
+    marks = ", ".join("?" * len(rowids))
+    for term in stats:
+        for (rowid,) in conn.execute(
+                f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
+                [_phrase(term), *rowids]):
+            held[rowid] = held.get(rowid, 0.0) + idf[term.word]
+    lane_order = {name: i for i, name in enumerate(dict.fromkeys(c.match for c in ranked))}
+    for c in ranked:
+        c.score *= (held.get(c.row[0], 0.0) / whole) ** COVERAGE_POWER
+    if COVERAGE_ACROSS_LANES:
+        return sorted(ranked, key=lambda c: -c.score)
+    return sorted(ranked, key=lambda c: (lane_order[c.match], -c.score))
+
+
+def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+              stats: list[_Term], ranked: list[_Candidate], where: str,
+              args: list[object], at: str, moment: str | None,
+              depth: int) -> list[_Candidate]:
+    """Pseudo-relevance feedback (RM3-like): words frequent in the best hits and rare
+    in the index expand the query; the expanded any-term ranking is blended with the
+    original (by rank) so the original's order still leads."""
+    top = [c.row[0] for c in ranked[:PRF_DOCS]]
+    marks = ", ".join("?" * len(top))
+    seen_in: dict[str, int] = {}
+    for (body,) in conn.execute(f"SELECT body FROM memories WHERE rowid IN ({marks})", top):
+        for word in set(tokens.words(body)):
+            seen_in[word] = seen_in.get(word, 0) + 1
+    query_stems = {st for t in stats for st in stems(conn, [t.word])[t.word]}
+    total = max(build.memory_count(conn), 1)
+    scored: list[tuple[float, _Term]] = []
+    for term in term_stats(conn, sorted(seen_in)):
+        if term.prefix or term.df < 2 or term.df > PRF_MAX_SHARE * total:
+            continue
+        if set(stems(conn, [term.word])[term.word]) & query_stems:
+            continue
+        scored.append((seen_in[term.word] * math.log(total / term.df), term))
+    scored.sort(key=lambda pair: (-pair[0], pair[1].word))
+    extra = [term for _s, term in scored[:PRF_TERMS]]
+    if not extra:
+        return ranked
+    match = " OR ".join(_phrase(t) for t in [*stats, *extra])
+    rows = _candidates(conn, match, where, args, max(depth * 3, MIN_CANDIDATES), set())
+    expanded = [_hit_parts(row, ws, req, "feedback", at)
+                for row in _eligible_rows(rows, req, at, moment)]
+    if not expanded:
+        return ranked
+    low = min(c.score for c in expanded)
+    span = max(c.score for c in expanded) - low or 1.0
+    blended: dict[int, tuple[float, _Candidate]] = {}
+    n = len(ranked)
+    for i, c in enumerate(ranked):
+        blended[c.row[0]] = ((1 - PRF_WEIGHT) * (1 - i / n), c)
+    for c in expanded:
+        part = PRF_WEIGHT * (c.score - low) / span
+        before = blended.get(c.row[0])
+        blended[c.row[0]] = (part + (before[0] if before else 0.0), before[1] if before else c)
+    out = sorted(blended.values(), key=lambda pair: -pair[0])
     if req.explain:
-        _add_matched_terms(conn, hits, stats)
-    return hits
+        for _score, c in out:
+            c.explain["feedback"] = [t.word for t in extra]
+    return [c for _score, c in out[:depth]]
+
+
+def _strong(ranked: list[_Candidate], limit: int) -> bool:
+    """BM25 alone is trusted when a full page of memories holds every query term."""
+    return len(ranked) >= limit and all(c.match == "all terms" for c in ranked[:limit])
 
 
 def _eligibility_view(row: tuple[Any, ...]) -> model.Memory:
@@ -334,7 +514,7 @@ def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
 
 
 def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,
-               at: str) -> tuple[float, tuple[Any, ...], dict[str, Any]]:
+               at: str) -> _Candidate:
     relevance = -float(row[-1])
     view = _eligibility_view(row)
     boosts: dict[str, float] = {}
@@ -354,14 +534,15 @@ def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_nam
         boosts["accessed"] = round(1 + ACCESS_MAX * min(math.log2(1 + accessed), 4) / 4, 4)
     if view.status != "active":
         boosts[view.status] = NOT_ACTIVE_FACTOR
-    score = relevance
+    product = 1.0
     for factor in boosts.values():
-        score *= factor
+        product *= factor
+    score = relevance * product
     explain: dict[str, Any] = {}
     if req.explain:
         explain = {"lane": LANE, "match": lane_name, "bm25": rounded(relevance),
                    "boosts": boosts, "score": rounded(score)}
-    return score, row, explain
+    return _Candidate(score, row, explain, product, lane_name)
 
 
 def _recency(updated_at: str | None, at: str) -> float:
@@ -405,7 +586,7 @@ def _paths_match(globs: list[str], ws: Workspace) -> bool:
 
 
 def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
-              explain: dict[str, Any], req: SearchRequest) -> Hit:
+              explain: dict[str, Any], req: SearchRequest, lane: str = LANE) -> Hit:
     doc, body = conn.execute("SELECT doc, body FROM memories WHERE rowid = ?",
                              (row[0],)).fetchone()
     memory = stored_memory(json.loads(doc), body)
@@ -413,7 +594,7 @@ def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
     memory.retired_at = row[17] or memory.retired_at
     memory.superseded_by = row[18] or memory.superseded_by
     return Hit(
-        id=memory.id, score=score, lane=LANE, scope=memory.scope, status=memory.status,
+        id=memory.id, score=score, lane=lane, scope=memory.scope, status=memory.status,
         review_state=memory.review_state, title=memory.title, summary=memory.summary,
         path=row[2], memory=memory, explain=explain,
     )
@@ -430,7 +611,7 @@ def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[An
     for term in stats:
         found = {r for (r,) in conn.execute(
             f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-            [tokens.fts_phrase(term.word, term.prefix), *by_path.values()])}
+            [_phrase(term), *by_path.values()])}
         for hit in hits:
             if by_path.get(hit.path) in found:
                 label = term.word + ("*" if term.prefix else "")
@@ -451,3 +632,114 @@ def record_access(conn: sqlite3.Connection, ids: list[str]) -> None:
     with contextlib.suppress(sqlite3.Error):
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+
+
+# ---------------------------------------------------------------- the vector lane
+
+
+@dataclass
+class DenseQuery:
+    """A query's vector and the provider's stored vectors, for run_query."""
+
+    provider: str
+    vector: list[float]
+    table: vectors.Table
+
+
+_PROVIDERS: dict[str, embed.Provider] = {}
+_TOLD: set[str] = set()  # messages already given by this process
+
+
+def _tell(warnings: list[str], message: str) -> None:
+    if message not in _TOLD:
+        _TOLD.add(message)
+        warnings.append(message)
+
+
+def enabled(ws: Workspace) -> str | None:
+    """The provider memex.embeddings names, or None when the lane is off."""
+    name = (ws.setting(embed.SETTING) or "").strip().lower()
+    return None if name in ("", "off", "none", "false", "no", "0") else name
+
+
+def provider(name: str) -> embed.Provider:
+    """The provider for this process (a model is loaded once)."""
+    if name not in _PROVIDERS:
+        _PROVIDERS[name] = embed.provider_for(name)
+    return _PROVIDERS[name]
+
+
+def dense_query(ws: Workspace, conn: sqlite3.Connection, text: str,
+                warnings: list[str]) -> DenseQuery | None:
+    """The vector lane for this search, or None (and a message, once per process)
+    when it is off, cannot run here, or has nothing embedded yet."""
+    name = enabled(ws)
+    if name is None:
+        return None
+    try:
+        prov = provider(name)
+    except embed.ProviderUnavailable as exc:
+        _tell(warnings, f"{exc}; searching with BM25 alone")
+        return None
+    table = vectors.load(vectors.db_path(ws), prov.name)
+    if not table.rows:
+        _tell(warnings, f"no memory is embedded with {prov.name} yet: run `git memex embed`;"
+                        " searching with BM25 alone")
+        return None
+    return DenseQuery(prov.name, prov.query(text[: tokens.MAX_QUERY_CHARS]), table)
+
+
+_KEYS: dict[int, tuple[str | None, dict[str, list[int]]]] = {}
+
+
+def _all_keys(conn: sqlite3.Connection) -> dict[str, list[int]]:
+    """text key -> rowids of the visible memories, kept per index generation."""
+    gen = build.generation(conn)
+    cached = _KEYS.get(id(conn))
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    by_key: dict[str, list[int]] = {}
+    for rowid, key in conn.execute("SELECT rowid, text_key FROM memories WHERE shadowed = 0"):
+        by_key.setdefault(key, []).append(rowid)
+    _KEYS[id(conn)] = (gen, by_key)
+    return by_key
+
+
+def _fused(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+           ranked: list[_Candidate], dense: DenseQuery, where: str, args: list[object],
+           at: str, moment: str | None) -> list[_Candidate]:
+    by_key = _all_keys(conn)
+    sims = vectors.similarities(dense.table, dense.vector, list(by_key))
+    nearest = sorted(sims, key=lambda k: -sims[k])[: DENSE_DEPTH * 2]
+    known = {c.row[0] for c in ranked}
+    extra_ids = [r for k in nearest for r in by_key[k] if r not in known]
+    candidates = {c.row[0]: c for c in ranked}
+    if extra_ids:
+        marks = ", ".join("?" * len(extra_ids))
+        rows = conn.execute(
+            f"SELECT {_COLUMNS}, 0.0 FROM memories m LEFT JOIN access a ON a.id = m.id "
+            f"WHERE m.rowid IN ({marks}) AND {where}", [*extra_ids, *args]).fetchall()
+        for row in _eligible_rows(rows, req, at, moment):
+            candidates[row[0]] = _hit_parts(row, ws, req, "", at)
+    cosine = {rowid: sims[c.row[21]] for rowid, c in candidates.items() if c.row[21] in sims}
+    dense_order = [r for k in nearest for r in by_key[k] if r in candidates][:DENSE_DEPTH]
+    fused = fusion.fuse([(c.row[0], c.score) for c in ranked], cosine, dense_order,
+                        FUSION_MODE, FUSION_WEIGHT)
+    out: list[_Candidate] = []
+    for f in fused:
+        if f.lane == "vector" and f.score <= 0:
+            continue  # the farthest of the nearest: no evidence at all
+        c = candidates[f.key]
+        c.score = f.score * c.factor
+        c.lane = f.lane
+        if req.explain:
+            c.explain.update({"lane": f.lane, "score": rounded(c.score),
+                              "fusion": FUSION_MODE, "bm25_part": rounded(f.bm25_part)})
+            if f.vector_part is not None:
+                c.explain["vector_part"] = rounded(f.vector_part)
+                c.explain["cosine"] = rounded(cosine[f.key])
+            if not c.match:
+                c.explain["match"] = "nearest vectors"
+                c.explain.pop("bm25", None)
+        out.append(c)
+    return out

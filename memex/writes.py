@@ -94,7 +94,8 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
 
     try:
         hits = search.search(ws, search.SearchRequest(
-            query=body[:2000], limit=10, scopes=(scope,), record_access=False)).hits
+            query=body[:2000], limit=10, scopes=(scope,), record_access=False,
+            vectors=False)).hits  # near-identical text: words suffice, no model load
     except MemexError:
         return []
     return [h.id for h in hits if similar(h.memory.body, body)]

@@ -177,3 +177,21 @@ def run_step(command: click.Command, step: str) -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+
+
+def progress_bar(silent: bool, label: str = "embedding") -> Any:
+    """A progress callback drawing a bar on a terminal's stderr (None when silent)."""
+    if silent or not sys.stderr.isatty():
+        return None
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+    return progress

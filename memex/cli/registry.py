@@ -44,4 +44,5 @@ STEPS: dict[str, tuple[str, str]] = {
     "migrate": ("memex.cli.migrate", "Convert protocol v1 memory files to v2"),
     "rekey": ("memex.cli.rekey", "Move outbox drafts left under an old repo_id (origin "
               "changed)"),
+    "embed": ("memex.cli.embed", "Compute vectors for the experimental semantic search lane"),
 }

@@ -26,7 +26,9 @@ def cli(full: bool, quiet: bool, as_json: bool) -> None:
     size or modification time changed, so this step is needed only to rebuild on
     purpose or to see what the index holds. A missing, damaged or outdated index is
     rebuilt without being asked. Unreadable memory files are reported and left
-    untouched. On a terminal a progress bar is shown on stderr.
+    untouched. When `memex.embeddings` names a provider, the vectors of new and
+    edited memories are computed afterwards (see git-memex-embed). On a terminal a
+    progress bar is shown on stderr.
     """
     from memex import index
 
@@ -48,8 +50,12 @@ def cli(full: bool, quiet: bool, as_json: bool) -> None:
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    vectors = _embed(ws, quiet or as_json)
     if as_json:
-        _common.emit_json(report.as_json())
+        data = report.as_json()
+        if vectors is not None:
+            data["vectors"] = vectors
+        _common.emit_json(data)
         return
     for warning in report.warnings:
         _common.warn(warning)
@@ -59,6 +65,26 @@ def cli(full: bool, quiet: bool, as_json: bool) -> None:
     changes = (f"{report.new} new, {report.changed} changed, {report.deleted} deleted, "
                f"{report.moved} moved")
     _common.note(f"index: {report.memories} memories ({changes}) in {report.seconds:.2f} s")
+    if vectors is not None and "embedded" in vectors:
+        _common.note(f"vectors ({vectors['provider']}): {vectors['embedded']} embedded, "
+                     f"{vectors['pruned']} removed")
+
+
+def _embed(ws: Any, silent: bool) -> dict[str, object] | None:
+    """The semantic lane's vectors, when memex.embeddings names a provider; a
+    provider that cannot run here is a warning, not a failed reindex."""
+    from memex import embed, search
+    from memex.embed import vectors
+
+    name = search.enabled(ws)
+    if name is None:
+        return None
+    try:
+        provider = search.provider(name)
+    except embed.ProviderUnavailable as exc:
+        _common.warn(f"{exc}; vectors not updated")
+        return {"error": str(exc)}
+    return vectors.embed_pending(ws, provider, progress=_common.progress_bar(silent)).as_json()
 
 
 def main() -> None:

@@ -38,7 +38,9 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     Any text is a valid query: it is reduced to plain words (quotes, operators,
     symbols and emoji are dropped, as are stop words and question words such as
     "what" or 什么). Memories holding every word rank first; the list is then filled
-    with memories holding any of them. Chinese, Japanese and Korean text is matched
+    with memories holding any of them, those holding more of the rarer words first.
+    A few coding words also match their other spellings (db and database, k8s and
+    kubernetes, repo and repository). Chinese, Japanese and Korean text is matched
     by two-character pieces, so mixed queries such as "pnpm 依赖" work.
 
     Relevance is BM25 over title, tags (both weighted above the body) and body; it
@@ -50,7 +52,10 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     project's memories appear only when asked for with --repo.
 
     The index behind the search is a cache under the git directory, brought up to
-    date before every search; reading never changes a memory file. No hits is not
+    date before every search; reading never changes a memory file. An experimental
+    semantic lane is used when `git config memex.embeddings` names a provider (see
+    git-memex-embed): hits then say which lane found them (bm25, vector or
+    bm25+vector), and memories not yet embedded are ranked by BM25 alone. No hits is not
     an error: the output is empty (`[]` with --json) and the exit status 0.
     """
     from memex import search as engine
@@ -88,9 +93,14 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
         for hit in result.hits:
             e = hit.explain
             boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
+            parts = [f"{key} {e[key]}" for key in ("bm25", "cosine") if key in e]
+            if "fusion" in e:
+                parts.append(f"fused by {e['fusion']}")
             click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} = {e.get('lane')} "
-                       f"{e.get('bm25')} ({e.get('match')}) with boosts: {boosts}")
+                       f"{', '.join(parts)} ({e.get('match')}) with boosts: {boosts}")
             click.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
+            if e.get("feedback"):
+                click.echo(f"  query expanded with: {', '.join(e['feedback'])}")
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex import lifecycle, model, store
+from memex.embed.text import passage_text, text_key
 from memex.errors import InvalidMemory
 from memex.homes import Workspace
 from memex.index import schema, tokens
@@ -427,7 +428,7 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
         m.retired_at or None, m.valid_from or None, m.valid_until or None,
         m.expires_at or None, m.supersedes, m.superseded_by,
         json.dumps(m.tags, ensure_ascii=False), json.dumps(m.paths, ensure_ascii=False),
-        doc, m.body,
+        doc, m.body, text_key(passage_text(m.title, m.body)),
     )
 
 
@@ -507,8 +508,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
     conn.executemany(
         "INSERT INTO memories (rowid, path, id, home, home_order, scope, type, status, "
         "review_state, importance, created_at, updated_at, retired_at, valid_from, "
-        "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, body) "
-        "VALUES (" + ", ".join("?" * 22) + ")", mem_rows)
+        "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, body, text_key) "
+        "VALUES (" + ", ".join("?" * 23) + ")", mem_rows)
     conn.executemany("INSERT INTO fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)",
                      text_rows)
     files_rows.clear()

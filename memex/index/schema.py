@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS memories (
     paths TEXT NOT NULL,
     doc TEXT NOT NULL,
     body TEXT NOT NULL,
+    text_key TEXT NOT NULL,  -- embed.text: what a vector of this memory is stored under
     eff_status TEXT,
     eff_retired_at TEXT,
     eff_superseded_by TEXT,

@@ -99,6 +99,21 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
     return out
 
 
+def words(text: str) -> list[str]:
+    """Every term of a text as a query would see it (CJK as bigrams, stop words and
+    lone letters dropped), repeats kept: for pseudo-relevance feedback."""
+    text = unicodedata.normalize("NFKC", text)
+    if has_cjk(text):
+        text = segment(text)
+    out = []
+    for raw in _WORD.findall(text):
+        word = raw.lower()
+        if word in STOP_WORDS or (len(word) == 1 and not has_cjk(word)):
+            continue
+        out.append(word)
+    return out
+
+
 def fts_phrase(term: str, prefix: bool = False) -> str:
     """A term as an FTS5 string (terms hold only letters and digits, so quoting is safe)."""
     return f'"{term}"' + ("*" if prefix else "")

@@ -1,0 +1,22 @@
+"""What of a memory is embedded, and the key its vector is stored under (pure)."""
+
+from __future__ import annotations
+
+import hashlib
+
+MAX_CHARS = 2000
+
+
+def passage_text(title: str, body: str) -> str:
+    """The title (unless the body already starts with it) and the body, cut to
+    MAX_CHARS: the same words the BM25 body column holds."""
+    title = title.strip()
+    if title and not body.lstrip().startswith(title.rstrip("\u2026").rstrip()):
+        body = f"{title}\n{body}"
+    return body.strip()[:MAX_CHARS]
+
+
+def text_key(text: str) -> str:
+    """Vectors are keyed by their text: an edited memory needs a new one, a moved or
+    re-indexed one does not."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
