@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ _TRIVIAL = re.compile(
     re.IGNORECASE,
 )
 TINY_CHARS = 10
+# A wide (CJK) character carries about what a short English word does: it counts as
+# this many characters toward TINY_CHARS, so "我喜欢用 vim" is not tiny but "好的" is.
+WIDE_CHAR_WEIGHT = 3
 
 
 # ---------------------------------------------------------------- access statistics
@@ -191,9 +195,15 @@ def _keeper_rank(item: store.Loaded, stats: AccessStats) -> tuple[int, int, int,
     return (reviewed, int(m.pinned), stats.get(m.id, (0, ""))[0], m.updated_at, m.id)
 
 
+def text_size(text: str) -> int:
+    """Length with wide (CJK, fullwidth) characters weighted, fair to every script."""
+    return sum(WIDE_CHAR_WEIGHT if unicodedata.east_asian_width(c) in ("W", "F") else 1
+               for c in text)
+
+
 def trivial_reason(memory: model.Memory) -> str | None:
     text = " ".join(memory.body.split())
-    if len(text) < TINY_CHARS:
+    if text_size(text) < TINY_CHARS:
         return f"tiny: {len(text)} characters"
     if _TRIVIAL.match(text) or (_TRIVIAL.match(memory.title.strip()) and len(text) < 40):
         return "test or placeholder content"
