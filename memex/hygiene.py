@@ -390,6 +390,7 @@ class Health:
     conflicts: int
     retention_states: dict[str, int]
     next_steps: list[str] = field(default_factory=list)
+    outbox_private: int = 0  # of `outbox`: visibility private, never submitted
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -397,6 +398,7 @@ class Health:
             "parts": {k: round(v, 3) for k, v in self.parts.items()},
             "total": self.total, "by_scope": self.by_scope, "by_status": self.by_status,
             "by_review_state": self.by_review_state, "outbox": self.outbox,
+            "outbox_private": self.outbox_private,
             "retention": self.retention_states, "rot_candidates": self.rot,
             "open_conflicts": self.conflicts, "quarantined": self.quarantined,
             "v1_files": self.legacy, "pull": self.pull.as_json(),
@@ -466,6 +468,8 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
                          + 0.2 * (1 - parts["conflict_ratio"])))
     legacy = sum(1 for q in bad if q.reason == store.LEGACY_REASON)
     outbox = sum(1 for i in items if i.home.kind == "outbox")
+    private = sum(1 for i in items if i.home.kind == "outbox"
+                  and i.memory.visibility == "private")
     pull = pull_state(ws, now)
     steps: list[str] = []
     if legacy:
@@ -481,8 +485,8 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     if pull.stale:
         when = "never" if pull.age_days is None else f"{int(pull.age_days)} days ago"
         steps.append(f"git memex pull: last fetched {when}")
-    if outbox:
-        steps.append(f"git memex submit: {outbox} draft(s) in the outbox")
+    if outbox - private:  # a private draft stays here: submit refuses it
+        steps.append(f"git memex submit: {outbox - private} draft(s) in the outbox")
     proposed = sum(1 for i in items if i.home.in_git and i.memory.review_state == "proposed")
     if proposed:
         steps.append(f"git memex promote: {proposed} proposed memory(ies) await review")
@@ -491,6 +495,7 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
         by_review_state=dict(by_review), outbox=outbox, quarantined=len(bad), legacy=legacy,
         pull=pull, parts=parts, score=score, grade=grade(score), rot=len(rot),
         conflicts=len(open_conflicts), retention_states=dict(states), next_steps=steps,
+        outbox_private=private,
     )
 
 
