@@ -323,13 +323,10 @@ def delete(ws: Workspace, candidate: Candidate) -> Path:
 
 
 def stale_after_days(ws: Workspace) -> float:
-    """memex.staleAfter: days (`7`) or a span (`7d`, `2w`, `36h`); default 7 days."""
-    value = (ws.setting("memex.staleAfter") or "7").strip().lower()
-    match = re.match(r"^(\d+(?:\.\d+)?)\s*([hdw]?)$", value)
-    if not match:
-        return 7.0
-    number = float(match.group(1))
-    return number * {"h": 1 / 24, "d": 1.0, "w": 7.0, "": 1.0}[match.group(2)]
+    """memex.staleAfter in days, read by the one parser every command uses (pull's)."""
+    from memex import pull
+
+    return pull.stale_after(ws).total_seconds() / 86400
 
 
 @dataclass
