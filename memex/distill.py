@@ -17,8 +17,13 @@ from memex import clock, conflicts, reads, store
 from memex.errors import MemexError
 from memex.homes import Workspace
 
-BEGIN = "<!-- git-memex:begin distilled instructions (git memex distill --write) -->"
-END = "<!-- git-memex:end -->"
+# The marker style of clients.py's AGENTS.md block (`<!-- git-memex: begin ...`), with
+# an end marker of its own so neither block's end can be taken for the other's.
+BEGIN = "<!-- git-memex: begin distilled instructions (git memex distill --write) -->"
+END = "<!-- git-memex: end distilled instructions -->"
+# Spellings written before; recognised when reading, replaced by the next --write.
+LEGACY_MARKERS = (("<!-- git-memex:begin distilled instructions (git memex distill --write) -->",
+                   "<!-- git-memex:end -->"),)
 HEADING = "## Project instructions from git-memex"
 NOTE = ("Approved project memories (`role: instruction`). Edit or supersede the memory, "
         "then run `git memex distill --write`; edits to this block are overwritten.")
@@ -77,12 +82,22 @@ def section(chosen: list[store.Loaded]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _marked(text: str) -> tuple[int, int] | None:
+    """(start, end) of the distilled section in any spelling of its markers, or None."""
+    for begin, end_marker in ((BEGIN, END), *LEGACY_MARKERS):
+        start = text.find(begin)
+        end = text.find(end_marker, start + len(begin)) if start != -1 else -1
+        if start != -1 and end != -1:
+            return start, end + len(end_marker)
+    return None
+
+
 def splice(old: str, block: str) -> str:
     """Replace the marked section, or append it; everything else stays byte for byte."""
-    start = old.find(BEGIN)
-    end = old.find(END, start + 1) if start != -1 else -1
-    if start != -1 and end != -1:
-        tail = old[end + len(END):]
+    found = _marked(old)
+    if found is not None:
+        start, end = found
+        tail = old[end:]
         tail = tail[1:] if tail.startswith("\n") else tail
         return old[:start] + block + tail
     if not old:
@@ -117,7 +132,7 @@ def plan(ws: Workspace) -> Distilled:
         old = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise MemexError(f"cannot read {path}: {exc}") from None
-    new = old if not chosen and BEGIN not in old else splice(old, section(chosen))
+    new = old if not chosen and _marked(old) is None else splice(old, section(chosen))
     return Distilled(path, chosen, skipped, old, new)
 
 

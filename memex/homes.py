@@ -76,6 +76,7 @@ class Workspace:
     repo_id: str
     config: dict[str, str] = field(default_factory=dict)
     team_config: dict[str, str] = field(default_factory=dict)
+    warned: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @property
     def in_git(self) -> bool:
@@ -130,7 +131,17 @@ class Workspace:
         try:
             return int(value) if value is not None else default
         except ValueError:
+            self.warn_setting(key, value or "", "a whole number", str(default))
             return default
+
+    def warn_setting(self, key: str, value: str, expected: str, fallback: str) -> None:
+        """Say on stderr, once per key for this workspace (one command), that a setting
+        did not parse and which value is used instead: a typo must not pass unseen."""
+        if key.lower() in self.warned:
+            return
+        self.warned.add(key.lower())
+        print(f"git-memex: warning: {key}={value!r} is not {expected}; using {fallback}",
+              file=sys.stderr)
 
     def identity(self) -> str:
         """Namespaced author for created_by / approved_by / history (DESIGN.md)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ _TRIVIAL = re.compile(
     re.IGNORECASE,
 )
 TINY_CHARS = 10
+# A wide (CJK) character carries about what a short English word does: it counts as
+# this many characters toward TINY_CHARS, so "我喜欢用 vim" is not tiny but "好的" is.
+WIDE_CHAR_WEIGHT = 3
 
 
 # ---------------------------------------------------------------- access statistics
@@ -191,9 +195,15 @@ def _keeper_rank(item: store.Loaded, stats: AccessStats) -> tuple[int, int, int,
     return (reviewed, int(m.pinned), stats.get(m.id, (0, ""))[0], m.updated_at, m.id)
 
 
+def text_size(text: str) -> int:
+    """Length with wide (CJK, fullwidth) characters weighted, fair to every script."""
+    return sum(WIDE_CHAR_WEIGHT if unicodedata.east_asian_width(c) in ("W", "F") else 1
+               for c in text)
+
+
 def trivial_reason(memory: model.Memory) -> str | None:
     text = " ".join(memory.body.split())
-    if len(text) < TINY_CHARS:
+    if text_size(text) < TINY_CHARS:
         return f"tiny: {len(text)} characters"
     if _TRIVIAL.match(text) or (_TRIVIAL.match(memory.title.strip()) and len(text) < 40):
         return "test or placeholder content"
@@ -313,13 +323,10 @@ def delete(ws: Workspace, candidate: Candidate) -> Path:
 
 
 def stale_after_days(ws: Workspace) -> float:
-    """memex.staleAfter: days (`7`) or a span (`7d`, `2w`, `36h`); default 7 days."""
-    value = (ws.setting("memex.staleAfter") or "7").strip().lower()
-    match = re.match(r"^(\d+(?:\.\d+)?)\s*([hdw]?)$", value)
-    if not match:
-        return 7.0
-    number = float(match.group(1))
-    return number * {"h": 1 / 24, "d": 1.0, "w": 7.0, "": 1.0}[match.group(2)]
+    """memex.staleAfter in days, read by the one parser every command uses (pull's)."""
+    from memex import pull
+
+    return pull.stale_after(ws).total_seconds() / 86400
 
 
 @dataclass
@@ -380,6 +387,7 @@ class Health:
     conflicts: int
     retention_states: dict[str, int]
     next_steps: list[str] = field(default_factory=list)
+    outbox_private: int = 0  # of `outbox`: visibility private, never submitted
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -387,6 +395,7 @@ class Health:
             "parts": {k: round(v, 3) for k, v in self.parts.items()},
             "total": self.total, "by_scope": self.by_scope, "by_status": self.by_status,
             "by_review_state": self.by_review_state, "outbox": self.outbox,
+            "outbox_private": self.outbox_private,
             "retention": self.retention_states, "rot_candidates": self.rot,
             "open_conflicts": self.conflicts, "quarantined": self.quarantined,
             "v1_files": self.legacy, "pull": self.pull.as_json(),
@@ -456,6 +465,8 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
                          + 0.2 * (1 - parts["conflict_ratio"])))
     legacy = sum(1 for q in bad if q.reason == store.LEGACY_REASON)
     outbox = sum(1 for i in items if i.home.kind == "outbox")
+    private = sum(1 for i in items if i.home.kind == "outbox"
+                  and i.memory.visibility == "private")
     pull = pull_state(ws, now)
     steps: list[str] = []
     if legacy:
@@ -471,8 +482,8 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     if pull.stale:
         when = "never" if pull.age_days is None else f"{int(pull.age_days)} days ago"
         steps.append(f"git memex pull: last fetched {when}")
-    if outbox:
-        steps.append(f"git memex submit: {outbox} draft(s) in the outbox")
+    if outbox - private:  # a private draft stays here: submit refuses it
+        steps.append(f"git memex submit: {outbox - private} draft(s) in the outbox")
     proposed = sum(1 for i in items if i.home.in_git and i.memory.review_state == "proposed")
     if proposed:
         steps.append(f"git memex promote: {proposed} proposed memory(ies) await review")
@@ -481,6 +492,7 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
         by_review_state=dict(by_review), outbox=outbox, quarantined=len(bad), legacy=legacy,
         pull=pull, parts=parts, score=score, grade=grade(score), rot=len(rot),
         conflicts=len(open_conflicts), retention_states=dict(states), next_steps=steps,
+        outbox_private=private,
     )
 
 

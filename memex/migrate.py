@@ -44,6 +44,17 @@ def importance_of(priority: Any) -> str | None:
     return "normal" if value <= 7 else "high"
 
 
+def _approve_hint(data: dict[str, Any]) -> str:
+    """The command that approves a migrated instruction, and what must come first."""
+    command = f"git memex promote {str(data.get('id') or 'ID')[:10]} --instruction"
+    state = data.get("review_state")
+    if data.get("scope") == "personal" or state in ("approved", "published"):
+        return command
+    if state in (None, "draft"):
+        return f"submit it and have it approved, then {command}"
+    return f"once it is approved, {command}"
+
+
 def convert(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     """v2 front matter for v1 front matter (pure); notes say what needed judgement."""
     out: dict[str, Any] = {}
@@ -68,7 +79,7 @@ def convert(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         out["role"] = "instruction"
         out["instruction_state"] = "draft"
         notes.append("type instruction became role instruction, instruction_state draft: "
-                     "approve it again (git memex promote --instruction)")
+                     "approve it again (" + _approve_hint(out) + ")")
     if not out.get("updated_at") and out.get("created_at"):
         out["updated_at"] = out["created_at"]
     revision = out.get("revision")

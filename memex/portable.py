@@ -10,7 +10,11 @@ paths to police and one corrupt block loses everything after it.)
 
 Import never overwrites a differing memory: the same bytes are "unchanged", other
 bytes are a conflict, reported, with a nonzero exit. Every entry passes redaction
-and the size limit; names that are not `<ULID>.md` are refused. A git-memex
+and the size limit; names that are not `<ULID>.md` are refused, and so is an entry
+whose text does not match its `sha256`. Nothing private and nothing unsubmitted
+lands in a shared folder: a draft exported from the repo (or org) folder goes to
+the matching outbox, and a `visibility: private` memory that is not a draft is
+refused there (private never enters git; a foreign one lands as an outbox draft). A git-memex
 archive is restored unchanged; foreign data (an open-memex `.ai/open-memex/`
 folder, or JSON lines with fields instead of text) gets `via: import` and keys
 that say where it came from.
@@ -40,7 +44,9 @@ OPEN_MEMEX_DIR = Path(".ai") / "open-memex"
 
 def export_lines(ws: Workspace, include_personal: bool = False
                  ) -> tuple[list[str], list[store.Quarantined]]:
-    """The archive's lines: this project's memories (outbox + repo), personal on request."""
+    """The archive's lines: this project's memories (outbox + repo); personal memories and
+    `visibility: private` project memories only on request (private never leaves the
+    machine by default)."""
     scopes = ["project", "personal"] if include_personal else ["project"]
     entries: list[dict[str, Any]] = []
     skipped: list[store.Quarantined] = []
@@ -51,6 +57,8 @@ def export_lines(ws: Workspace, include_personal: bool = False
                 text = store.read_text(path)
             except (InvalidMemory, OSError) as exc:
                 skipped.append(store.Quarantined(path, str(exc)))
+                continue
+            if loaded.memory.visibility == "private" and not include_personal:
                 continue
             entries.append({
                 "home": home.kind, "name": path.name, "id": loaded.id,
@@ -77,6 +85,7 @@ class Entry:
     home: str | None  # the home it was exported from (None: decide from the memory)
     name: str | None
     text: str | None = None
+    sha256: object = None  # the archive's checksum of `text`, when it carries one
     data: dict[str, Any] | None = None
     body: str = ""
     foreign: bool = False
@@ -145,7 +154,7 @@ def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[E
                 home = item.get("home")
                 yield Entry(where, home if isinstance(home, str) else "",
                             item.get("name") if isinstance(item.get("name"), str) else "",
-                            text=item["text"])
+                            text=item["text"], sha256=item.get("sha256"))
             elif isinstance(item.get("front_matter"), dict):
                 yield Entry(where, None, None, data=item["front_matter"],
                             body=str(item.get("body") or ""), foreign=True)
@@ -189,10 +198,10 @@ def _home_path(ws: Workspace, kind: str, memory: model.Memory) -> Path:
         if ws.memory_dir is None:
             raise MemexError("a shared (repo) memory needs a git repository to land in")
         return ws.memory_dir
-    if kind == "org":
+    if kind in ("org", "org-outbox"):
         if ws.org_repo is None:
             raise MemexError("an org memory needs `git config memex.orgRepo PATH`")
-        return ws.org_repo / ws.memory_dir_name
+        return ws.org_repo / ws.memory_dir_name if kind == "org" else ws.org_outbox_dir
     raise MemexError(f"unknown home {kind!r}")
 
 
@@ -230,11 +239,44 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> tuple[mode
         memory.extra["imported_repo_id"] = memory.repo_id
     memory.repo_id = ws.repo_id
     shared = memory.review_state in ("proposed", "approved", "published")
+    if shared and memory.visibility == "private":
+        # private never enters git: keep it on this machine, as a draft of ours
+        memory.extra["imported_review_state"] = memory.review_state
+        memory.review_state = "draft"
+        notes.append("visibility: private, so kept in the outbox as a draft")
+        shared = False
     if shared and ws.memory_dir is not None:
         return memory, "repo"
     if memory.review_state is None or not shared:
         memory.review_state = memory.review_state or "draft"
     return memory, "outbox"
+
+
+def _check_sha256(entry: Entry) -> None:
+    """An archive entry whose text is not what its checksum says is damaged or edited."""
+    if entry.sha256 is None or entry.text is None:
+        return  # hand-made archives may leave it out
+    actual = hashlib.sha256(entry.text.encode("utf-8")).hexdigest()
+    if not isinstance(entry.sha256, str) or entry.sha256.lower() != actual:
+        raise MemexError(f"sha256 {entry.sha256!r} does not match the entry's text "
+                         f"({actual}): damaged or edited; not imported")
+
+
+def _shared_landing(kind: str, memory: model.Memory, notes: list[str]) -> str:
+    """Where an archive entry from a shared (git) folder may land: drafts go to the
+    outbox (only `submit` moves a draft into git); a private memory never enters git."""
+    if kind not in ("repo", "org"):
+        return kind
+    if memory.review_state == "draft":
+        outbox = "outbox" if kind == "repo" else "org-outbox"
+        notes.append(f"review_state: draft, so imported into the {outbox} (submit it to "
+                     "share it), not the shared folder")
+        return outbox
+    if memory.visibility == "private":
+        raise MemexError(f"{memory.id} is visibility: private with review_state "
+                         f"{memory.review_state}: private memories never enter the shared "
+                         f"({kind}) folder; not imported")
+    return kind
 
 
 def _find_existing(ws: Workspace, memory_id: str) -> Path | None:
@@ -280,6 +322,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             raise MemexError(f"unknown home {entry.home!r}")
         kind = entry.home
         assert entry.text is not None
+        _check_sha256(entry)
         if "\0" in entry.text:
             raise MemexError("entry holds NUL bytes")
         parsed = frontmatter.parse(entry.text)
@@ -290,6 +333,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             raise MemexError(f"file name {name} does not match its id {memory.id}")
         if memory.scope != store.SCOPE_OF_HOME[kind]:
             raise MemexError(f"scope {memory.scope!r} does not belong in the {kind} folder")
+        kind = _shared_landing(kind, memory, notes)
     size = len(memory.body.encode("utf-8"))
     if size > limit:
         raise MemexError(f"{memory.id}: body of {size} bytes is over the {limit}-byte limit "

@@ -15,7 +15,8 @@ from memex.homes import Workspace
 
 DEFAULT_STALE_AFTER = timedelta(days=7)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-_SPAN = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w|sec|min|hours?|days?|weeks?)?\s*$", re.IGNORECASE)
+_SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|sec|min|hours?|days?|weeks?)?\s*$",
+                   re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -28,12 +29,17 @@ def parse_span(text: str) -> timedelta | None:
     if not match:
         return None
     unit = (match.group(2) or "d").lower()
-    return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[unit[0]])
+    return timedelta(seconds=float(match.group(1)) * _UNIT_SECONDS[unit[0]])
 
 
 def stale_after(ws: Workspace) -> timedelta:
+    """memex.staleAfter (`7d`, `36h`, `2w`, `1.5d`, a bare number of days); a value that
+    does not parse is named on stderr once and the default used."""
     value = ws.setting("memex.staleAfter")
     span = parse_span(value) if value else None
+    if span is None and value:
+        ws.warn_setting("memex.staleAfter", value, "a duration (like 7d, 36h, 2w)",
+                        "7d")
     return span if span is not None else DEFAULT_STALE_AFTER
 
 

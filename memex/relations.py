@@ -1,8 +1,9 @@
 """Links between memories (extends, contradicts, related) and a person's keep mark (pin).
 
 A link is written on the first memory only (A extends B lives in A's file); `links`
-shows both directions. A shared memory never links to a personal one: the id would
-point at nothing on a teammate's machine.
+shows both directions. A shared memory links only to memories of its own folder
+(repo or org): a personal memory or an outbox draft would be an id pointing at
+nothing on a teammate's machine.
 """
 
 from __future__ import annotations
@@ -42,6 +43,21 @@ def _touch(ws: Workspace, loaded: store.Loaded, new: model.Memory) -> list[str]:
     return []
 
 
+_WHERE = {"personal": "a personal memory", "outbox": "an outbox draft",
+          "org-outbox": "an org outbox draft", "repo": "in the repo's memory folder",
+          "org": "in the org repo's memory folder"}
+
+
+def _cross_home_reason(source: store.Loaded, target: store.Loaded) -> str:
+    """Why a shared memory may not point at this target: its teammates could not see it."""
+    hint = (f"; submit it first (git memex submit {target.id[:10]}), then link"
+            if target.home.is_outbox else "")
+    return (f"{source.id} is shared ({_WHERE[source.home.kind]}) and {target.id} is "
+            f"{_WHERE[target.home.kind]}: a shared memory links only to memories in its "
+            f"own folder, or the link points at nothing for teammates and verify fails{hint}; "
+            "nothing changed")
+
+
 def link(ws: Workspace, source_id: str, relation: str, target_id: str,
          remove: bool = False) -> LinkResult:
     """Add (or with remove, drop) `relation` from SOURCE to TARGET."""
@@ -67,9 +83,8 @@ def link(ws: Workspace, source_id: str, relation: str, target_id: str,
     target = store.find(ws, target_id)
     if target.id == source.id:
         raise UsageError("a memory cannot link to itself")
-    if source.home.in_git and target.memory.scope == "personal":
-        raise MemexError(f"{source.id} is shared and {target.id} is personal: a shared "
-                         "memory never points at a personal one")
+    if source.home.in_git and target.home != source.home:
+        raise MemexError(_cross_home_reason(source, target))
     if target.id in current:
         return LinkResult(source, relation, target.id, False,
                           [f"{source.id} already {relation} {target.id}; nothing changed"])

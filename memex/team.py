@@ -506,6 +506,29 @@ def _next_review_state(memory: model.Memory) -> str:
     return {"proposed": "approved", "approved": "published"}.get(memory.review_state or "", "")
 
 
+def personal_instruction_transition(memory: model.Memory, to: str, at: str, by: str,
+                                    note: str | None = None) -> model.Memory:
+    """Approve or revoke a personal instruction: it binds only its owner (DESIGN.md rule 1),
+    so the owner's own `promote --instruction` is its review; review_state is untouched."""
+    model.check_enum("instruction_state", to)
+    if memory.role != "instruction":
+        raise lifecycle.TransitionError(
+            f"{memory.id} is not an instruction (role: {memory.role}); personal memories are "
+            "not reviewed")
+    current = memory.instruction_state or "draft"
+    if to not in lifecycle.INSTRUCTION_MOVES.get(current, ()):
+        raise lifecycle.TransitionError(f"{memory.id}'s instruction is already {current}")
+    out = memory.copy(instruction_state=to, updated_at=at, revision=memory.revision + 1)
+    if to == "approved":
+        out.approved_by = by
+        if out.trust_level != "trusted":
+            out.trust_level = "reviewed"
+    what = f"instruction {current} -> {to}" + (f": {note}" if note else "")
+    out.review_history.append(lifecycle.history_entry(at, by, memory.review_state,
+                                                      memory.review_state or "none", what))
+    return out
+
+
 def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bool = False,
             resubmit: bool = False, instruction: bool = False, revoke: bool = False,
             note: str | None = None) -> list[Promoted]:
@@ -521,14 +544,18 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
     at, me = clock.now_str(), ws.identity()
     plan: list[Promoted] = []
     for loaded in store.find_many(ws, ids):
-        if not loaded.home.in_git:
+        personal = loaded.home.kind == "personal"
+        if not loaded.home.in_git and not (personal and (instruction or revoke)):
             hint = (f"submit it first: git memex submit {loaded.id[:10]}"
-                    if loaded.home.is_outbox else "personal memories are not reviewed")
+                    if loaded.home.is_outbox else
+                    "personal memories are not reviewed; a personal instruction is approved "
+                    f"with git memex promote {loaded.id[:10]} --instruction")
             raise MemexError(f"{loaded.id} is not in the repo ({hint}); nothing changed")
         memory = loaded.memory
         if instruction or revoke:
             state = "revoked" if revoke else "approved"
-            new = lifecycle.instruction_transition(memory, state, at, me, note)
+            new = (personal_instruction_transition(memory, state, at, me, note) if personal
+                   else lifecycle.instruction_transition(memory, state, at, me, note))
             plan.append(Promoted(store.Loaded(new, loaded.path, loaded.home, loaded.parsed),
                                  memory.instruction_state or "draft", state, "instruction"))
             continue

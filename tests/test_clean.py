@@ -111,3 +111,13 @@ def test_shared_memory_is_retired_in_the_working_tree(repo: Path,
     data = invoke_json("clean", "--yes", "--delete")
     assert data["applied"] == [{"id": draft["id"], "action": "retired", "path": str(target)}]
     assert target.exists() and data_of(target)["status"] == "archived"
+
+
+def test_tiny_is_fair_to_cjk(repo: Path) -> None:
+    english = invoke_json("capture", "--scope", "personal", "use vim")
+    chinese = invoke_json("capture", "--scope", "personal", "我喜欢用 vim")
+    short_chinese = invoke_json("capture", "--scope", "personal", "好的")
+    reasons = {c["id"]: c["reason"] for c in invoke_json("clean")["candidates"]}
+    assert reasons[english["id"]] == "tiny: 7 characters"
+    assert chinese["id"] not in reasons
+    assert reasons[short_chinese["id"]] == "tiny: 2 characters"

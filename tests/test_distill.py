@@ -73,3 +73,28 @@ def test_nothing_to_distill(repo: Path) -> None:
     result = invoke("distill")
     assert result.exit_code == 0 and result.stdout == "" and "up to date" in result.stderr
     assert not (repo / "AGENTS.md").exists()
+
+
+def test_distill_markers_match_init_and_old_spelling_is_replaced(repo: Path) -> None:
+    from memex import clients
+
+    put(repo / ".memex", title="Use make", body="Build with make.")
+    invoke_json("init", "--client", "cursor")
+    agents = repo / "AGENTS.md"
+    invoke_json("distill", "--write")
+    text = agents.read_text(encoding="utf-8")
+    style = clients.BEGIN.split(" begin")[0] + " begin"  # "<!-- git-memex: begin"
+    assert distill.BEGIN.startswith(style) and clients.BEGIN.startswith(style)
+    assert distill.END.startswith(clients.END.removesuffix(" -->"))
+    assert text.count("<!-- git-memex:") == 4 and "<!-- git-memex:begin" not in text
+    invoke_json("init", "--client", "cursor")
+    assert agents.read_text(encoding="utf-8") == text  # each command keeps the other's block
+    old_begin, old_end = distill.LEGACY_MARKERS[0]
+    legacy = ("# AGENTS.md\n\nintro\n\n" + old_begin + "\n- stale rule\n" + old_end
+              + "\n\nafter\n")
+    agents.write_text(legacy, encoding="utf-8")
+    assert invoke_json("distill", "--write")["changed"]
+    text = agents.read_text(encoding="utf-8")
+    assert old_begin not in text and "stale rule" not in text and text.count(distill.BEGIN) == 1
+    assert text.startswith("# AGENTS.md\n\nintro\n\n" + distill.BEGIN)
+    assert text.endswith(distill.END + "\n\nafter\n")

@@ -155,3 +155,19 @@ def test_incremental_pairs_match_a_full_recompute(repo: Path) -> None:
     earlier = [c for c in conflicts.find(memories) if not touched & {c.a, c.b}]
     assert [(c.a, c.b) for c in conflicts.update(earlier, memories, touched)] == \
         [(c.a, c.b) for c in conflicts.find(memories)]
+
+
+def test_health_counts_private_drafts_apart(repo: Path) -> None:
+    invoke_json("capture", "A draft to share")
+    invoke_json("capture", "--private", "My own note about this repo")
+    invoke_json("capture", "--private", "Another private note")
+    report = invoke_json("health")
+    assert report["outbox"] == 3 and report["outbox_private"] == 2
+    assert "git memex submit: 1 draft(s) in the outbox" in report["next_steps"]
+    text = invoke("health").stdout
+    assert "outbox drafts 3 (2 private, never submitted)" in text
+    assert "git memex submit: 1 draft(s)" in text
+    shareable = [m for m in invoke_json("list", "--scope", "project")
+                    if m["title"] == "A draft to share"]
+    assert invoke("forget", shareable[0]["id"], "--hard", "--yes").exit_code == 0
+    assert not any("submit" in s for s in invoke_json("health")["next_steps"])

@@ -119,3 +119,13 @@ def test_prompt_on_a_terminal(repo: Path, memex_home: Path,
     assert path.read_bytes() == before
     assert invoke("migrate", input="y\n").exit_code == 0
     assert b"schema_version: 2" in path.read_bytes()
+
+
+def test_migrated_instruction_hint_names_the_memory() -> None:
+    mid = new_ulid()
+    personal: list[str] = []
+    migrate.convert({"id": mid, "scope": "user", "type": "instruction"}, personal)
+    assert f"git memex promote {mid[:10]} --instruction" in " ".join(personal)
+    draft: list[str] = []
+    migrate.convert({"id": mid, "scope": "project", "type": "instruction"}, draft)
+    assert "submit it and have it approved, then git memex promote" in " ".join(draft)

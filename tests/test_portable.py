@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -212,3 +213,75 @@ def test_import_dry_run_writes_nothing(repo: Path, memex_home: Path, tmp_path: P
     report = invoke_json("import", str(archive), "--dry-run")
     assert report["dry_run"] and [i["id"] for i in report["imported"]] == [mid]
     assert not (memex_home / "personal" / f"{mid}.md").exists()
+
+
+def project_text(review_state: str, visibility: str = "internal") -> tuple[str, str]:
+    mid = new_ulid()
+    return mid, (f"---\nid: {mid}\nschema_version: 2\nrevision: 1\nscope: project\n"
+                 f"visibility: {visibility}\nreview_state: {review_state}\n"
+                 f"created_at: 2026-11-01T00:00:00Z\nupdated_at: 2026-11-01T00:00:00Z\n---\n"
+                 f"\nproject memory {mid}\n")
+
+
+def test_import_keeps_private_and_drafts_out_of_the_repo(repo: Path, memex_home: Path,
+                                                         tmp_path: Path) -> None:
+    private_id, private = project_text("approved", visibility="private")
+    draft_id, draft = project_text("draft")
+    private_draft_id, private_draft = project_text("draft", visibility="private")
+    shared_id, shared = project_text("approved")
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join(entry(text, f"{mid}.md", home="repo") for mid, text in [
+        (private_id, private), (draft_id, draft), (private_draft_id, private_draft),
+        (shared_id, shared)]) + "\n")
+    result = invoke("import", str(archive), "--json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    landed = {i["id"]: Path(i["path"]).parent for i in report["imported"]}
+    outbox = next((memex_home / "outbox").iterdir())
+    assert landed == {draft_id: outbox, private_draft_id: outbox, shared_id: repo / ".memex"}
+    assert [r["reason"] for r in report["rejected"]] == [
+        f"{private_id} is visibility: private with review_state approved: private memories "
+        "never enter the shared (repo) folder; not imported"]
+    assert sorted(p.name for p in (repo / ".memex").iterdir()) == [f"{shared_id}.md"]
+    assert (outbox / f"{draft_id}.md").read_text() == draft  # bytes kept
+    assert any("outbox" in n for n in report["notices"])
+
+
+def test_import_refuses_an_entry_whose_sha256_does_not_match(repo: Path, memex_home: Path,
+                                                             tmp_path: Path) -> None:
+    good_id, good = make_text("checksum fine")
+    bad_id, bad = make_text("checksum wrong")
+    lines = [json.dumps({"home": "personal", "name": f"{good_id}.md", "text": good,
+                         "sha256": hashlib.sha256(good.encode()).hexdigest()}),
+             json.dumps({"home": "personal", "name": f"{bad_id}.md", "text": bad,
+                         "sha256": hashlib.sha256(b"something else").hexdigest()})]
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join(lines) + "\n")
+    result = invoke("import", str(archive))
+    assert result.exit_code == 1
+    assert "refused line 2: sha256" in result.stderr and "does not match" in result.stderr
+    assert (memex_home / "personal" / f"{good_id}.md").is_file()
+    assert not (memex_home / "personal" / f"{bad_id}.md").exists()
+
+
+def test_export_leaves_private_project_drafts_out(repo: Path) -> None:
+    secret = invoke_json("capture", "--private", "my private project note")
+    open_one = invoke_json("capture", "a normal project draft")
+    ids = [json.loads(x)["id"] for x in invoke("export").stdout.splitlines()[1:]]
+    assert ids == [open_one["id"]]
+    for flag in ("--include-personal", "--include-private"):
+        lines = invoke("export", flag).stdout.splitlines()[1:]
+        assert secret["id"] in {json.loads(x)["id"] for x in lines}
+
+
+def test_foreign_private_reviewed_memory_lands_as_an_outbox_draft(repo: Path, memex_home: Path,
+                                                                  tmp_path: Path) -> None:
+    folder = tmp_path / "other" / ".ai" / "open-memex"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text(OPEN_MEMEX.replace("visibility: internal",
+                                                    "visibility: private"))
+    report = invoke_json("import", str(tmp_path / "other"))
+    path = Path(report["imported"][0]["path"])
+    assert path.parent.parent == memex_home / "outbox" and not (repo / ".memex").exists()
+    memory, _ = frontmatter.load(path.read_text())
+    assert memory.review_state == "draft" and memory.extra["imported_review_state"] == "approved"

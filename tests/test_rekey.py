@@ -29,6 +29,8 @@ def test_changed_origin_is_reported_and_rekey_moves_the_drafts(repo: Path) -> No
     assert "origin github.com/Acme/App" in line and "fix: git memex rekey" in line
     refused = invoke("rekey")  # no terminal, no --yes: never prompts
     assert refused.exit_code == 2 and "--yes" in refused.stderr
+    assert len(refused.stderr.splitlines()) == 1 and "Usage:" not in refused.stderr
+    assert refused.stderr.startswith("git-memex: error: move ")
     moved = json.loads(invoke("rekey", "--yes", "--json").stdout)
     assert sorted(moved["moved"]) == sorted([first, second])
     ws = homes.workspace(repo)

@@ -85,3 +85,22 @@ def test_link_problems_for_verify(repo: Path) -> None:
     items, _ = store.scan_all(ws)
     assert relations.problems(items) == [(a["id"], f"{a['id']} related {b['id']}, "
                                                    "which is not here")]
+
+
+def test_shared_memory_never_links_to_an_outbox_draft(repo: Path) -> None:
+    shared = invoke_json("capture", "Project style notes")
+    src = Path(shared["path"])
+    target = repo / ".memex" / src.name
+    target.parent.mkdir()
+    target.write_text(src.read_text().replace("review_state: draft", "review_state: published"))
+    src.unlink()
+    before = target.read_bytes()
+    draft = invoke_json("capture", "An unsubmitted idea")
+    result = invoke("link", shared["id"], "related", draft["id"])
+    assert result.exit_code == 1
+    assert "outbox draft" in result.stderr and f"git memex submit {draft['id'][:10]}" in (
+        result.stderr)
+    assert target.read_bytes() == before
+    assert invoke("verify").exit_code == 0
+    back = invoke_json("link", draft["id"], "related", shared["id"])  # a draft may point in
+    assert back["related"] == [shared["id"]]

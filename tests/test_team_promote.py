@@ -113,3 +113,22 @@ def test_sync_status_groups_by_state(alice: Dev) -> None:
 
     text = invoke("sync-status").stdout
     assert "outbox: 1 draft(s)" in text and "approved: 1" in text and "2 ahead" in text
+
+
+def test_owner_approves_and_revokes_a_personal_instruction(alice: Dev) -> None:
+    mine = alice.run("capture", "--scope", "personal", "--role", "instruction",
+                     "Answer me in French")["id"]
+    plain = alice.run("capture", "--scope", "personal", "I like vim")["id"]
+    assert "not an instruction" in alice.fails("promote", plain, "--instruction")
+    assert "personal memories are not reviewed" in alice.fails("promote", plain)
+    out = alice.run("promote", mine, "--instruction")
+    assert out[0]["instruction_state"] == "approved"
+    shown = alice.run("show", mine)
+    assert shown["review_state"] is None and shown["approved_by"] == "local:alice@example.com"
+    assert shown["trust_level"] == "reviewed" and shown["revision"] == 2
+    assert "instruction draft -> approved" in shown["review_history"][-1]["note"]
+    block = alice.run("context")
+    assert mine in [line["id"] for line in block["instructions"]]
+    alice.run("promote", mine, "--revoke")
+    assert alice.run("show", mine)["instruction_state"] == "revoked"
+    assert mine not in [line["id"] for line in alice.run("context")["instructions"]]

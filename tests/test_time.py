@@ -67,3 +67,16 @@ def test_expired_drops_out_on_read_and_clean_records_retirement(
 def test_bad_as_of_is_a_usage_error(repo: Path) -> None:
     result = invoke("list", "--as-of", "last tuesday")
     assert result.exit_code == 2 and "not a time" in result.output
+
+
+def test_list_with_nothing_matching_is_not_an_empty_store(repo: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = invoke("list")
+    assert empty.exit_code == 0 and "no memories yet" in empty.stderr
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-11-01T00:00:00Z")
+    invoke_json("capture", "A project fact")
+    before = invoke("list", "--as-of", "2020-01-01T00:00:00Z")
+    assert before.exit_code == 0 and before.stdout == ""
+    assert "no memories match" in before.stderr and "no memories yet" not in before.stderr
+    other_scope = invoke("list", "--scope", "personal")
+    assert "no memories match" in other_scope.stderr

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from memex import __version__
-from memex.errors import MemexError
+from memex.errors import MemexError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROG = "git-memex"
@@ -106,8 +106,10 @@ def confirm(question: str, yes: bool) -> bool:
     if yes:
         return True
     if not stdin_is_tty():
-        raise click.UsageError(
-            f"{question} needs confirmation: pass --yes (stdin is not a terminal)")
+        # one line on stderr, exit 2 (handle_errors); click's UsageError would print a
+        # whole usage block just to say "pass --yes"
+        raise UsageError(f"{question.rstrip('?')}: needs confirmation; pass --yes "
+                         "(stdin is not a terminal)")
     return click.confirm(question, default=False)
 
 

@@ -10,8 +10,9 @@ from memex.cli import _common
 @click.command("export")
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False),
               help="Write the archive to FILE (default: stdout).")
-@click.option("--include-personal", is_flag=True,
-              help="Also export your personal memories (left out by default).")
+@click.option("--include-personal", "--include-private", "include_personal", is_flag=True,
+              help="Also export what never leaves the machine by default: your personal "
+                   "memories and visibility: private project drafts.")
 @_common.version_option
 @_common.handle_errors
 def cli(output: str | None, include_personal: bool) -> None:
@@ -19,8 +20,9 @@ def cli(output: str | None, include_personal: bool) -> None:
     JSON Lines: a manifest line, then one line per memory with its home, file name,
     sha256 and exact file text, so every field (status, review state, history,
     unknown keys, a hand edit's comments) survives `git memex import` byte for
-    byte. Personal memories stay out unless --include-personal is given; unreadable
-    files are skipped and reported.
+    byte. Personal memories and `visibility: private` project memories stay out
+    unless --include-personal (or its alias --include-private) is given: private
+    means it never leaves the machine. Unreadable files are skipped and reported.
     """
     from pathlib import Path
 

@@ -17,7 +17,8 @@ def _counts(data: dict[str, int]) -> str:
 @_common.handle_errors
 def cli(as_json: bool) -> None:
     """Report the health of the memories visible here: counts by scope, status and
-    review state; drafts waiting in the outbox; how long ago the repo last fetched
+    review state; drafts waiting in the outbox (`visibility: private` ones counted
+    apart: they are never submitted); how long ago the repo last fetched
     (the mtime of .git/FETCH_HEAD against memex.staleAfter, default 7 days);
     retention states (active, aging, stale, cleanup) from the Ebbinghaus decay of
     each memory's use; ROT candidates; open contradictions; unreadable and v1 files.
@@ -43,7 +44,9 @@ def cli(as_json: bool) -> None:
     click.echo(f"  status: {_counts(report.by_status)}")
     click.echo(f"  review: {_counts(report.by_review_state)}")
     click.echo(f"  retention: {_counts(report.retention_states)}")
-    click.echo(f"outbox drafts {report.outbox}; ROT candidates {report.rot}; "
+    private = (f" ({report.outbox_private} private, never submitted)"
+               if report.outbox_private else "")
+    click.echo(f"outbox drafts {report.outbox}{private}; ROT candidates {report.rot}; "
                f"open contradictions {report.conflicts}; unreadable files "
                f"{report.quarantined} (v1: {report.legacy})")
     pull = report.pull

@@ -23,8 +23,10 @@ def cli(source: str, relation: str, target: str, remove: bool, as_json: bool) ->
     you to commit); `git memex show` lists links both ways. `contradicts` is how a
     person acknowledges a contradiction: both memories stay active and
     `git memex conflicts` lists the pair as acknowledged; `related` or `extends`
-    says the two agree, and the pair is no longer reported. A shared memory never
-    links to a personal one. --remove drops the link again.
+    says the two agree, and the pair is no longer reported. A shared memory links
+    only to memories in its own folder (the repo's, or the org repo's): never to a
+    personal memory or an outbox draft, which teammates cannot see. --remove drops
+    the link again.
     """
     from memex import relations
 

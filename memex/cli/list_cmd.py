@@ -37,7 +37,12 @@ def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, as_json
         _common.emit_json([reads.as_json(i) for i in view.items])
         return
     if not view.items:
-        _common.note("no memories yet; add one with: git memex capture \"TEXT\"")
+        everything = not scopes and include == "all" and moment is None
+        if everything or not reads.load_view(ws, include_all=True).items:
+            _common.note("no memories yet; add one with: git memex capture \"TEXT\"")
+        else:
+            _common.note("no memories match (--include all also shows retired and expired "
+                         "ones)" if include != "all" else "no memories match")
         return
     click.echo(_render.table(_render.memory_rows(view.items), _render.LIST_HEADERS))
 

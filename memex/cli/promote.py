@@ -31,8 +31,10 @@ def cli(ids: tuple[str, ...], to: str | None, reject: bool, resubmit: bool, inst
 
     --instruction sets `instruction_state: approved` on an approved memory with
     `role: instruction`, so agents may take it as an instruction; --revoke takes that
-    back. The files change in the working tree: commit them yourself (the command to
-    do so is printed).
+    back. A personal instruction binds only its owner, so you approve or revoke your
+    own with the same flags (no review state; `approved_by` is you). The files change
+    in the working tree: commit the shared ones yourself (the command to do so is
+    printed).
     """
     from memex import team
 
@@ -47,9 +49,12 @@ def cli(ids: tuple[str, ...], to: str | None, reject: bool, resubmit: bool, inst
     for step in steps:
         what = "instruction " if step.what == "instruction" else ""
         click.echo(f"{what}{step.before} -> {step.after}  {_render.one_line(step.item.memory)}")
+    shared = [s.item for s in steps if s.item.home.in_git]
+    if not shared:
+        return
     top = ws.repo.toplevel if ws.repo is not None else None
     _common.note("commit it when ready: " + team.commit_hint(
-        [s.item for s in steps], "memex: review memories", top))
+        shared, "memex: review memories", top))
 
 
 def main() -> None:
