@@ -203,7 +203,8 @@ def text_size(text: str) -> int:
 
 def trivial_reason(memory: model.Memory) -> str | None:
     text = " ".join(memory.body.split())
-    if text_size(text) < TINY_CHARS:
+    # Weighting never shrinks a size, so only texts short already need the per-char pass.
+    if len(text) < TINY_CHARS and text_size(text) < TINY_CHARS:
         return f"tiny: {len(text)} characters"
     if _TRIVIAL.match(text) or (_TRIVIAL.match(memory.title.strip()) and len(text) < 40):
         return "test or placeholder content"
