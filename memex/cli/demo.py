@@ -70,6 +70,13 @@ def cli(keep: bool) -> None:
         view = reads.load_view(ws)
         click.echo(_render.table(_render.memory_rows(view.items), _render.LIST_HEADERS))
 
+        _say('git memex search "which lockfile do we use"')
+        from memex import search
+
+        found = search.search(ws, search.SearchRequest(query="which lockfile do we use"))
+        for hit in found.hits:
+            click.echo(f"{hit.score:<10.4g} {_render.one_line(hit.memory)}")
+
         _say(f"git memex show {_render.short(new.memory.id)}")
         item, _ = reads.show(ws, new.memory.id)
         click.echo(_render.show_text(item))
