@@ -71,13 +71,16 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
 
 
 def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
-    """One memory by id, with its chain completed as reads see it."""
+    """One memory by id (its file, read now), with its chain completed as reads see it."""
+    from memex.index import views
+
     item = store.find(ws, id_or_prefix)
-    loaded, _ = store.scan_all(ws)
-    pending = frozenset(x.id for x in loaded if x.home.is_outbox)
-    completed, chain_warnings = lifecycle.complete_chains((x.memory for x in loaded), pending)
-    memory = completed.get(item.id, item.memory)
-    warnings = [w.message for w in chain_warnings if w.id == item.id]
+    indexed, warnings = views.completed(ws, item.id)
+    memory = item.memory
+    if indexed is not None and (indexed.status, indexed.superseded_by) != (
+            memory.status, memory.superseded_by):
+        memory = memory.copy(status=indexed.status, superseded_by=indexed.superseded_by,
+                             retired_at=indexed.retired_at)
     return store.Loaded(memory, item.path, item.home, item.parsed), warnings
 
 

@@ -254,6 +254,13 @@ def check_editable(loaded: store.Loaded, via: str) -> None:
         raise MemexError(f"{memory.id} is superseded by {memory.superseded_by}; edit that one")
 
 
+def _find_or_none(ws: Workspace, memory_id: str) -> store.Loaded | None:
+    try:
+        return store.find(ws, memory_id)
+    except MemexError:  # gone, or unreadable: nothing to repair there
+        return None
+
+
 def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
     """Write the chain completion reads only show (DESIGN.md: the next write fixes it).
 
@@ -261,17 +268,17 @@ def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
     successor claims it. Pending supersedes (outbox draft over a shared memory) are
     left for submit.
     """
+    from memex.index import views
+
     notices: list[str] = []
-    everything, _ = store.scan_all(ws)
-    by_id = {x.id: x for x in everything}
     memory = loaded.memory
     at = clock.now_str()
     pairs: list[tuple[store.Loaded, store.Loaded]] = []
-    if memory.supersedes and memory.supersedes in by_id:
-        pairs.append((by_id[memory.supersedes], loaded))
-    for other in everything:
-        if other.memory.supersedes == memory.id and other.id != memory.id:
-            pairs.append((loaded, other))
+    if memory.supersedes and (old := _find_or_none(ws, memory.supersedes)) is not None:
+        pairs.append((old, loaded))
+    for successor_id in views.successor_ids(ws, memory.id):  # the index: no file scan
+        if (successor := _find_or_none(ws, successor_id)) is not None:
+            pairs.append((loaded, successor))
     for old, new in pairs:
         if old.memory.superseded_by == new.id and old.memory.status == "superseded":
             continue

@@ -26,6 +26,19 @@ def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
     return model.Memory(body=body, extra=extra, **known)
 
 
+def _as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None,
+             eff_by: str | None) -> model.Memory:
+    """An index row's memory with what chain completion changed applied (eff_*)."""
+    memory = stored_memory(json.loads(doc), body)
+    if eff_status is not None:
+        memory.status = eff_status
+    if eff_retired is not None:
+        memory.retired_at = eff_retired
+    if eff_by is not None:
+        memory.superseded_by = eff_by
+    return memory
+
+
 @dataclasses.dataclass
 class Snapshot:
     items: list[store.Loaded]
@@ -42,14 +55,28 @@ def snapshot(ws: Workspace) -> Snapshot:
         warnings = list(index.report.warnings) + build.read_warnings(index.conn)
         quarantined = list(index.report.quarantined)
     items: list[store.Loaded] = []
-    for path, kind, doc, body, eff_status, eff_retired, eff_by in rows:
-        memory = stored_memory(json.loads(doc), body)
-        if eff_status is not None:
-            memory.status = eff_status
-        if eff_retired is not None:
-            memory.retired_at = eff_retired
-        if eff_by is not None:
-            memory.superseded_by = eff_by
+    for path, kind, *stored in rows:
+        memory = _as_read(*stored)
         file_path = Path(path)
         items.append(store.Loaded(memory, file_path, store.Home(kind, file_path.parent)))
     return Snapshot(items, quarantined, warnings)
+
+
+def completed(ws: Workspace, memory_id: str) -> tuple[model.Memory | None, list[str]]:
+    """The indexed memory `memory_id` as reads see it (chain completed), and the chain
+    warnings about it; (None, []) when the index does not hold it."""
+    with build.open_index(ws) as index:
+        row = index.conn.execute(
+            "SELECT doc, body, eff_status, eff_retired_at, eff_superseded_by FROM memories "
+            "WHERE id = ? AND shadowed = 0", (memory_id,)).fetchone()
+        warnings = [m for (m,) in index.conn.execute(
+            "SELECT message FROM chain_warnings WHERE id = ? ORDER BY rowid", (memory_id,))]
+    return (None, []) if row is None else (_as_read(*row), warnings)
+
+
+def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
+    """Ids of the indexed memories whose `supersedes` names `memory_id`."""
+    with build.open_index(ws) as index:
+        return [i for (i,) in index.conn.execute(
+            "SELECT id FROM memories WHERE supersedes = ? AND shadowed = 0 AND id != ?",
+            (memory_id, memory_id))]
