@@ -66,11 +66,18 @@ def _check(name: str, value: str) -> str:
         raise UsageError(str(exc)) from None
 
 
+def _tags(values: Sequence[str]) -> list[str]:
+    try:
+        return model.normalise_tags(list(values))
+    except MemexError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _time(value: str | None, name: str) -> str | None:
     if not value:
         return None
     try:
-        return clock.format_time(clock.parse_time(value))
+        return clock.normalise_time(value)
     except ValueError as exc:
         raise UsageError(f"{name}: {exc}") from None
 
@@ -127,12 +134,8 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
     for name, value in (("type", type), ("importance", importance),
                         ("confidence", confidence), ("role", role)):
         _check(name, value)
-    try:
-        clean_tags = model.normalise_tags(list(tags))
-    except MemexError as exc:
-        raise UsageError(str(exc)) from None
     request = writes.CaptureRequest(
-        text=text, scope=chosen, type=type, title=title, tags=clean_tags, paths=list(paths),
+        text=text, scope=chosen, type=type, title=title, tags=_tags(tags), paths=list(paths),
         importance=importance, confidence=confidence, role=role, source=SOURCE, via=VIA,
         trust_level="untrusted", visibility="private" if private else "internal",
         valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
@@ -222,16 +225,10 @@ def update(ws: Workspace, memory_id: str, text: str | None = None, title: str | 
         raise UsageError("text cannot be empty (memory_forget retracts a memory)")
     with locks.write_lock(ws.home):  # read, change and write with no other writer between
         loaded = _find(ws, memory_id)
-        if text is not None and title is None \
-                and loaded.memory.title == writes.default_title(loaded.memory.body):
-            title = writes.default_title(text)  # the title was the first line: keep it so
-        try:
-            request = writes.UpdateRequest(
-                body=text, title=title, add_tags=model.normalise_tags(list(add_tags)),
-                remove_tags=list(remove_tags), importance=importance, confidence=confidence,
-                type=type, paths=list(paths) if paths is not None else None)
-        except MemexError as exc:
-            raise UsageError(str(exc)) from None
+        request = writes.UpdateRequest(
+            body=text, title=title, add_tags=_tags(add_tags), remove_tags=list(remove_tags),
+            importance=importance, confidence=confidence, type=type,
+            paths=list(paths) if paths is not None else None)
         return _write_json(writes.update(ws, loaded.id, request, via=VIA))
 
 
@@ -241,12 +238,9 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
     if type is not None:
         _check("type", type)
     old = _find(ws, memory_id)
-    try:
-        clean_tags = model.normalise_tags(list(tags)) if tags is not None else []
-    except MemexError as exc:
-        raise UsageError(str(exc)) from None
     request = writes.CaptureRequest(
-        text=text, title=title, type=type or old.memory.type, tags=clean_tags,
+        text=text, title=title, type=type or old.memory.type,
+        tags=_tags(tags) if tags is not None else [],
         role=old.memory.role, source=SOURCE, via=VIA, trust_level="untrusted",
         visibility=old.memory.visibility, importance=old.memory.importance,
     )

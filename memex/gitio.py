@@ -131,14 +131,18 @@ def is_ancestor(toplevel: Path, ancestor: str, descendant: str) -> bool:
 
 
 def operation_in_progress(repo: RepoInfo) -> str | None:
-    """A merge, rebase, cherry-pick, revert or bisect under way, or None."""
-    markers = (("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase"),
-               ("rebase-apply", "a rebase or am"), ("CHERRY_PICK_HEAD", "a cherry-pick"),
-               ("REVERT_HEAD", "a revert"), ("BISECT_LOG", "a bisect"))
-    for name, what in markers:
-        if (repo.git_dir / name).exists():
-            return what
-    return None
+    """A merge, rebase, cherry-pick, revert or bisect under way, in words, or None."""
+    state = merge_state(repo.git_dir)
+    if state == "rebase" and (repo.git_dir / "rebase-apply").is_dir():
+        return "a rebase or am"
+    if state is not None:
+        return f"a {state}"
+    return "a bisect" if (repo.git_dir / "BISECT_LOG").exists() else None
+
+
+def remotes(toplevel: Path) -> list[str]:
+    """The names of the configured remotes (`git remote`)."""
+    return run(["remote"], cwd=toplevel, check=False).stdout.split()
 
 
 def upstream(toplevel: Path) -> str | None:

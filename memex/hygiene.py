@@ -410,6 +410,18 @@ def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Conflict]:
                                bool(c["acknowledged"])) for c in data]
 
 
+def cached_duplicates(snap: snapshot.Snapshot) -> list[tuple[str, str, float]]:
+    """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
+    duplicates = snap.cached("duplicates")
+    if duplicates is None:
+        live = offerable(snap.items)
+        earlier = snap.previous("duplicates")
+        duplicates = (update_duplicate_pairs(earlier, live, snap.touched)
+                      if earlier is not None else duplicate_pairs(live))
+        snap.remember("duplicates", duplicates)
+    return [(a, b, float(x)) for a, b, x in duplicates]
+
+
 def grade(score: int) -> str:
     return "excellent" if score >= 80 else "good" if score >= 60 else "needs attention"
 
@@ -432,13 +444,7 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
                 and i.memory.review_state != "rejected"]
     marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
-    duplicates = snap.cached("duplicates")
-    if duplicates is None:
-        earlier = snap.previous("duplicates")
-        duplicates = (update_duplicate_pairs(earlier, offerable(items), snap.touched)
-                      if earlier is not None else duplicate_pairs(offerable(items)))
-        snap.remember("duplicates", duplicates)
-    rot = rot_candidates(items, stats, now, [(a, b, float(x)) for a, b, x in duplicates])
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap))
     cached = snap.cached("conflicts")
     if cached is None:
         earlier = snap.previous("conflicts")
@@ -497,16 +503,16 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     )
 
 
-
 def clean_plan(ws: Workspace, only: Sequence[str] = ()
                ) -> tuple[list[Candidate], list[store.Quarantined]]:
     """The ROT candidates `clean` offers (only: restrict to these id prefixes)."""
-    items, bad = store.scan_all(ws)
-    found = rot_candidates(items, access_stats(ws), clock.now())
+    snap = snapshot.load(ws)
+    found = rot_candidates(snap.items, access_stats(ws), clock.now(), cached_duplicates(snap))
+    snap.save()
     if only:
         wanted = [store.find(ws, x).id for x in only]
         found = [c for c in found if c.id in wanted]
         missing = [w for w in wanted if w not in {c.id for c in found}]
         if missing:
             raise MemexError(f"not a clean-up candidate: {', '.join(m[:10] for m in missing)}")
-    return found, bad
+    return found, snap.quarantined

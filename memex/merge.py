@@ -281,7 +281,9 @@ def merge_texts(base_text: str | None, ours_text: str, theirs_text: str,
         ours, ours_parsed = _load(ours_text)
         theirs = _load(theirs_text)[0]
     except InvalidMemory as exc:
-        return _fallback(base_text or "", ours_text, theirs_text, str(exc), labels, marker_size)
+        return _fallback(base_text or "", ours_text, theirs_text,
+                         f"not a readable memory ({exc}); merged as plain text", labels,
+                         marker_size)
     merged, conflicts = merge_memories(base, ours, theirs, git_body_merger(labels, marker_size))
     merged, notices = _redact(merged)
     conflicts = [_redact_conflict(c) for c in conflicts]  # they are printed and written
@@ -304,11 +306,24 @@ def merge_texts(base_text: str | None, ours_text: str, theirs_text: str,
     return MergeResult(text, merged, [], notices)
 
 
-def _fallback(base_text: str, ours_text: str, theirs_text: str, reason: str,
+def merge_texts_or_text(base_text: str | None, ours_text: str, theirs_text: str,
+                        labels: tuple[str, str, str] = LABELS, marker_size: int = 7
+                        ) -> MergeResult:
+    """`merge_texts` for git's merge driver, which must not fail a merge: an unexpected
+    error in the field merge falls back to the text merge of the whole file (a conflict).
+    Only git itself failing (no binary, merge-file refusing) still raises."""
+    try:
+        return merge_texts(base_text, ours_text, theirs_text, labels, marker_size)
+    except Exception as exc:  # a bug in the field rules must not lose either side
+        return _fallback(base_text or "", ours_text, theirs_text,
+                         f"the field merge failed ({exc}); merged as plain text", labels,
+                         marker_size)
+
+
+def _fallback(base_text: str, ours_text: str, theirs_text: str, message: str,
               labels: tuple[str, str, str], marker_size: int) -> MergeResult:
     result = gitio.merge_file(ours_text, base_text, theirs_text, labels, marker_size)
     redaction = redact.redact(result.text)
     notices = [f"file: {redaction.notice()}"] if redaction.changed else []
-    conflict = Conflict("file", f"not a readable memory ({reason}); merged as plain text",
-                        None, None, "parse")
+    conflict = Conflict("file", message, None, None, "parse")
     return MergeResult(redaction.text, None, [conflict], notices, fallback=True)

@@ -9,12 +9,13 @@ A report by default; `apply` makes the moves in the working tree.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex import clock, frontmatter, gitio, hosts, lifecycle, model, store, usage
+from memex import clock, gitio, hosts, lifecycle, model, store, usage
 from memex.errors import InvalidMemory, MemexError, UsageError
 from memex.homes import Workspace
 
@@ -74,15 +75,10 @@ def host_timeout(ws: Workspace) -> float:
 
 def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
     """Whether `ref` holds this memory's content (same id, title and body)."""
-    text = gitio.show_blob(top, ref, rel)
-    if text is None:
-        return False
-    try:
-        there, _ = frontmatter.load(text)
-    except InvalidMemory:
-        return False
-    return there.id == memory.id and " ".join(there.body.split()) == " ".join(
-        memory.body.split()) and there.title.strip() == memory.title.strip()
+    from memex import pull, team
+
+    there = pull.parse_memory(gitio.show_blob(top, ref, rel))
+    return there is not None and there.id == memory.id and team.same_content(there, memory)
 
 
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
@@ -134,14 +130,10 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
         diff = gitio.run(["diff", "--name-only", "--no-renames", "-z", f"{default_ref}...HEAD",
                           "--", folder], cwd=top, check=False)
         on_branch = {p for p in diff.stdout.split("\0") if p}
-    loaded, _ = store.scan(store.Home("repo", ws.memory_dir))
-    for item in loaded:
-        if item.memory.review_state not in PENDING:
-            continue
-        rel = item.path.relative_to(top).as_posix()
-        if on_branch is not None and rel not in on_branch and not report.tip_merged:
-            continue
-        report.actions.append(_decide(report, item, top, rel))
+    for item in _candidates(ws, on_branch if not report.tip_merged else None):
+        if item.memory.review_state in PENDING:
+            report.actions.append(_decide(report, item, top,
+                                          item.path.relative_to(top).as_posix()))
 
     if apply:
         _apply(ws, report, commit)
@@ -150,6 +142,21 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
         moved = [a.item for a in report.actions if a.item.id in report.applied]
         report.hint = team.commit_hint(moved, "memex: record review state", top)
     return report
+
+
+def _candidates(ws: Workspace, changed: set[str] | None) -> list[store.Loaded]:
+    """The repo's memories, or only those among `changed` (repo-relative paths the
+    branch touched): reads just those files instead of the whole folder."""
+    assert ws.repo is not None and ws.memory_dir is not None
+    home = store.Home("repo", ws.memory_dir)
+    if changed is None:
+        return store.scan(home)[0]
+    out: list[store.Loaded] = []
+    for rel in sorted(changed):
+        if store.in_memory_folder(ws.memory_dir_name, rel):
+            with contextlib.suppress(InvalidMemory, OSError):
+                out.append(store.read(ws.repo.toplevel / rel, home))
+    return out
 
 
 def _decide(report: PrReport, item: store.Loaded, top: Path, rel: str) -> Action:

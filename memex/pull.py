@@ -137,11 +137,10 @@ class PullReceipt:
 
 def _tracking(top: Path, branch: str, remote: str | None) -> tuple[str, str]:
     """(remote, remote-tracking ref) to fast-forward to."""
-    config = gitio.config_map(top)
-    up_remote = config.get(f"branch.{branch.lower()}.remote") or config.get(
-        f"branch.{branch}.remote")
-    merge = config.get(f"branch.{branch.lower()}.merge") or config.get(f"branch.{branch}.merge")
-    remotes = gitio.run(["remote"], cwd=top, check=False).stdout.split()
+    config = gitio.config_map(top)  # keys lower-cased
+    up_remote = config.get(f"branch.{branch.lower()}.remote")
+    merge = config.get(f"branch.{branch.lower()}.merge")
+    remotes = gitio.remotes(top)
     if remote is not None:
         if remote not in remotes:
             known = ", ".join(remotes) or "none"
@@ -233,7 +232,8 @@ def _refresh_index(ws: Workspace, receipt: PullReceipt) -> None:
     receipt.notices.extend(report.warnings)
 
 
-def _parse(text: str | None) -> model.Memory | None:
+def parse_memory(text: str | None) -> model.Memory | None:
+    """The memory in a file's text (a blob read from git), or None: absent or invalid."""
     if text is None:
         return None
     try:
@@ -258,8 +258,8 @@ def _fill_receipt(receipt: PullReceipt, top: Path, folder: str) -> None:
     texts = gitio.read_blobs(top, specs)
     for status, path in entries:
         stem = PurePosixPath(path).stem
-        after = _parse(texts.get(f"{new}:{path}"))
-        before = _parse(texts.get(f"{old}:{path}")) if receipt.before else None
+        after = parse_memory(texts.get(f"{new}:{path}"))
+        before = parse_memory(texts.get(f"{old}:{path}")) if receipt.before else None
         shown = after or before
         change = Change(stem, shown.title if shown else "(unreadable)",
                         shown.review_state if shown else None,

@@ -103,8 +103,11 @@ class Link:
 
 
 def links(ws: Workspace, memory: model.Memory) -> list[Link]:
-    """Every link of a memory, both ways, with the other memory's title."""
-    items, _ = store.scan_all(ws)
+    """Every link of a memory, both ways, with the other memory's title (from the index:
+    `show` must not parse every memory file)."""
+    from memex.index import views
+
+    items = views.snapshot(ws).items
     by_id = {i.id: i.memory for i in items}
     out: list[Link] = []
     for relation in RELATIONS:

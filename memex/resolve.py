@@ -110,10 +110,6 @@ def _repo(ws: Workspace) -> gitio.RepoInfo:
     return ws.repo
 
 
-def is_memory_path(ws: Workspace, path: str) -> bool:
-    return store.in_memory_folder(ws.memory_dir_name, path)
-
-
 def _analyse(top: Path, item: gitio.Unmerged, labels: Sides) -> ConflictedMemory:
     out = ConflictedMemory(item.path, PurePosixPath(item.path).stem, dict(item.stages),
                            sides=labels)
@@ -138,7 +134,7 @@ def listing(ws: Workspace) -> Listing:
     result = Listing(gitio.merge_state(repo.git_dir))
     labels = sides(repo)
     for item in gitio.unmerged(repo.toplevel):
-        if is_memory_path(ws, item.path):
+        if store.in_memory_folder(ws.memory_dir_name, item.path):
             result.memories.append(_analyse(repo.toplevel, item, labels))
         else:
             result.others.append(item.path)
@@ -148,7 +144,8 @@ def listing(ws: Workspace) -> Listing:
 def _pick(ws: Workspace, id_or_prefix: str) -> gitio.Unmerged:
     repo = _repo(ws)
     prefix = store.normalise_id(id_or_prefix)
-    candidates = [u for u in gitio.unmerged(repo.toplevel) if is_memory_path(ws, u.path)]
+    candidates = [u for u in gitio.unmerged(repo.toplevel)
+                  if store.in_memory_folder(ws.memory_dir_name, u.path)]
     matches = [u for u in candidates if PurePosixPath(u.path).stem.upper().startswith(prefix)]
     if len(matches) > 1:
         raise Ambiguous(id_or_prefix, [PurePosixPath(u.path).stem for u in matches])

@@ -35,13 +35,17 @@ class SecretFinding:
     def is_secret(self) -> bool:
         return self.kind not in SHARING_KINDS
 
+    @property
+    def what(self) -> str:
+        """What a secret finding is, for people (verify's secret rule says the same)."""
+        return "unredacted <private> block" if self.kind == "private-block" else \
+            f"unmasked {self.kind}"
+
     def describe(self) -> str:
         if self.kind in SHARING_KINDS:
             return (f"{self.path}:{self.line}: {SHARING_KINDS[self.kind]}; unstage it: "
                     f"git rm --cached {self.path}")
-        what = "unredacted <private> block" if self.kind == "private-block" else \
-            f"unmasked {self.kind}"
-        return f"{self.path}:{self.line}: {what}"
+        return f"{self.path}:{self.line}: {self.what}"
 
     def as_json(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "kind": self.kind}
@@ -49,10 +53,11 @@ class SecretFinding:
 
 def scan_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
     """(path, text) pairs -> findings, in input order."""
-    out: list[SecretFinding] = []
-    for path, text in items:
-        out.extend(SecretFinding(path, f.line, f.kind) for f in redact.scan(text))
-    return out
+    return [finding for path, text in items for finding in _secrets(path, text)]
+
+
+def _secrets(path: str, text: str) -> list[SecretFinding]:
+    return [SecretFinding(path, f.line, f.kind) for f in redact.scan(text)]
 
 
 def _key_line(text: str, key: str) -> int:
@@ -84,11 +89,8 @@ def sharing_findings(path: str, text: str) -> list[SecretFinding]:
 
 def check_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
     """What the pre-commit scan blocks: secrets, and personal or private memories."""
-    out: list[SecretFinding] = []
-    for path, text in items:
-        out.extend(sharing_findings(path, text))
-        out.extend(SecretFinding(path, f.line, f.kind) for f in redact.scan(text))
-    return out
+    return [finding for path, text in items
+            for finding in sharing_findings(path, text) + _secrets(path, text)]
 
 
 def summary(count: int, findings: list[SecretFinding]) -> str:
@@ -106,43 +108,25 @@ def summary(count: int, findings: list[SecretFinding]) -> str:
     return f"git-memex: {'; '.join(parts)}; in {files}; then commit again"
 
 
-def in_memory_folder(ws: Workspace, path: str) -> bool:
-    return store.in_memory_folder(ws.memory_dir_name, path)
-
-
 def staged_memory_paths(ws: Workspace) -> list[str]:
     if ws.repo is None:
         return []
     proc = gitio.run(["diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--",
                       ws.memory_dir_name], cwd=ws.repo.toplevel)
-    return [p for p in proc.stdout.split("\0") if p and in_memory_folder(ws, p)]
+    return [p for p in proc.stdout.split("\0")
+            if p and store.in_memory_folder(ws.memory_dir_name, p)]
 
 
 def read_staged(toplevel: Path, paths: list[str]) -> list[tuple[str, str]]:
-    """The index's version of each path, read in one `git cat-file --batch`."""
-    if not paths:
-        return []
-    binary = gitio.git_binary()
-    if binary is None:
-        raise gitio.GitMissing("git is not installed (or not on PATH)")
-    import subprocess
-
-    request = "".join(f":{p}\n" for p in paths).encode("utf-8")
-    proc = subprocess.run([binary, "cat-file", "--batch"], cwd=toplevel, input=request,
-                          capture_output=True, check=False)
-    if proc.returncode != 0:
-        raise gitio.GitError(proc.stderr.decode("utf-8", "replace").strip())
+    """The index's version of each path, read in one `git cat-file --batch`. The paths
+    are staged files, so one git cannot read fails the scan rather than skipping it."""
+    texts = gitio.read_blobs(toplevel, [f":{p}" for p in paths]) if paths else {}
     out: list[tuple[str, str]] = []
-    data, pos = proc.stdout, 0
     for path in paths:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        pos = end + 1
-        if len(header) < 3 or header[-1] == b"missing":
-            continue
-        size = int(header[2])
-        out.append((path, data[pos:pos + size].decode("utf-8", "replace")))
-        pos += size + 1
+        text = texts.get(f":{path}")
+        if text is None:
+            raise gitio.GitError(f"git cannot read the staged version of {path}")
+        out.append((path, text))
     return out
 
 
@@ -166,7 +150,7 @@ def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFin
             rel = full.resolve().relative_to(top).as_posix()
         except ValueError:
             continue
-        if not in_memory_folder(ws, rel):
+        if not store.in_memory_folder(ws.memory_dir_name, rel):
             continue
         try:
             items.append((rel, full.read_bytes().decode("utf-8", "replace")))

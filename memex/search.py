@@ -28,7 +28,7 @@ from memex.embed import fusion, vectors
 from memex.errors import UsageError
 from memex.homes import Workspace
 from memex.index import build, schema, synonyms, tokens
-from memex.index.views import stored_memory
+from memex.index.views import as_read
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -237,36 +237,28 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     """How many memories hold each term (counted by its stem); a word the index has
     never seen is tried as a prefix ('config' finds 'configuration'); a word of the
     synonym table also matches the table's other spellings the index holds."""
-    by_word = stems(conn, words)
+    alternatives = {w: synonyms.alternatives(w) if SYNONYMS else () for w in words}
+    by_word = stems(conn, [*words, *(a for alts in alternatives.values() for a in alts)])
     out: list[_Term] = []
     for word in words:
-        counts = [_df(conn, stem) for stem in by_word[word]]
-        df = min(counts) if counts else 0
-        alts: tuple[str, ...] = ()
-        if SYNONYMS:
-            found = []
-            for alt in synonyms.alternatives(word):
-                alt_stems = stems(conn, [alt])[alt]
-                alt_df = min((_df(conn, st) for st in alt_stems), default=0)
-                if alt_df and alt_stems != by_word[word]:
-                    found.append(alt)
-                    df = max(df, alt_df)
-            alts = tuple(found)
+        df = min((_df(conn, stem) for stem in by_word[word]), default=0)
+        found = []
+        for alt in alternatives[word]:
+            alt_df = min((_df(conn, st) for st in by_word[alt]), default=0)
+            if alt_df and by_word[alt] != by_word[word]:
+                found.append(alt)
+                df = max(df, alt_df)
+        alts = tuple(found)
         if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
-            row = conn.execute(
-                "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
-                (word, word + "\U0010ffff")).fetchone()
-            if row[0]:
-                out.append(_Term(word, int(row[0]), prefix=True))
+            prefix_df = _prefix_df(conn, word)
+            if prefix_df:
+                out.append(_Term(word, prefix_df, prefix=True))
                 continue
         stem = by_word[word][0] if len(by_word[word]) == 1 else ""
         if STEM_PREFIX_CUT and len(stem) >= STEM_PREFIX_MIN and not alts \
                 and not tokens.has_cjk(word):
             head = stem[: len(stem) - STEM_PREFIX_CUT]
-            row = conn.execute(
-                "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
-                (head, head + "\U0010ffff")).fetchone()
-            out.append(_Term(head, max(int(row[0]), df), prefix=True))
+            out.append(_Term(head, max(_prefix_df(conn, head), df), prefix=True))
             continue
         out.append(_Term(word, df, alts=alts))
     return out
@@ -275,6 +267,14 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
 def _df(conn: sqlite3.Connection, stem: str) -> int:
     row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (stem,)).fetchone()
     return int(row[0]) if row else 0
+
+
+def _prefix_df(conn: sqlite3.Connection, head: str) -> int:
+    """The most memories any indexed term starting with `head` is in."""
+    row = conn.execute(
+        "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
+        (head, head + "\U0010ffff")).fetchone()
+    return int(row[0])
 
 
 _COLUMNS = (
@@ -368,19 +368,20 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
     depth = max(req.limit, FUSION_DEPTH) if dense is not None else req.limit
     if COVERAGE_POWER:
         depth = max(depth, COVERAGE_DEPTH)
-    ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth)
+    total = build.memory_count(conn)
+    ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth, total)
     if COVERAGE_POWER and len(stats) >= 2:
-        ranked = _by_coverage(conn, stats, ranked)
+        ranked = _by_coverage(conn, stats, ranked, total)
     if PRF_TERMS and PRF_WEIGHT and ranked and (
             PRF_ALWAYS or ranked[0].match != "all terms"):
-        ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth)
+        ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth,
+                           total)
     if dense is not None and not (ONLY_WHEN_WEAK and _strong(ranked, req.limit)):
         ranked = _fused(conn, ws, req, ranked, dense, where, args, at, moment)
-    hits = [_make_hit(conn, c.row, c.score, c.explain, req, c.lane)
-            for c in ranked[: req.limit]]
+    top = ranked[: req.limit]
     if req.explain:
-        _add_matched_terms(conn, hits, stats)
-    return hits
+        _add_matched_terms(conn, top, stats)
+    return _make_hits(conn, top)
 
 
 @dataclass
@@ -395,14 +396,14 @@ class _Candidate:
 
 def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
                  stats: list[_Term], where: str, args: list[object], at: str,
-                 moment: str | None, depth: int) -> list[_Candidate]:
+                 moment: str | None, depth: int, total: int) -> list[_Candidate]:
     """The lanes in order, each filling what the last left, up to `depth`."""
     if not stats:
         return []
     fetch = max(depth + FETCH_MARGIN, MIN_CANDIDATES)
     seen: set[int] = set()
     out: list[_Candidate] = []
-    for lane_name, match in lane_queries(stats, build.memory_count(conn)):
+    for lane_name, match in lane_queries(stats, total):
         rows = _candidates(conn, match, where, args, fetch, seen)
         seen.update(r[0] for r in rows)
         ranked = sorted((_hit_parts(row, ws, req, lane_name, at)
@@ -414,11 +415,19 @@ def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
     return out
 
 
+def _holding(conn: sqlite3.Connection, term: _Term, rowids: list[int]) -> set[int]:
+    """Which of these memories hold the term."""
+    marks = ", ".join("?" * len(rowids))
+    return {rowid for (rowid,) in conn.execute(
+        f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
+        [_phrase(term), *rowids])}
+
+
 def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
-                 ranked: list[_Candidate]) -> list[_Candidate]:
+                 ranked: list[_Candidate], total: int) -> list[_Candidate]:
     """Within each lane, BM25 times the share of the query's idf a memory holds, to
     the power COVERAGE_POWER (a soft coordination factor)."""
-    total = max(build.memory_count(conn), 1)
+    total = max(total, 1)
     idf = {t.word: math.log(1 + total / max(t.df, 1)) for t in stats}
     whole = sum(idf.values()) or 1.0
     # All-term matches hold the whole query: only the others need looking at.
@@ -426,11 +435,8 @@ def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
     rowids = [c.row[0] for c in ranked if c.row[0] not in held]
     if not rowids:
         return ranked
-    marks = ", ".join("?" * len(rowids))
     for term in stats:
-        for (rowid,) in conn.execute(
-                f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-                [_phrase(term), *rowids]):
+        for rowid in _holding(conn, term, rowids):
             held[rowid] = held.get(rowid, 0.0) + idf[term.word]
     lane_order = {name: i for i, name in enumerate(dict.fromkeys(c.match for c in ranked))}
     for c in ranked:
@@ -443,7 +449,7 @@ def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
 def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
               stats: list[_Term], ranked: list[_Candidate], where: str,
               args: list[object], at: str, moment: str | None,
-              depth: int) -> list[_Candidate]:
+              depth: int, total: int) -> list[_Candidate]:
     """Pseudo-relevance feedback (RM3-like): words frequent in the best hits and rare
     in the index expand the query; the expanded any-term ranking is blended with the
     original (by rank) so the original's order still leads."""
@@ -454,7 +460,7 @@ def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
         for word in set(tokens.words(body)):
             seen_in[word] = seen_in.get(word, 0) + 1
     query_stems = {st for t in stats for st in stems(conn, [t.word])[t.word]}
-    total = max(build.memory_count(conn), 1)
+    total = max(total, 1)
     scored: list[tuple[float, _Term]] = []
     for term in term_stats(conn, sorted(seen_in)):
         if term.prefix or term.df < 2 or term.df > PRF_MAX_SHARE * total:
@@ -585,37 +591,35 @@ def _paths_match(globs: list[str], ws: Workspace) -> bool:
     return False
 
 
-def _make_hit(conn: sqlite3.Connection, row: tuple[Any, ...], score: float,
-              explain: dict[str, Any], req: SearchRequest, lane: str = LANE) -> Hit:
-    doc, body = conn.execute("SELECT doc, body FROM memories WHERE rowid = ?",
-                             (row[0],)).fetchone()
-    memory = stored_memory(json.loads(doc), body)
-    memory.status = row[16] or memory.status
-    memory.retired_at = row[17] or memory.retired_at
-    memory.superseded_by = row[18] or memory.superseded_by
-    return Hit(
-        id=memory.id, score=score, lane=lane, scope=memory.scope, status=memory.status,
-        review_state=memory.review_state, title=memory.title, summary=memory.summary,
-        path=row[2], memory=memory, explain=explain,
-    )
+def _make_hits(conn: sqlite3.Connection, ranked: list[_Candidate]) -> list[Hit]:
+    """The hits, each memory as reads see it (chain completed), in one query."""
+    if not ranked:
+        return []
+    rowids = [c.row[0] for c in ranked]
+    stored = {rowid: (doc, body) for rowid, doc, body in conn.execute(
+        f"SELECT rowid, doc, body FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))})",
+        rowids)}
+    hits: list[Hit] = []
+    for c in ranked:
+        memory = as_read(*stored[c.row[0]], *c.row[16:19])
+        hits.append(Hit(
+            id=memory.id, score=c.score, lane=c.lane, scope=memory.scope,
+            status=memory.status, review_state=memory.review_state, title=memory.title,
+            summary=memory.summary, path=c.row[2], memory=memory, explain=c.explain))
+    return hits
 
 
-def _add_matched_terms(conn: sqlite3.Connection, hits: list[Hit], stats: list[Any]) -> None:
-    if not hits:
+def _add_matched_terms(conn: sqlite3.Connection, ranked: list[_Candidate],
+                       stats: list[_Term]) -> None:
+    if not ranked:
         return
-    rowids = {h.path: None for h in hits}
-    by_path = dict(conn.execute(
-        f"SELECT path, rowid FROM memories WHERE path IN ({', '.join('?' * len(rowids))})",
-        list(rowids)).fetchall())
-    marks = ", ".join("?" * len(by_path))
+    rowids = [c.row[0] for c in ranked]
     for term in stats:
-        found = {r for (r,) in conn.execute(
-            f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-            [_phrase(term), *by_path.values()])}
-        for hit in hits:
-            if by_path.get(hit.path) in found:
-                label = term.word + ("*" if term.prefix else "")
-                hit.explain.setdefault("matched", []).append(label)
+        found = _holding(conn, term, rowids)
+        label = term.word + ("*" if term.prefix else "")
+        for c in ranked:
+            if c.row[0] in found:
+                c.explain.setdefault("matched", []).append(label)
 
 
 def record_access(conn: sqlite3.Connection, ids: list[str]) -> None:

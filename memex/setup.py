@@ -122,7 +122,3 @@ def _merge_driver_config(top: Path, result: InitResult) -> None:
             continue
         gitio.run(["config", "--local", key, value], cwd=top)
         result.changed.append(f"set git config {key} = {value}")
-
-
-def folder_of(ws: Workspace) -> Path | None:
-    return ws.memory_dir

@@ -68,7 +68,8 @@ def _redact_memory(memory: model.Memory) -> tuple[model.Memory, redact.Redaction
     return memory.copy(title=title.text, body=body.text), joined
 
 
-def _same_content(a: model.Memory, b: model.Memory) -> bool:
+def same_content(a: model.Memory, b: model.Memory) -> bool:
+    """Same title and body, whitespace aside."""
     return (" ".join(a.title.split()), " ".join(a.body.split())) == (
         " ".join(b.title.split()), " ".join(b.body.split()))
 
@@ -139,7 +140,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
     results: list[Proposed] = []
     for original in originals:
         earlier = next((x for x in existing if x.memory.derived_from == original.id
-                        and x.memory.is_live and _same_content(x.memory, original.memory)),
+                        and x.memory.is_live and same_content(x.memory, original.memory)),
                        None)
         if earlier is not None:
             results.append(Proposed(original, earlier.memory, earlier.path, created=False,
@@ -372,7 +373,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         path = store.new_path(tgt.home, draft.id)
         present = _read_repo_file(path, tgt.home)
         if present is not None:
-            if not _same_content(present.memory, memory):
+            if not same_content(present.memory, memory):
                 raise MemexError(
                     f"{draft.id} already exists in the repo with other content ({path}); "
                     "a person must decide which is right; nothing moved")
@@ -470,7 +471,7 @@ def restore_files(previous: dict[Path, bytes | None]) -> None:
 def _push_hints(tgt: Target, branch: str) -> list[str]:
     top = tgt.toplevel
     has_upstream = gitio.upstream(top) is not None
-    remotes = gitio.run(["remote"], cwd=top, check=False).stdout.split()
+    remotes = gitio.remotes(top)
     remote = "origin" if "origin" in remotes else (remotes[0] if remotes else None)
     hints: list[str] = []
     prefix = f"git -C {top} " if tgt.scope == "org" else "git "
@@ -541,6 +542,8 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
         raise UsageError(f"choose one of {', '.join(modes)}")
     if not ids:
         raise UsageError("name at least one memory to promote")
+    if reject and not note:
+        raise UsageError("--reject needs a reason: --note TEXT")
     at, me = clock.now_str(), ws.identity()
     plan: list[Promoted] = []
     for loaded in store.find_many(ws, ids):

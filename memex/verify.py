@@ -92,11 +92,11 @@ def _rel(path: Path, top: Path) -> str:
         return str(path)
 
 
-def _read_all(folder: Path, top: Path, report: Report) -> list[_File]:
+def _read_all(paths: list[Path], top: Path, report: Report) -> list[_File]:
     """Parse every file once; parse, file-name, scope, visibility and secret rules."""
     good: list[_File] = []
     texts: list[tuple[str, str]] = []
-    for path in store.memory_files(folder):
+    for path in paths:
         report.checked += 1
         rel = _rel(path, top)
         try:
@@ -127,9 +127,7 @@ def _read_all(folder: Path, top: Path, report: Report) -> list[_File]:
                 "private", rel, "a visibility: private memory is in the repo; remove it"))
         good.append(_File(path, rel, memory, parsed))
     for finding in scan_texts(texts):
-        what = "unredacted <private> block" if finding.kind == "private-block" else \
-            f"unmasked {finding.kind}"
-        report.failures.append(Failure("secret", finding.path, what, finding.line))
+        report.failures.append(Failure("secret", finding.path, finding.what, finding.line))
     return good
 
 
@@ -266,8 +264,9 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
         raise UsageError("--require-recall and --require-write need --since TIME")
     top = ws.repo.toplevel
     report = Report(folder=ws.memory_dir_name)
-    files = _read_all(ws.memory_dir, top, report)
-    existing = {p.stem for p in store.memory_files(ws.memory_dir)}
+    paths = list(store.memory_files(ws.memory_dir))
+    files = _read_all(paths, top, report)
+    existing = {p.stem for p in paths}
     repairs = _check_graph(files, existing, report)
     if fix and repairs:
         _apply_repairs(ws, repairs, report)

@@ -54,7 +54,7 @@ def time_value(value: str | None, option: str) -> str | None:
     from memex import clock
 
     try:
-        return clock.format_time(clock.parse_time(value))
+        return clock.normalise_time(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint=option) from None
 

@@ -12,6 +12,12 @@ import click
 from memex.cli import _common
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+HOSTS = ("claude",)  # hosts whose hooks agent_hooks answers
+
+
+def hook_option(help: str) -> Callable[[_common.F], _common.F]:
+    """`--hook HOST`, the same for every step a host's hook runs."""
+    return click.option("--hook", type=click.Choice(HOSTS), help=help)
 
 
 def answer(handler: Handler) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memex import frontmatter, model
-from memex.cli import _common, _render
+from memex.cli import _common, _hooks, _render
 
 if TYPE_CHECKING:
     from memex.writes import CaptureRequest, WriteResult
@@ -97,9 +97,8 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
 @click.option("--from-message", "message", metavar="TEXT",
               help="Scan a user's message (`-`: stdin) for remember/TIL/记住... triggers "
                    "and save what they mark, routed to personal or project.")
-@click.option("--hook", type=click.Choice(["claude"]),
-              help="Answer a host's prompt hook (JSON on stdin): keyword capture plus a "
-                   "relevant-memory nudge; never fails (exit 0, no output on error).")
+@_hooks.hook_option("Answer a host's prompt hook (JSON on stdin): keyword capture plus a "
+                    "relevant-memory nudge; never fails (exit 0, no output on error).")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -126,7 +125,6 @@ def cli(ctx: click.Context, /, text: str | None, scope: str | None, dry_run: boo
 
     if hook:
         from memex import agent_hooks
-        from memex.cli import _hooks
 
         _hooks.answer(agent_hooks.user_prompt_submit)
         return

@@ -9,9 +9,8 @@ from memex.cli import _common, _hooks
 
 @click.command("context")
 @click.option("--query", help="The task at hand: matching memories come first.")
-@click.option("--hook", type=click.Choice(["claude"]),
-              help="Answer a host's hook: read its JSON on stdin, print its JSON; "
-                   "never fails (exit 0, no output on any error).")
+@_hooks.hook_option("Answer a host's hook: read its JSON on stdin, print its JSON; "
+                    "never fails (exit 0, no output on any error).")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

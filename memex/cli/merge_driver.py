@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memex.cli import _common
+
+if TYPE_CHECKING:
+    from memex.resolve import Sides
+
+
+def _sides() -> Sides:
+    """The rebase-aware side names (git runs drivers at the top level); plain ones when
+    the repository cannot be asked."""
+    from memex import gitio, resolve
+
+    try:
+        repo = gitio.discover(Path.cwd())
+        return resolve.sides(repo) if repo is not None else resolve.Sides()
+    except Exception:  # naming the sides must never fail a merge
+        return resolve.Sides()
 
 
 def _read(path: Path) -> str:
@@ -39,33 +55,26 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     and `git memex resolve` explains what to decide. An input that is not a readable
     memory is merged as plain text by git merge-file (exit 1); neither side is lost.
     """
-    from memex import gitio, merge, resolve
+    from memex import merge
 
     try:
         size = max(1, int(marker_size))
     except ValueError:
         size = 7
-    ours_text = _read(ours)
     label = path or str(ours)
+    sides = _sides()
     try:
-        repo = gitio.discover(Path.cwd())  # git runs drivers at the top level
-        sides = resolve.sides(repo) if repo is not None else resolve.Sides()
-        result = merge.merge_texts(_read(base), ours_text, _read(theirs),
-                                   labels=sides.markers, marker_size=size)
-        text, clean = result.text, result.clean
-        for notice in result.notices:
-            _common.note(f"git-memex: {label}: {notice}")
-        for conflict in result.conflicts:
-            what = conflict.describe(sides.ours, sides.theirs)
-            _common.note(f"git-memex: CONFLICT {label}: {what}")
-    except Exception as exc:  # never crash inside git's merge: fall back to a text merge
-        _common.note(f"git-memex: {label}: field merge failed ({exc}); merged as plain text")
-        try:
-            text = gitio.merge_file(ours_text, _read(base), _read(theirs),
-                                    marker_size=size).text
-        except Exception:
-            sys.exit(1)  # %A still holds ours; theirs stays in the index (stage 3)
-        clean = False
+        result = merge.merge_texts_or_text(_read(base), _read(ours), _read(theirs),
+                                           labels=sides.markers, marker_size=size)
+    except Exception as exc:  # git itself failed: never crash inside git's merge
+        _common.note(f"git-memex: {label}: merge failed ({exc})")
+        sys.exit(1)  # %A still holds ours; theirs stays in the index (stage 3)
+    text, clean = result.text, result.clean
+    for notice in result.notices:
+        _common.note(f"git-memex: {label}: {notice}")
+    for conflict in result.conflicts:
+        what = conflict.describe(sides.ours, sides.theirs)
+        _common.note(f"git-memex: CONFLICT {label}: {what}")
     try:
         ours.write_bytes(text.encode("utf-8"))
     except OSError as exc:

@@ -38,8 +38,6 @@ def cli(ids: tuple[str, ...], to: str | None, reject: bool, resubmit: bool, inst
     """
     from memex import team
 
-    if reject and not note and not (resubmit or to or instruction or revoke):
-        raise click.UsageError("--reject needs a reason: --note TEXT")
     ws = _common.workspace()
     steps = team.promote(ws, list(ids), to=to, reject=reject, resubmit=resubmit,
                          instruction=instruction, revoke=revoke, note=note)

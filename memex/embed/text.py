@@ -7,13 +7,18 @@ import hashlib
 MAX_CHARS = 2000
 
 
-def passage_text(title: str, body: str) -> str:
-    """The title (unless the body already starts with it) and the body, cut to
-    MAX_CHARS: the same words the BM25 body column holds."""
+def with_title(title: str, body: str) -> str:
+    """The body, after the title unless the body already starts with it (a default
+    title is the body's first line, perhaps cut with an ellipsis)."""
     title = title.strip()
     if title and not body.lstrip().startswith(title.rstrip("\u2026").rstrip()):
-        body = f"{title}\n{body}"
-    return body.strip()[:MAX_CHARS]
+        return f"{title}\n{body}"
+    return body
+
+
+def passage_text(title: str, body: str) -> str:
+    """with_title cut to MAX_CHARS: the same words the BM25 body column holds."""
+    return with_title(title, body).strip()[:MAX_CHARS]
 
 
 def text_key(text: str) -> str:

@@ -9,13 +9,12 @@ the next `git memex embed`, and vectors of texts no memory holds any more are pr
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +39,7 @@ class EmbedReport:
     seconds: float = 0.0
 
     def as_json(self) -> dict[str, object]:
-        return {"provider": self.provider, "memories": self.memories,
-                "embedded": self.embedded, "pruned": self.pruned,
-                "seconds": round(self.seconds, 3)}
+        return {**asdict(self), "seconds": round(self.seconds, 3)}
 
 
 def db_path(ws: Workspace) -> Path:
@@ -62,9 +59,7 @@ def connect(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError:
         # A cache: a damaged file is started again (re-embedding costs time, not data).
         conn.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                Path(f"{path}{suffix}").unlink()
+        build.remove_db(path)
         return connect(path)
     return conn
 

@@ -17,11 +17,11 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from memex import lifecycle, model, store
-from memex.embed.text import passage_text, text_key
+from memex.embed.text import passage_text, text_key, with_title
 from memex.errors import InvalidMemory
 from memex.homes import Workspace
 from memex.index import schema, tokens
@@ -50,17 +50,15 @@ class Report:
     rebuilt: bool = False
     stale: bool = False
     seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
     quarantined: list[store.Quarantined] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "new": self.new, "changed": self.changed, "deleted": self.deleted,
-            "moved": self.moved, "touched": self.touched, "memories": self.memories,
-            "rebuilt": self.rebuilt, "stale": self.stale, "seconds": round(self.seconds, 3),
-            "quarantined": [{"path": str(q.path), "reason": q.reason} for q in self.quarantined],
-            "warnings": self.warnings,
-        }
+        data: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["seconds"] = round(self.seconds, 3)
+        data["quarantined"] = [{"path": str(q.path), "reason": q.reason}
+                               for q in self.quarantined]
+        return data
 
 
 @dataclass
@@ -141,7 +139,8 @@ def _connect(target: str) -> sqlite3.Connection:
     return conn
 
 
-def _remove_db(path: Path) -> None:
+def remove_db(path: Path) -> None:
+    """Delete an SQLite file and its journals (a cache is started again)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{path}{suffix}").unlink()
@@ -189,7 +188,7 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
         with contextlib.suppress(sqlite3.Error, UnboundLocalError):
             conn.close()
         try:
-            _remove_db(path)
+            remove_db(path)
         except OSError as exc:
             report.warnings.append(f"cannot remove {path} ({exc.strerror or exc}); "
                                    "using a temporary index")
@@ -230,7 +229,7 @@ def open_index(ws: Workspace, full: bool = False, progress: Progress | None = No
                 if path is not None:
                     _drop(path)
                     with contextlib.suppress(OSError):
-                        _remove_db(path)
+                        remove_db(path)
                 report.warnings.append(f"the index was damaged ({exc}); rebuilt it")
                 conn, path = _open_usable(ws, report)
                 index.conn, index.path = conn, path
@@ -437,11 +436,8 @@ def fts_row(m: model.Memory) -> tuple[str, str, str]:
     once (a default title is the body's first line; an explicit one is prepended), so
     the title column's weight is pure emphasis and a derived title is not counted
     three times over."""
-    title = m.title.strip()
-    body = m.body
-    if title and not body.lstrip().startswith(title.rstrip("\u2026").rstrip()):
-        body = f"{title}\n{body}"
-    return (tokens.segment(title), tokens.segment(" ".join(m.tags)), tokens.segment(body))
+    return (tokens.segment(m.title.strip()), tokens.segment(" ".join(m.tags)),
+            tokens.segment(with_title(m.title, m.body)))
 
 
 def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,

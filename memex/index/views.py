@@ -26,7 +26,7 @@ def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
     return model.Memory(body=body, extra=extra, **known)
 
 
-def _as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None,
+def as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None,
              eff_by: str | None) -> model.Memory:
     """An index row's memory with what chain completion changed applied (eff_*)."""
     memory = stored_memory(json.loads(doc), body)
@@ -56,7 +56,7 @@ def snapshot(ws: Workspace) -> Snapshot:
         quarantined = list(index.report.quarantined)
     items: list[store.Loaded] = []
     for path, kind, *stored in rows:
-        memory = _as_read(*stored)
+        memory = as_read(*stored)
         file_path = Path(path)
         items.append(store.Loaded(memory, file_path, store.Home(kind, file_path.parent)))
     return Snapshot(items, quarantined, warnings)
@@ -71,7 +71,7 @@ def completed(ws: Workspace, memory_id: str) -> tuple[model.Memory | None, list[
             "WHERE id = ? AND shadowed = 0", (memory_id,)).fetchone()
         warnings = [m for (m,) in index.conn.execute(
             "SELECT message FROM chain_warnings WHERE id = ? ORDER BY rowid", (memory_id,))]
-    return (None, []) if row is None else (_as_read(*row), warnings)
+    return (None, []) if row is None else (as_read(*row), warnings)
 
 
 def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
