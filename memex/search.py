@@ -27,7 +27,7 @@ from memex import clock, embed, homes, model, reads, store
 from memex.embed import fusion, vectors
 from memex.errors import UsageError
 from memex.homes import Workspace
-from memex.index import build, schema, synonyms, tokens
+from memex.index import answers, build, schema, synonyms, tokens
 from memex.index.views import as_read
 
 LANE = "bm25"
@@ -54,6 +54,11 @@ PRF_ALWAYS = False  # also when memories hold every term
 COVERAGE_POWER = 2.0
 COVERAGE_DEPTH = 30  # candidates re-ranked
 COVERAGE_ACROSS_LANES = True
+# A memory holding the kind of answer the question asks for (a time for "when", a
+# number for "how many", a place or path for "where": index.answers) scores
+# ANSWER_BOOST times more; such questions re-rank ANSWER_DEPTH candidates (0: off).
+ANSWER_BOOST = 2.0
+ANSWER_DEPTH = 60
 # Light stemming on top of porter: a long word's stem minus its last
 # STEM_PREFIX_CUT letters is matched as a prefix (0: off).
 STEM_PREFIX_CUT = 0
@@ -237,7 +242,7 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     """How many memories hold each term (counted by its stem); a word the index has
     never seen is tried as a prefix ('config' finds 'configuration'); a word of the
     synonym table also matches the table's other spellings the index holds."""
-    alternatives = {w: synonyms.alternatives(w) if SYNONYMS else () for w in words}
+    alternatives = {w: _alternatives(conn, w) if SYNONYMS else () for w in words}
     by_word = stems(conn, [*words, *(a for alts in alternatives.values() for a in alts)])
     out: list[_Term] = []
     for word in words:
@@ -262,6 +267,26 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
             continue
         out.append(_Term(word, df, alts=alts))
     return out
+
+
+_BY_STEM: dict[str, tuple[str, ...]] = {}  # a synonym-table word's stem -> its alternatives
+
+
+def _alternatives(conn: sqlite3.Connection, word: str) -> tuple[str, ...]:
+    """The table's alternatives for a word, found by the word itself or by its stem
+    ("teaches" -> "teach" -> "taught")."""
+    found = synonyms.alternatives(word)
+    if found:
+        return found
+    if not _BY_STEM:
+        words = list(synonyms.TABLE)
+        for table_word, its_stems in stems(conn, words).items():
+            for stem in its_stems:
+                _BY_STEM.setdefault(stem, synonyms.TABLE[table_word])
+    for stem in stems(conn, [word])[word]:
+        if stem in _BY_STEM:
+            return tuple(w for w in _BY_STEM[stem] if w != word)
+    return ()
 
 
 def _df(conn: sqlite3.Connection, stem: str) -> int:
@@ -368,10 +393,15 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
     depth = max(req.limit, FUSION_DEPTH) if dense is not None else req.limit
     if COVERAGE_POWER:
         depth = max(depth, COVERAGE_DEPTH)
+    kind = answers.kind_of(req.query) if ANSWER_BOOST != 1.0 else None
+    if kind is not None:
+        depth = max(depth, ANSWER_DEPTH)
     total = build.memory_count(conn)
     ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth, total)
     if COVERAGE_POWER and len(stats) >= 2:
         ranked = _by_coverage(conn, stats, ranked, total)
+    if kind is not None:
+        ranked = _by_answer_kind(conn, kind, ranked, req.explain)
     if PRF_TERMS and PRF_WEIGHT and ranked and (
             PRF_ALWAYS or ranked[0].match != "all terms"):
         ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth,
@@ -444,6 +474,24 @@ def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
     if COVERAGE_ACROSS_LANES:
         return sorted(ranked, key=lambda c: -c.score)
     return sorted(ranked, key=lambda c: (lane_order[c.match], -c.score))
+
+
+def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
+                    ranked: list[_Candidate], explain: bool) -> list[_Candidate]:
+    """Memories that hold the kind of answer the question asks for move up."""
+    if not ranked:
+        return ranked
+    rowids = [c.row[0] for c in ranked]
+    marks = ", ".join("?" * len(rowids))
+    texts = dict(conn.execute(
+        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})",  # title words too
+        rowids).fetchall())
+    for c in ranked:
+        if kind.answered_by(texts.get(c.row[0], "")):
+            c.score *= ANSWER_BOOST
+            if explain:
+                c.explain["answer_kind"] = kind.name
+    return sorted(ranked, key=lambda c: -c.score)
 
 
 def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,

@@ -1,5 +1,7 @@
-"""Ranking refinements measured by bench/retrieval.py: the synonym table and the
-coverage re-rank (each shown against the same search with the refinement off)."""
+"""Ranking refinements measured by bench/retrieval.py: the synonym table (coding
+spellings and English irregular forms), question framing dropped from queries, the
+coverage re-rank and the answer-kind boost (each shown against the same search with
+the refinement off)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memex import search
-from memex.index import synonyms, tokens
+from memex.index import answers, synonyms, tokens
 from tests.helpers import invoke_json
 
 
@@ -62,3 +64,83 @@ def test_coverage_lifts_a_memory_holding_the_rare_terms(
     assert ids(query)[:2] == [common, rare]  # control: plain BM25 prefers term frequency
     monkeypatch.setattr(search, "COVERAGE_POWER", 2.0)
     assert ids(query)[:2] == [rare, common]
+
+
+@pytest.mark.parametrize(("query", "text", "form"), [
+    ("when did Ana meet the auditors", "Ana met the auditors in the lobby", "meet"),
+    ("who teaches the onboarding course", "Kim taught the onboarding course", "teaches"),
+    ("which children joined", "Two kids joined the team", "children"),
+])
+def test_an_irregular_form_finds_its_other_forms(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 query: str, text: str, form: str) -> None:
+    mid = capture(text)
+    capture("Unrelated note about lunch")
+    assert ids(form) == [mid]
+    assert mid in ids(query)
+    monkeypatch.setattr(search, "SYNONYMS", False)
+    assert mid not in ids(form)  # control: the form alone does not match
+
+
+def test_words_that_are_other_words_in_code_are_not_irregular_forms() -> None:
+    for word in ("left", "bit", "lit", "led", "fed", "shot", "mean", "read", "set", "found"):
+        assert synonyms.alternatives(word) == (), word
+
+
+def test_question_framing_is_dropped_from_queries_only() -> None:
+    assert tokens.query_terms("What kind of database does the mention service use?") == [
+        "database", "service", "use"]
+    assert tokens.query_terms("types of caches, according to the docs") == ["caches", "docs"]
+    assert tokens.query_terms("type hints everywhere") == ["type", "hints", "everywhere"]
+    assert tokens.query_terms("what did she say") == []
+    assert "say" in tokens.query_terms("what did she say", keep_stop_words=True)
+    assert "mention" in tokens.words("we mention it")  # a memory's own text keeps them
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("When did we move to Postgres?", "time"),
+    ("what date was the freeze", "time"),
+    ("How many workers run?", "number"),
+    ("how long does the build take", "number"),
+    ("Where is the cache kept?", "place"),
+    ("Which city hosts the summit?", "place"),
+    ("what is the cache", None),
+    ("whenever it fails", None),
+    ("the release when tests pass", None),
+])
+def test_the_kind_of_answer_a_question_asks_for(question: str, kind: str | None) -> None:
+    found = answers.kind_of(question)
+    assert (found.name if found else None) == kind
+
+
+@pytest.mark.parametrize(("kind", "text", "holds"), [
+    ("time", "We moved last March", True),
+    ("time", "Frozen on 2024-05-02", True),
+    ("time", "We moved to Postgres", False),
+    ("number", "It runs 8 workers", True),
+    ("number", "It runs twice", True),
+    ("number", "It runs workers", False),
+    ("place", "The summit is in Lisbon", True),
+    ("place", "The cache lives under ~/.cache/memex", True),
+    ("place", "see config.toml", True),
+    ("place", "the summit is in lisbon", False),
+])
+def test_whether_a_text_holds_that_kind(kind: str, text: str, holds: bool) -> None:
+    [found] = [k for k in answers.KINDS if k.name == kind]
+    assert found.answered_by(text) is holds
+
+
+def test_a_memory_holding_the_answer_kind_moves_up(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(6):
+        capture(f"Note {i} about the office plants")
+    echo = capture("Should we migrate the billing database to Postgres? Postgres "
+                   "would make the billing migration simpler")
+    answer = capture("We migrated billing to Postgres in March")
+    question = "When did we migrate billing to Postgres?"
+    monkeypatch.setattr(search, "ANSWER_BOOST", 1.0)
+    assert ids(question)[:2] == [echo, answer]  # control: plain ranking prefers the echo
+    monkeypatch.setattr(search, "ANSWER_BOOST", 2.0)
+    assert ids(question)[:2] == [answer, echo]
+    assert ids("migrate billing to Postgres")[:2] == [echo, answer]  # not a question
+    [top, *_rest] = invoke_json("search", question, "--explain")
+    assert top["explain"]["answer_kind"] == "time"

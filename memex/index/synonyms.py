@@ -1,9 +1,10 @@
-"""A small table of coding vocabulary that people spell two ways (pure).
+"""Words the porter stemmer cannot join: coding vocabulary people spell two ways, and
+English irregular forms (pure).
 
 Each group's words are alternatives for one query term: a query word in a group
 also matches the group's other words (`db` finds "database", "k8s" finds
-"kubernetes"). Only single tokens as the query alphabet produces them; kept short
-on purpose: a wrong synonym costs precision everywhere.
+"kubernetes", "meet" finds "met"). Only single tokens as the query alphabet produces
+them; kept short on purpose: a wrong synonym costs precision everywhere.
 """
 
 from __future__ import annotations
@@ -40,8 +41,80 @@ img image
 api endpoint
 """
 
+# Irregular verb forms and plurals ("when did she go" is answered by "we went").
+# Left out: forms that are other words in code or common speech (left, bit, lit,
+# fed, led, shot, saw, mean/meant, lay, found/founded, read, set, put, cost).
+_IRREGULAR = """
+go went gone
+meet met
+buy bought
+make made
+take took taken
+give gave given
+feel felt
+see seen
+tell told
+begin began begun
+think thought
+keep kept
+lose lost
+win won
+write wrote written
+run ran
+come came
+bring brought
+teach taught
+catch caught
+build built
+send sent
+spend spent
+hold held
+sell sold
+grow grew grown
+know knew known
+draw drew drawn
+fly flew flown
+drive drove driven
+ride rode ridden
+eat ate eaten
+fall fell fallen
+choose chose chosen
+speak spoke spoken
+break broke broken
+forget forgot forgotten
+pay paid
+hear heard
+sing sang sung
+swim swam swum
+become became
+stand stood
+understand understood
+sit sat
+wear wore worn
+throw threw thrown
+hide hid hidden
+shake shook shaken
+steal stole stolen
+wake woke woken
+lend lent
+sleep slept
+fight fought
+seek sought
+dig dug
+learn learnt
+dream dreamt
+child children kid kids
+person people
+man men
+woman women
+foot feet
+tooth teeth
+mouse mice
+"""
+
 GROUPS: tuple[tuple[str, ...], ...] = tuple(
-    tuple(line.split()) for line in _GROUPS.strip().splitlines() if line.strip())
+    tuple(line.split()) for text in (_GROUPS, _IRREGULAR)
+    for line in text.strip().splitlines() if len(line.split()) > 1)
 
 
 def _table() -> dict[str, tuple[str, ...]]:

@@ -41,6 +41,13 @@ whose why will with within without would you your yours yourself yourselves
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
+# How questions are framed, not what they ask about: "what kind of", "the type of",
+# "does X mention", "according to". Dropped from queries only (a memory's own text
+# keeps them); "kind", "type" and "sort" only before "of", so "type hints" stays.
+_FRAME = re.compile(r"\b(?:kinds?|types?|sorts?)\s+of\b", re.IGNORECASE)
+FRAME_WORDS = frozenset(
+    ["thing", "things", "mention", "mentions", "mentioned", "say", "says", "said", "according"])
+
 # Question words and particles of Chinese (both scripts), Japanese and Korean, removed
 # from a query before it is cut into bigrams, so they neither match noise nor form
 # bigrams with their neighbours. Longer words first: the pattern is an alternation.
@@ -77,10 +84,13 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
     """The distinct search terms of a query, in order: any input becomes plain tokens.
 
     Quotes, FTS operators (AND, NEAR(, *, -), emoji and punctuation are dropped by
-    the alphabet; stop words and CJK question words are dropped; very long input is
+    the alphabet; stop words, question framing (FRAME_WORDS) and CJK question words
+    are dropped; very long input is
     cut to its first terms. An empty list means nothing searchable was left.
     """
     text = unicodedata.normalize("NFKC", text[:MAX_QUERY_CHARS])
+    if not keep_stop_words:
+        text = _FRAME.sub(" ", text)
     if has_cjk(text):
         text = _CJK_QUESTION.sub(" ", text)
         text = segment(text)
@@ -88,7 +98,8 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
     seen: set[str] = set()
     for raw in _WORD.findall(text):
         word = raw.lower()
-        if (word in STOP_WORDS and not keep_stop_words) or word in seen:
+        dropped = word in STOP_WORDS or word in FRAME_WORDS
+        if (dropped and not keep_stop_words) or word in seen:
             continue
         if len(word) == 1 and not has_cjk(word) and not word.isdigit():
             continue  # a lone Latin letter matches almost everything

@@ -1,0 +1,61 @@
+"""What kind of answer a question asks for, and whether a text holds one (pure).
+
+"When did we move to Postgres?" wants a time, "how many workers run?" a number,
+"where is the cache kept?" a place or a path. A memory that matches the question's
+words *and* holds an answer of that kind is more likely the one asked about than
+one that only repeats the question ("when should we upgrade?"), so search boosts it
+(search.ANSWER_BOOST). Only English question forms are recognised; any other query
+has no kind and is ranked as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december"]
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    name: str
+    question: re.Pattern[str]
+    answer: re.Pattern[str]
+
+    def answered_by(self, text: str) -> bool:
+        return self.answer.search(text) is not None
+
+
+KINDS = (
+    AnswerKind(
+        "time",
+        re.compile(r"\s*(?:when|what (?:date|day|year|month|time))\b", re.IGNORECASE),
+        re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|weeks?|weekend|"
+                   r"months?|years?|recently|morning|evening|night|since|"
+                   + "|".join(_MONTHS + _DAYS) + r"|\d{4})\b|\d{4}-\d\d-\d\d",
+                   re.IGNORECASE)),
+    AnswerKind(
+        "number",
+        re.compile(r"\s*how (?:many|much|long|often|old)\b", re.IGNORECASE),
+        re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                   r"twelve|twenty|hundred|dozen|once|twice|several|few|couple|first|"
+                   r"second|third)\b", re.IGNORECASE)),
+    AnswerKind(
+        "place",
+        re.compile(r"\s*(?:where|which (?:city|country|place|state|town))\b",
+                   re.IGNORECASE),
+        # A capitalised name after a preposition ("in Paris", "at the Louvre"; case
+        # matters here), or a path ("src/cache.py", "~/.cache").
+        re.compile(r"\b(?:in|at|to|from|near|around|visited|visit)\s+(?:the\s+)?"
+                   r"[A-Z][a-z]+|[\w.~-]*/[\w.-]+|\b\w+\.[a-z]{1,4}\b")),
+)
+
+
+def kind_of(question: str) -> AnswerKind | None:
+    """The kind of answer a question asks for, or None for any other query."""
+    for kind in KINDS:
+        if kind.question.match(question):
+            return kind
+    return None
