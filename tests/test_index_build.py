@@ -175,3 +175,27 @@ def test_index_folder_unusable_falls_back_to_a_temporary_index(
     result = search.search(homes.workspace(), search.SearchRequest("cherry"))
     assert [h.id for h in result.hits] == [mid]
     assert any("temporary index" in w for w in result.warnings)
+
+
+def fts_segments(ws: homes.Workspace) -> int:
+    with build.open_index(ws) as index:
+        return int(index.conn.execute(
+            "SELECT count(DISTINCT segid) FROM fts_idx").fetchone()[0])
+
+
+def test_full_rebuild_leaves_one_fts_segment_and_no_dead_postings(repo: Path) -> None:
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    first = [memfiles.put(folder, f"quince number {i}", review_state="proposed")
+             for i in range(5)]
+    build.refresh(ws)  # wrote every memory: merged too
+    assert fts_segments(ws) == 1
+    for _ in range(2):
+        build.refresh(ws, full=True)
+        # DELETE FROM fts alone would leave the old postings and their delete markers
+        assert fts_segments(ws) == 1
+    assert set(ids("quince")) == set(first)
+    # positive control: a small edit adds a segment (left to FTS5's automerge)
+    memfiles.put(folder, "quince number 5", review_state="proposed")
+    build.refresh(ws)
+    assert fts_segments(ws) == 2

@@ -35,6 +35,12 @@ LOCK_WAIT_SECONDS = 0.5
 # recorded with size -1 so the next refresh hashes it once more (git's "racy clean").
 RACY_NS = 2_000_000_000
 _CHUNK = 500
+# FTS5 keeps a deleted row's postings (with a delete marker) until its segments merge,
+# and a bulk insert leaves several segments that every term lookup visits. After a
+# full rebuild (whose DELETE FROM fts would otherwise double the index until an
+# automerge) or a refresh that wrote at least this share of the memories, the FTS
+# index is merged into one segment: ~40 ms at 10,000 memories, and queries ~2x faster.
+OPTIMIZE_SHARE = 0.25
 
 
 @dataclass
@@ -357,6 +363,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None)
         if full:
             _clear(conn)
         written = _apply(conn, ws, plan, hashed, kinds, contents, progress)
+        if full or len(plan.to_read) >= OPTIMIZE_SHARE * len(hashed):
+            conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                      (f"{os.getpid()}-{time.time_ns()}",))
         conn.execute("COMMIT")
