@@ -51,6 +51,10 @@ QUESTIONS = [
     "what is our code review rule",
     "pnpm 依赖 管理",
     "token rotation secrets",
+    # questions with an answer kind (index.answers): 60 candidates read and re-ranked
+    "when did the staging deploy fail",
+    "how many retry timeout steps",
+    "where is the cache invalidation rule",
 ]
 
 

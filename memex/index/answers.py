@@ -13,39 +13,48 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december"]
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ("january february march april may june july august september october "
+           "november december")
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
 class AnswerKind:
     name: str
     question: re.Pattern[str]
-    answer: re.Pattern[str]
+    words: frozenset[str]  # any of these (lower case) in a text answers ...
+    pattern: re.Pattern[str] | None = None  # ... and so does a match of this
 
     def answered_by(self, text: str) -> bool:
-        return self.answer.search(text) is not None
+        # A set lookup per word: a regex alternation of the words costs ~10x more.
+        if self.words and not self.words.isdisjoint(_WORD.findall(text.lower())):
+            return True
+        return self.pattern is not None and self.pattern.search(text) is not None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
 
 
 KINDS = (
     AnswerKind(
         "time",
         re.compile(r"\s*(?:when|what (?:date|day|year|month|time))\b", re.IGNORECASE),
-        re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|weeks?|weekend|"
-                   r"months?|years?|recently|morning|evening|night|since|"
-                   + "|".join(_MONTHS + _DAYS) + r"|\d{4})\b|\d{4}-\d\d-\d\d",
-                   re.IGNORECASE)),
+        _words("yesterday today tonight tomorrow ago last next week weeks weekend month "
+               f"months year years recently morning evening night since {_MONTHS} {_DAYS}"),
+        re.compile(r"\b\d{4}\b")),
     AnswerKind(
         "number",
         re.compile(r"\s*how (?:many|much|long|often|old)\b", re.IGNORECASE),
-        re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                   r"twelve|twenty|hundred|dozen|once|twice|several|few|couple|first|"
-                   r"second|third)\b", re.IGNORECASE)),
+        _words("one two three four five six seven eight nine ten eleven twelve twenty "
+               "hundred dozen once twice several few couple first second third"),
+        re.compile(r"\d")),
     AnswerKind(
         "place",
         re.compile(r"\s*(?:where|which (?:city|country|place|state|town))\b",
                    re.IGNORECASE),
+        frozenset(),
         # A capitalised name after a preposition ("in Paris", "at the Louvre"; case
         # matters here), or a path ("src/cache.py", "~/.cache").
         re.compile(r"\b(?:in|at|to|from|near|around|visited|visit)\s+(?:the\s+)?"
