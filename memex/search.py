@@ -269,24 +269,38 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     return out
 
 
-_BY_STEM: dict[str, tuple[str, ...]] = {}  # a synonym-table word's stem -> its alternatives
+_BY_STEM: dict[str, tuple[str, ...]] = {}  # an irregular form's stem -> its other forms
 
 
 def _alternatives(conn: sqlite3.Connection, word: str) -> tuple[str, ...]:
-    """The table's alternatives for a word, found by the word itself or by its stem
-    ("teaches" -> "teach" -> "taught")."""
+    """The table's alternatives for a word; an inflected word also finds its irregular
+    forms through its stem ("teaches" -> "teach" -> "taught"). Only the irregular
+    forms: coding spellings by stem would join "settings" to "set"."""
     found = synonyms.alternatives(word)
     if found:
         return found
     if not _BY_STEM:
-        words = list(synonyms.TABLE)
-        for table_word, its_stems in stems(conn, words).items():
+        by_stem: dict[str, list[str]] = {}
+        for form, its_stems in stems(conn, list(synonyms.IRREGULAR)).items():
             for stem in its_stems:
-                _BY_STEM.setdefault(stem, synonyms.TABLE[table_word])
+                bucket = by_stem.setdefault(stem, [])
+                bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
+        _BY_STEM.update((stem, tuple(forms)) for stem, forms in by_stem.items())
     for stem in stems(conn, [word])[word]:
-        if stem in _BY_STEM:
+        if stem in _BY_STEM and _inflected(word, stem):
             return tuple(w for w in _BY_STEM[stem] if w != word)
     return ()
+
+
+def _inflected(word: str, stem: str) -> bool:
+    """Whether a word is its stem plus an inflection ("teaches", "running"), not
+    another word sharing the stem ("personal" -> "person")."""
+    if not word.startswith(stem):
+        return False
+    ending = word[len(stem):]
+    if ending and ending[0] == stem[-1:]:
+        ending = ending[1:]  # a doubled consonant: running, stopped
+    return ending in ("", "s", "es", "ed", "d", "ing")
 
 
 def _df(conn: sqlite3.Connection, stem: str) -> int:
@@ -401,7 +415,7 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
     if COVERAGE_POWER and len(stats) >= 2:
         ranked = _by_coverage(conn, stats, ranked, total)
     if kind is not None:
-        ranked = _by_answer_kind(conn, kind, ranked, req.explain)
+        ranked = _by_answer_kind(conn, kind, ranked)
     if PRF_TERMS and PRF_WEIGHT and ranked and (
             PRF_ALWAYS or ranked[0].match != "all terms"):
         ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth,
@@ -468,16 +482,24 @@ def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
     for term in stats:
         for rowid in _holding(conn, term, rowids):
             held[rowid] = held.get(rowid, 0.0) + idf[term.word]
-    lane_order = {name: i for i, name in enumerate(dict.fromkeys(c.match for c in ranked))}
     for c in ranked:
-        c.score *= (held.get(c.row[0], 0.0) / whole) ** COVERAGE_POWER
+        factor = (held.get(c.row[0], 0.0) / whole) ** COVERAGE_POWER
+        c.score *= factor
+        if c.explain:
+            c.explain["coverage"] = rounded(factor)
+    return _resorted(ranked)
+
+
+def _resorted(ranked: list[_Candidate]) -> list[_Candidate]:
+    """By score, across the lanes or (COVERAGE_ACROSS_LANES off) within each lane."""
     if COVERAGE_ACROSS_LANES:
         return sorted(ranked, key=lambda c: -c.score)
+    lane_order = {name: i for i, name in enumerate(dict.fromkeys(c.match for c in ranked))}
     return sorted(ranked, key=lambda c: (lane_order[c.match], -c.score))
 
 
 def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
-                    ranked: list[_Candidate], explain: bool) -> list[_Candidate]:
+                    ranked: list[_Candidate]) -> list[_Candidate]:
     """Memories that hold the kind of answer the question asks for move up."""
     if not ranked:
         return ranked
@@ -489,9 +511,9 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
     for c in ranked:
         if kind.answered_by(texts.get(c.row[0], "")):
             c.score *= ANSWER_BOOST
-            if explain:
-                c.explain["answer_kind"] = kind.name
-    return sorted(ranked, key=lambda c: -c.score)
+            if c.explain:
+                c.explain["boosts"][f"answer:{kind.name}"] = ANSWER_BOOST
+    return _resorted(ranked)
 
 
 def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
@@ -649,6 +671,8 @@ def _make_hits(conn: sqlite3.Connection, ranked: list[_Candidate]) -> list[Hit]:
         rowids)}
     hits: list[Hit] = []
     for c in ranked:
+        if c.explain:
+            c.explain["score"] = rounded(c.score)  # after coverage, answer kind, fusion
         memory = as_read(*stored[c.row[0]], *c.row[16:19])
         hits.append(Hit(
             id=memory.id, score=c.score, lane=c.lane, scope=memory.scope,

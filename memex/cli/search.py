@@ -36,12 +36,16 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     """Search this project's memories and your personal ones for QUERY.
 
     Any text is a valid query: it is reduced to plain words (quotes, operators,
-    symbols and emoji are dropped, as are stop words and question words such as
-    "what" or 什么). Memories holding every word rank first; the list is then filled
-    with memories holding any of them, those holding more of the rarer words first.
-    A few coding words also match their other spellings (db and database, k8s and
-    kubernetes, repo and repository). Chinese, Japanese and Korean text is matched
-    by two-character pieces, so mixed queries such as "pnpm 依赖" work.
+    symbols and emoji are dropped, as are stop words, question words such as
+    "what" or 什么, and question framing such as "what kind of" or "did X say").
+    Memories holding every word rank first; the list is then filled with memories
+    holding any of them, those holding more of the rarer words first. A few coding
+    words also match their other spellings (db and database, k8s and kubernetes,
+    repo and repository), and English irregular forms each other (meet and met,
+    teach and taught, child and kids). A question asking "when did", "how many" or
+    "where" ranks memories holding a time, a number or a place or path higher.
+    Chinese, Japanese and Korean text is matched by two-character pieces, so mixed
+    queries such as "pnpm 依赖" work.
 
     Relevance is BM25 over title, tags (both weighted above the body) and body; it
     is then adjusted by review (approved and published above proposed above
@@ -94,6 +98,8 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
             e = hit.explain
             boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
             parts = [f"{key} {e[key]}" for key in ("bm25", "cosine") if key in e]
+            if "coverage" in e:
+                parts.append(f"coverage x{e['coverage']}")
             if "fusion" in e:
                 parts.append(f"fused by {e['fusion']}")
             click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} = {e.get('lane')} "

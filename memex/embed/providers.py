@@ -51,7 +51,7 @@ class Hashing:
     """Each word (as the query alphabet sees it, CJK as bigrams) hashed into `dim`
     buckets with a sign, then normalised: texts that share words are similar."""
 
-    name = "hashing-1"
+    name = "hashing-2"  # -2: query framing left out of the words (tokens.drop_framing)
     dim = 64
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]:

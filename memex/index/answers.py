@@ -37,28 +37,42 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+_EXTENSIONS = ("py|pyi|js|mjs|ts|tsx|jsx|toml|ya?ml|json|jsonc|md|rst|txt|sh|bash|zsh|cfg|"
+               "ini|conf|env|lock|sql|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|html|"
+               "css|scss|xml|gradle|mk|tf|proto|csv|log|sqlite|db")
+
 KINDS = (
     AnswerKind(
         "time",
-        re.compile(r"\s*(?:when|what (?:date|day|year|month|time))\b", re.IGNORECASE),
+        # "When did / was / is ..." asks for a time; "when should I ..." and "when using
+        # X" are conditions, not questions about a time.
+        re.compile(r"\s*(?:when\s+(?:did|was|were|is|are|will|has|have|had)\b|"
+                   r"what\s+(?:date|day|year|month)\b|what\s+time\b(?!\s+zones?\b)|"
+                   r"(?:in\s+)?which\s+(?:year|month|day|date)\b)", re.IGNORECASE),
         _words("yesterday today tonight tomorrow ago last next week weeks weekend month "
                f"months year years recently morning evening night since {_MONTHS} {_DAYS}"),
-        re.compile(r"\b\d{4}\b")),
+        re.compile(r"\b(?:19|20)\d\d\b")),
     AnswerKind(
         "number",
-        re.compile(r"\s*how (?:many|much|long|often|old)\b", re.IGNORECASE),
+        re.compile(r"\s*how\s+(?:many|much|long|often|old)\b", re.IGNORECASE),
         _words("one two three four five six seven eight nine ten eleven twelve twenty "
                "hundred dozen once twice several few couple first second third"),
-        re.compile(r"\d")),
+        # A number standing alone: not the digit of k8s, python3 or sha256, nor v1.2.
+        re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w.]|\.\w)")),
     AnswerKind(
         "place",
-        re.compile(r"\s*(?:where|which (?:city|country|place|state|town))\b",
+        re.compile(r"\s*(?:where\b(?!\s+clauses?\b)|(?:in\s+)?which\s+(?:city|country|"
+                   r"place|town|file|folder|directory|path|module|repo|repository)\b)",
                    re.IGNORECASE),
         frozenset(),
         # A capitalised name after a preposition ("in Paris", "at the Louvre"; case
-        # matters here), or a path ("src/cache.py", "~/.cache").
+        # matters here), an absolute or home path ("/etc/memex", "~/.cache"; not the
+        # "CI/CD" of a word pair), a folder ("src/memex/") or a file ("src/cache.py",
+        # "README.md"; not "Node.js").
         re.compile(r"\b(?:in|at|to|from|near|around|visited|visit)\s+(?:the\s+)?"
-                   r"[A-Z][a-z]+|[\w.~-]*/[\w.-]+|\b\w+\.[a-z]{1,4}\b")),
+                   r"[A-Z][a-z]+|(?<![\w/.~])(?:~|\.{1,2})?/[\w.-]+|"
+                   r"\b[\w.-]+/(?:[\w.-]+/)*(?=\s|$)|"
+                   rf"\b(?:[a-z_0-9][\w-]*|[A-Z0-9_-]{{2,}})\.(?:{_EXTENSIONS})\b")),
 )
 
 

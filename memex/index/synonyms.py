@@ -17,8 +17,7 @@ auth authentication login
 env environment
 prod production
 dev development
-deps dependencies dependency
-dep dependency
+dep deps dependency dependencies
 pkg package
 k8s kubernetes
 js javascript
@@ -43,12 +42,12 @@ api endpoint
 
 # Irregular verb forms and plurals ("when did she go" is answered by "we went").
 # Left out: forms that are other words in code or common speech (left, bit, lit,
-# fed, led, shot, saw, mean/meant, lay, found/founded, read, set, put, cost).
+# fed, led, shot, saw, mean/meant, lay, found/founded, read, set, put, cost, won as
+# in "won't", men for man pages, shook for tree shaking, go the language, make
+# the tool). No word is in two groups.
 _IRREGULAR = """
-go went gone
 meet met
 buy bought
-make made
 take took taken
 give gave given
 feel felt
@@ -58,7 +57,6 @@ begin began begun
 think thought
 keep kept
 lose lost
-win won
 write wrote written
 run ran
 come came
@@ -93,7 +91,6 @@ sit sat
 wear wore worn
 throw threw thrown
 hide hid hidden
-shake shook shaken
 steal stole stolen
 wake woke woken
 lend lent
@@ -105,28 +102,31 @@ learn learnt
 dream dreamt
 child children kid kids
 person people
-man men
 woman women
 foot feet
 tooth teeth
 mouse mice
 """
 
-GROUPS: tuple[tuple[str, ...], ...] = tuple(
-    tuple(line.split()) for text in (_GROUPS, _IRREGULAR)
-    for line in text.strip().splitlines() if len(line.split()) > 1)
+def _groups(text: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(line.split()) for line in text.strip().splitlines()
+                 if len(line.split()) > 1)
 
 
-def _table() -> dict[str, tuple[str, ...]]:
+GROUPS = _groups(_GROUPS) + _groups(_IRREGULAR)
+
+
+def _table(groups: tuple[tuple[str, ...], ...]) -> dict[str, tuple[str, ...]]:
     table: dict[str, list[str]] = {}
-    for group in GROUPS:
+    for group in groups:
         for word in group:
             bucket = table.setdefault(word, [])
             bucket.extend(w for w in group if w != word and w not in bucket)
     return {word: tuple(alts) for word, alts in table.items()}
 
 
-TABLE = _table()
+TABLE = _table(GROUPS)
+IRREGULAR = _table(_groups(_IRREGULAR))  # also looked up by a query word's stem
 
 
 def alternatives(word: str) -> tuple[str, ...]:

@@ -41,12 +41,25 @@ whose why will with within without would you your yours yourself yourselves
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
-# How questions are framed, not what they ask about: "what kind of", "the type of",
-# "does X mention", "according to". Dropped from queries only (a memory's own text
-# keeps them); "kind", "type" and "sort" only before "of", so "type hints" stays.
-_FRAME = re.compile(r"\b(?:kinds?|types?|sorts?)\s+of\b", re.IGNORECASE)
-FRAME_WORDS = frozenset(
-    ["thing", "things", "mention", "mentions", "mentioned", "say", "says", "said", "according"])
+# How questions are framed, not what they ask about, dropped from queries only (a
+# memory's own text keeps them): "what kind of", "the type of", "according to", "what
+# things", and the reporting verb of "did X say ..." / "does X mention ...". Only in
+# those frames: "type hints", "how do mentions work" and "say hello" keep their words.
+_FRAMES = (  # group 1, when there is one, is kept
+    re.compile(r"\b(?:kinds?|types?|sorts?)\s+of\b", re.IGNORECASE),
+    re.compile(r"\baccording\s+to\b", re.IGNORECASE),
+    re.compile(r"\b(what|which|some|any)\s+things?\b", re.IGNORECASE),
+    re.compile(r"\b((?:did|does|do|has|have|had)(?:\s+[^\W_]+){1,4}?)\s+"
+               r"(?:say|says|said|mention|mentions|mentioned)\b", re.IGNORECASE),
+)
+
+
+def drop_framing(text: str) -> str:
+    """A query without its question framing (see _FRAMES)."""
+    for frame in _FRAMES:
+        text = frame.sub(lambda m: f"{m.group(1)} " if m.groups() else " ", text)
+    return text
+
 
 # Question words and particles of Chinese (both scripts), Japanese and Korean, removed
 # from a query before it is cut into bigrams, so they neither match noise nor form
@@ -84,13 +97,13 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
     """The distinct search terms of a query, in order: any input becomes plain tokens.
 
     Quotes, FTS operators (AND, NEAR(, *, -), emoji and punctuation are dropped by
-    the alphabet; stop words, question framing (FRAME_WORDS) and CJK question words
+    the alphabet; stop words, question framing (drop_framing) and CJK question words
     are dropped; very long input is
     cut to its first terms. An empty list means nothing searchable was left.
     """
     text = unicodedata.normalize("NFKC", text[:MAX_QUERY_CHARS])
     if not keep_stop_words:
-        text = _FRAME.sub(" ", text)
+        text = drop_framing(text)
     if has_cjk(text):
         text = _CJK_QUESTION.sub(" ", text)
         text = segment(text)
@@ -98,8 +111,7 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
     seen: set[str] = set()
     for raw in _WORD.findall(text):
         word = raw.lower()
-        dropped = word in STOP_WORDS or word in FRAME_WORDS
-        if (dropped and not keep_stop_words) or word in seen:
+        if (word in STOP_WORDS and not keep_stop_words) or word in seen:
             continue
         if len(word) == 1 and not has_cjk(word) and not word.isdigit():
             continue  # a lone Latin letter matches almost everything
