@@ -199,3 +199,17 @@ def test_full_rebuild_leaves_one_fts_segment_and_no_dead_postings(repo: Path) ->
     memfiles.put(folder, "quince number 5", review_state="proposed")
     build.refresh(ws)
     assert fts_segments(ws) == 2
+
+
+def test_a_full_rebuild_leaves_no_large_wal(repo: Path) -> None:
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    for i in range(300):
+        memfiles.put(folder, f"plum number {i} " + "filler words " * 40,
+                     review_state="proposed")
+    build.refresh(ws, full=True)
+    wal = ws.index_dir / "index.sqlite-wal"
+    index_size = (ws.index_dir / "index.sqlite").stat().st_size
+    assert index_size > 200_000  # the rebuild wrote more than a small WAL could hold
+    assert not wal.exists() or wal.stat().st_size <= build.WAL_SIZE_LIMIT
+    assert not wal.exists() or wal.stat().st_size < index_size / 4

@@ -136,11 +136,17 @@ def _drop(path: Path) -> None:
             kept.conn.close()
 
 
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
+
+
 def _connect(target: str) -> sqlite3.Connection:
     conn = sqlite3.connect(target, timeout=LOCK_WAIT_SECONDS, isolation_level=None,
                            check_same_thread=False)
     if target != ":memory:":
         conn.execute("PRAGMA journal_mode = WAL")
+        # A full rebuild writes the whole index to the WAL; without a limit the file
+        # keeps that size (as large as the index) after the checkpoint.
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
     conn.execute("PRAGMA synchronous = OFF")  # a cache: a crash loses nothing
     return conn
 
@@ -363,7 +369,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None)
         if full:
             _clear(conn)
         written = _apply(conn, ws, plan, hashed, kinds, contents, progress)
-        if full or len(plan.to_read) >= OPTIMIZE_SHARE * len(hashed):
+        large = full or len(plan.to_read) >= OPTIMIZE_SHARE * len(hashed)
+        if large:
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                      (f"{os.getpid()}-{time.time_ns()}",))
@@ -372,6 +379,11 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None)
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
         raise
+    if large:
+        # Fold the large WAL into the file and cut it back (journal_size_limit); a
+        # reader holding an old snapshot makes this a no-op, which is harmless.
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     _remember(index, full, plan, written)
     report.new += len(plan.new)
     report.changed += len(plan.changed)
