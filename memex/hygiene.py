@@ -57,7 +57,7 @@ def access_stats(ws: Workspace) -> AccessStats:
     A personal memory follows its owner from project to project, so its accesses
     count wherever they happened. (The index will serve these later; the shape stays.)
     """
-    personal = {p.stem for p in store.memory_files(ws.personal_dir)}
+    personal = store.memory_ids(ws.personal_dir)
     here: dict[str, list[object]] = {}
     for entry in usage.entries(ws.home):
         if entry.get("op") in NOT_ACCESS:
