@@ -450,13 +450,14 @@ def _find(memories: Iterable[model.Memory]) -> list[Conflict]:
                     if y in seen:
                         continue
                     seen.add(y)
-                    if x == y or (min(x, y), max(x, y)) in pairs:
+                    pair = (x, y) if x < y else (y, x)
+                    if x == y or pair in pairs:
                         continue
                     # cheap check before compare(): enough of some negated clause shared
                     theirs = positive_words[y]
                     for words, need in negated_clauses:
                         if len(words & theirs) >= need:
-                            pairs.add((min(x, y), max(x, y)))
+                            pairs.add(pair)
                             break
     conflicts: list[Conflict] = []
     for x, y in pairs:
