@@ -260,20 +260,27 @@ def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
     """`duplicate_pairs` for the same memories, given its earlier result and which ids
     changed: only pairs with a changed memory are compared again."""
     out = [p for p in previous if p[0] not in touched and p[1] not in touched]
-    scopes = {i.memory.scope for i in live if i.id in touched}
-    words = {i.id: _words(f"{i.memory.title}\n{i.memory.body}") for i in live
-             if i.memory.scope in scopes}
+    last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
+    words: dict[str, frozenset[str]] = {}
+
+    def words_of(memory_id: str) -> frozenset[str]:
+        found = words.get(memory_id)
+        if found is None:  # only the memories compared: those in a changed one's scope
+            memory = last[memory_id].memory
+            found = words[memory_id] = _words(f"{memory.title}\n{memory.body}")
+        return found
+
     done: set[str] = set()
     for item in live:
         if item.id not in touched:
             continue
-        mine = words[item.id]
+        mine = words_of(item.id)
         size = len(mine)
         for other in live:
             if other.id == item.id or other.id in done or other.memory.scope != \
                     item.memory.scope:
                 continue
-            theirs = words[other.id]
+            theirs = words_of(other.id)
             other_size = len(theirs)
             # jaccard <= smaller / larger size: a pair too unequal in size cannot reach it
             if (size if size < other_size else other_size) < threshold * (

@@ -219,3 +219,20 @@ def test_health_counts_private_drafts_apart(repo: Path) -> None:
                     if m["title"] == "A draft to share"]
     assert invoke("forget", shareable[0]["id"], "--hard", "--yes").exit_code == 0
     assert not any("submit" in s for s in invoke_json("health")["next_steps"])
+
+
+def test_update_duplicate_pairs_matches_a_full_pass(tmp_path: Path) -> None:
+    from memex import store
+
+    texts = ["use pnpm for installs in this repo always", "use pnpm for installs in this repo",
+             "use pnpm for installs in this repo always please", "docker compose for local dev",
+             "docker compose for the local dev setup", "short"]
+    items = [store.Loaded(mem(body=t, scope="project" if n < 3 else "personal"),
+                          tmp_path / f"{n}.md", store.Home("personal", tmp_path))
+             for n, t in enumerate(texts)]
+    full = hygiene.duplicate_pairs(items)
+    assert full  # the case is not empty
+    for changed in items:
+        earlier = [p for p in full if changed.id not in p[:2]]
+        again = hygiene.update_duplicate_pairs(earlier, items, {changed.id})
+        assert {frozenset(p[:2]) for p in again} == {frozenset(p[:2]) for p in full}
