@@ -38,6 +38,11 @@ def parse_time(value: str) -> datetime:
 
     Raises ValueError with a readable message on anything else.
     """
+    if len(value) == 20 and _RFC3339.match(value):  # the canonical form files hold
+        try:
+            return datetime.fromisoformat(value)  # already UTC, whole seconds
+        except ValueError:
+            pass  # e.g. month 13: the readable message below
     text = value.strip()
     rel = _RELATIVE.match(text)
     if rel:

@@ -19,10 +19,11 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
-from memex import model
+from memex import gcpause, model
 
 _SENTENCE_SPLIT = re.compile(r"[.;!?\n]+(?:\s|$)")
 _CLAUSE_SPLIT = re.compile(r",\s*|\s+but\s+|\s+whereas\s+|\s+-{1,2}\s+|:\s+")
@@ -198,6 +199,31 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+class _ContentStems(dict[str, str]):
+    """token -> its stem if it is a content word (no negator, stop word or number),
+    else "" (a stem is never empty); filled on first sight, bounded."""
+
+    LIMIT = 200_000
+
+    def __missing__(self, token: str) -> str:
+        found = "" if token in _NOT_CONTENT or _DIGIT.search(token) else stem(token)
+        if len(self) < self.LIMIT:
+            self[token] = found
+        return found
+
+
+_CONTENT_STEM = _ContentStems()
+
+
+def _content_stems(tokens: Iterable[str]) -> Iterator[str]:
+    """The stems of the content words of tokens."""
+    return filter(None, map(_CONTENT_STEM.__getitem__, tokens))
+
+
+# Each alternative of _CLAUSE_SPLIT needs one of these: without them, no split to try.
+_CLAUSE_MARKS = (",", ":", "-", "but", "whereas")
+
+
 def _tokens(text: str) -> tuple[str, ...]:
     # the pattern starts and ends on a letter, digit, + or #: nothing to strip
     return tuple(_TOKEN.findall(text))
@@ -205,18 +231,21 @@ def _tokens(text: str) -> tuple[str, ...]:
 
 def _clauses(text: str) -> list[Clause]:
     text = text.lower().replace("\u2019", "'")
-    text = _INSTEAD.sub(", not ", text)
-    text = _PREFER_OVER.sub(r"\1, not ", text)
+    if "instead of" in text or "rather than" in text:  # what _INSTEAD needs
+        text = _INSTEAD.sub(", not ", text)
+    if "prefer" in text and "over" in text:  # what _PREFER_OVER needs
+        text = _PREFER_OVER.sub(r"\1, not ", text)
     out: list[Clause] = []
     for sentence in _SENTENCE_SPLIT.split(text):
-        parts = [(part, _tokens(part)) for part in _CLAUSE_SPLIT.split(sentence)]
-        sentence_tokens = frozenset(t for _, tokens in parts for t in tokens)
+        pieces = (_CLAUSE_SPLIT.split(sentence) if any(m in sentence for m in _CLAUSE_MARKS)
+                  else [sentence])
+        parts = [(part, _tokens(part)) for part in pieces]
+        sentence_tokens = frozenset(chain.from_iterable(tokens for _, tokens in parts))
         for part, tokens in parts:
             if not tokens:
                 continue
             negated = not NEGATORS.isdisjoint(tokens) or "no longer" in part
-            words = frozenset(stem(t) for t in tokens if t not in _NOT_CONTENT
-                              and not _DIGIT.search(t))
+            words = frozenset(_content_stems(tokens))
             out.append(Clause(part.strip(), words, tokens, negated, sentence_tokens))
     return out
 
@@ -364,6 +393,11 @@ def find(memories: Iterable[model.Memory]) -> list[Conflict]:
     a subject, a family, an antonym concept, a rare word of a negated clause), so
     a store of thousands of memories is never compared pair by pair.
     """
+    with gcpause.paused():
+        return _find(memories)
+
+
+def _find(memories: Iterable[model.Memory]) -> list[Conflict]:
     items = [m for m in memories if m.status in model.LIVE_STATUSES]
     feats = [features(m) for m in items]
     by_id = {m.id: m for m in items}
@@ -374,18 +408,17 @@ def find(memories: Iterable[model.Memory]) -> list[Conflict]:
         df.update({w for c in f.clauses for w in c.words})
     probes: list[tuple[int, set[str], set[str]]] = []
     positive_words: list[set[str]] = []
+    all_gates: list[set[str]] = []
     for index, f in enumerate(feats):
         keys = {f"value:{s}" for s in f.values}
         keys.update(f"alt:{name}" for name in f.alternatives)
         keys.update(f"ant:{concept}" for concept, _, _, _ in f.antonyms)
         gates = _gates(f)
-        pos_words = {w for c in f.clauses if not c.negated for w in c.words}
-        positive_words.append(pos_words)
+        all_gates.append(gates)
+        positive_words.append({w for c in f.clauses if not c.negated for w in c.words})
         for gate in gates:
             for key in keys:
                 both[(gate, key)].append(index)
-            for word in pos_words:
-                positive[(gate, word)].append(index)
         probe: set[str] = set()
         for clause in f.clauses:
             if clause.negated and len(clause.words) >= 2:
@@ -395,23 +428,37 @@ def find(memories: Iterable[model.Memory]) -> list[Conflict]:
                 probe.update(ranked[: len(ranked) - math.ceil(len(ranked) / 2) + 1])
         if probe:
             probes.append((index, gates, probe))
+    # Only a probe looks words up: the others need no posting.
+    probed = {w for _, _, probe in probes for w in probe}
+    for index, (gates, pos_words) in enumerate(zip(all_gates, positive_words, strict=True)):
+        looked_up = pos_words & probed
+        for gate in gates:
+            for word in looked_up:
+                positive[(gate, word)].append(index)
     pairs: set[tuple[int, int]] = set()
     for members in both.values():
         for x in range(len(members)):
             for y in range(x + 1, len(members)):
                 pairs.add((members[x], members[y]))
     for x, gates, probe in probes:
-        negated_clauses = [c.words for c in feats[x].clauses if c.negated and len(c.words) >= 2]
+        negated_clauses = [(words, max(2, math.ceil(len(words) / 2)))
+                           for c in feats[x].clauses if c.negated and len(words := c.words) >= 2]
+        seen: set[int] = set()  # the check depends on the pair only: once per y
         for gate in gates:
             for word in probe:
                 for y in positive.get((gate, word), ()):
-                    if x == y or (min(x, y), max(x, y)) in pairs:
+                    if y in seen:
+                        continue
+                    seen.add(y)
+                    pair = (x, y) if x < y else (y, x)
+                    if x == y or pair in pairs:
                         continue
                     # cheap check before compare(): enough of some negated clause shared
                     theirs = positive_words[y]
-                    if any(len(words & theirs) >= max(2, math.ceil(len(words) / 2))
-                           for words in negated_clauses):
-                        pairs.add((min(x, y), max(x, y)))
+                    for words, need in negated_clauses:
+                        if len(words & theirs) >= need:
+                            pairs.add(pair)
+                            break
     conflicts: list[Conflict] = []
     for x, y in pairs:
         fa, fb = feats[x], feats[y]

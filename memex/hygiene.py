@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memex import clock, conflicts, lifecycle, model, snapshot, store, usage, writes
+from memex import clock, conflicts, gcpause, lifecycle, model, snapshot, store, usage, writes
 from memex.errors import MemexError
 from memex.homes import Workspace
 
@@ -57,7 +57,7 @@ def access_stats(ws: Workspace) -> AccessStats:
     A personal memory follows its owner from project to project, so its accesses
     count wherever they happened. (The index will serve these later; the shape stays.)
     """
-    personal = {p.stem for p in store.memory_files(ws.personal_dir)}
+    personal = store.memory_ids(ws.personal_dir)
     here: dict[str, list[object]] = {}
     for entry in usage.entries(ws.home):
         if entry.get("op") in NOT_ACCESS:
@@ -102,6 +102,9 @@ def _days_between(earlier: str, later: datetime) -> float:
     return max(0.0, (later - moment).total_seconds() / 86400)
 
 
+_IMPORTANCE_BOOST = {"high": 0.3, "normal": 0.0, "low": 0.0}
+
+
 def retention(memory: model.Memory, accesses: int, last_access: str, now: datetime
               ) -> Retention:
     """How well a memory is "remembered" now, 0..1 (see the module docstring)."""
@@ -110,18 +113,23 @@ def retention(memory: model.Memory, accesses: int, last_access: str, now: dateti
     strength = BASE_STRENGTH + 10 * accesses + (50 if memory.pinned else 0)
     base = math.exp(-days / strength)
     boost = 0.5 if memory.pinned else 0.0
-    boost += {"high": 0.3, "normal": 0.0, "low": 0.0}.get(memory.importance, 0.0)
+    boost += _IMPORTANCE_BOOST.get(memory.importance, 0.0)
     boost += 0.2 if memory.confidence == "high" else 0.0
     boost += 0.1 if accesses > 5 else 0.0
     boost = min(boost, 0.5)
     value = min(1.0, max(0.0, base + boost * (1 - base)))
-    state = next(name for limit, name in STATE_LIMITS if value >= limit)
+    state = STATE_LIMITS[-1][1]
+    for limit, name in STATE_LIMITS:
+        if value >= limit:
+            state = name
+            break
     return Retention(value, state, days, accesses)
 
 
 def retentions(memories: Iterable[model.Memory], stats: AccessStats, now: datetime
                ) -> dict[str, Retention]:
-    return {m.id: retention(m, *stats.get(m.id, (0, "")), now) for m in memories}
+    never = (0, "")
+    return {m.id: retention(m, *stats.get(m.id, never), now) for m in memories}
 
 
 # ---------------------------------------------------------------- ROT candidates
@@ -152,6 +160,8 @@ class Candidate:
 
 
 def _words(text: str) -> frozenset[str]:
+    if text.isascii():  # lowering first splits ASCII the same way, in one call
+        return frozenset(_WORD.findall(text.lower()))
     return frozenset(w.lower() for w in _WORD.findall(text))
 
 
@@ -163,27 +173,42 @@ def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE
     sets that reach the threshold must share one of their first few words, so only
     pairs sharing a rare word are compared (exact, not sampled).
     """
+    with gcpause.paused():
+        return _near_duplicates(texts, threshold)
+
+
+def _near_duplicates(texts: Sequence[str], threshold: float) -> list[tuple[int, int, float]]:
     sets = [_words(t) for t in texts]
+    sizes = [len(s) for s in sets]
     freq: Counter[str] = Counter()
     for s in sets:
         freq.update(s)
+    # rarest first, ties by the word: one integer per word sorts as (freq[w], w) would
+    rank = {w: n for n, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}
+    by_rank = rank.__getitem__
     index: dict[str, list[int]] = {}
     out: list[tuple[int, int, float]] = []
     for i, words in enumerate(sets):
         if not words:
             continue
-        ordered = sorted(words, key=lambda w: (freq[w], w))
-        prefix = len(ordered) - math.ceil(threshold * len(ordered)) + 1
+        size = len(words)
+        ordered = sorted(words, key=by_rank)
+        prefix = size - math.ceil(threshold * size) + 1
         candidates: set[int] = set()
         for word in ordered[:prefix]:
-            candidates.update(index.setdefault(word, []))
-            index[word].append(i)
-        for j in candidates:
-            other = sets[j]
-            small, big = sorted((len(words), len(other)))
-            if small < threshold * big:
+            posting = index.get(word)
+            if posting is None:
+                index[word] = [i]
                 continue
-            score = len(words & other) / len(words | other)
+            candidates.update(posting)
+            posting.append(i)
+        for j in candidates:
+            other_size = sizes[j]
+            if (size if size < other_size else other_size) < threshold * (
+                    other_size if size < other_size else size):
+                continue
+            shared = len(words & sets[j])
+            score = shared / (size + other_size - shared)  # the union's size
             if score >= threshold:
                 out.append((j, i, score))
     return out
@@ -235,17 +260,32 @@ def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
     """`duplicate_pairs` for the same memories, given its earlier result and which ids
     changed: only pairs with a changed memory are compared again."""
     out = [p for p in previous if p[0] not in touched and p[1] not in touched]
-    words = {i.id: _words(f"{i.memory.title}\n{i.memory.body}") for i in live}
+    last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
+    words: dict[str, frozenset[str]] = {}
+
+    def words_of(memory_id: str) -> frozenset[str]:
+        found = words.get(memory_id)
+        if found is None:  # only the memories compared: those in a changed one's scope
+            memory = last[memory_id].memory
+            found = words[memory_id] = _words(f"{memory.title}\n{memory.body}")
+        return found
+
     done: set[str] = set()
     for item in live:
         if item.id not in touched:
             continue
-        mine = words[item.id]
+        mine = words_of(item.id)
+        size = len(mine)
         for other in live:
             if other.id == item.id or other.id in done or other.memory.scope != \
                     item.memory.scope:
                 continue
-            theirs = words[other.id]
+            theirs = words_of(other.id)
+            other_size = len(theirs)
+            # jaccard <= smaller / larger size: a pair too unequal in size cannot reach it
+            if (size if size < other_size else other_size) < threshold * (
+                    other_size if size < other_size else size):
+                continue
             union = mine | theirs
             if union and len(mine & theirs) / len(union) >= threshold:
                 out.append((other.id, item.id, len(mine & theirs) / len(union)))
@@ -254,15 +294,17 @@ def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
 
 
 def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datetime,
-                   duplicates: Sequence[tuple[str, str, float]] | None = None
-                   ) -> list[Candidate]:
+                   duplicates: Sequence[tuple[str, str, float]] | None = None,
+                   marks: dict[str, Retention] | None = None) -> list[Candidate]:
     """ROT among live memories; pinned ones are a person's keep and never offered.
 
-    `duplicates` are precomputed `duplicate_pairs` (a cache may hold them).
+    `duplicates` are precomputed `duplicate_pairs` (a cache may hold them); `marks`
+    the `retentions` of the `offerable` items (health has them already).
     """
     at = clock.format_time(now)
     live = offerable(items)
-    marks = retentions((i.memory for i in live), stats, now)
+    if marks is None:
+        marks = retentions((i.memory for i in live), stats, now)
     found: dict[str, Candidate] = {}
 
     def offer(candidate: Candidate) -> None:
@@ -428,6 +470,11 @@ def grade(score: int) -> str:
 
 def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     """The store's health: counts, the score with its parts, and what to do next."""
+    with gcpause.paused():
+        return _health(ws, stats)
+
+
+def _health(ws: Workspace, stats: AccessStats | None) -> Health:
     now = clock.now()
     at = clock.format_time(now)
     snap = snapshot.load(ws)
@@ -442,9 +489,14 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
     live = [i for i in items if i.memory.is_live]
     eligible = [i.memory for i in live if not lifecycle.is_expired(i.memory, at)
                 and i.memory.review_state != "rejected"]
-    marks = retentions((i.memory for i in live), stats, now)
+    # Each live item's retention once: the report's states and clean's disuse test.
+    never = (0, "")
+    kept = [retention(i.memory, *stats.get(i.id, never), now) for i in live]
+    marks = {i.id: r for i, r in zip(live, kept, strict=True)}
     states = Counter(r.state for r in marks.values())
-    rot = rot_candidates(items, stats, now, cached_duplicates(snap))
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap),
+                         {i.id: r for i, r in zip(live, kept, strict=True)
+                          if not i.memory.pinned})
     cached = snap.cached("conflicts")
     if cached is None:
         earlier = snap.previous("conflicts")
@@ -506,9 +558,11 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
 def clean_plan(ws: Workspace, only: Sequence[str] = ()
                ) -> tuple[list[Candidate], list[store.Quarantined]]:
     """The ROT candidates `clean` offers (only: restrict to these id prefixes)."""
-    snap = snapshot.load(ws)
-    found = rot_candidates(snap.items, access_stats(ws), clock.now(), cached_duplicates(snap))
-    snap.save()
+    with gcpause.paused():
+        snap = snapshot.load(ws)
+        found = rot_candidates(snap.items, access_stats(ws), clock.now(),
+                               cached_duplicates(snap))
+        snap.save()
     if only:
         wanted = [store.find(ws, x).id for x in only]
         found = [c for c in found if c.id in wanted]

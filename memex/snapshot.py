@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,7 @@ def load(ws: Workspace) -> Snapshot:
     touched: set[str] = set()
     digest = hashlib.sha256()
     homes = {home.kind: home for home in store.homes(ws)}
+    folders: dict[str, Path] = {}  # one Path per folder: a child of it is cheaper to make
     for file, kind, content_hash, memory_id, doc, body in rows:
         record = [kind, content_hash, memory_id]
         files[file] = record
@@ -95,8 +97,12 @@ def load(ws: Workspace) -> Snapshot:
         if before != record:
             touched.add(memory_id)
             touched.update(_old_id(before))
-        items.append(store.Loaded(views.stored_memory(json.loads(doc), body), Path(file),
-                                  homes.get(kind) or store.Home(kind, Path(file).parent)))
+        folder, name = os.path.split(file)
+        parent = folders.get(folder)
+        if parent is None:
+            parent = folders[folder] = Path(folder)
+        items.append(store.Loaded(views.stored_memory(json.loads(doc), body), parent / name,
+                                  homes.get(kind) or store.Home(kind, parent)))
     for file in old_files.keys() - files.keys():
         touched.update(_old_id(old_files[file]))
     fingerprint = digest.hexdigest()

@@ -89,6 +89,17 @@ def in_memory_folder(dir_name: str, rel_path: str) -> bool:
         pure.name)
 
 
+def memory_ids(directory: Path) -> set[str]:
+    """The stems of `memory_files(directory)` (the ids their names claim), without
+    making a Path of each."""
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {entry.name[:-3] for entry in entries
+            if is_memory_name(entry.name) and entry.is_file()}
+
+
 def memory_files(directory: Path) -> Iterator[Path]:
     try:
         entries = list(os.scandir(directory))

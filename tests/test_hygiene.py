@@ -68,6 +68,54 @@ def test_near_duplicates_exact_join() -> None:
     assert pairs == {(0, 1), (0, 3)}
 
 
+def test_near_duplicates_words_any_script() -> None:
+    # the ASCII shortcut (lower, then split) and the general path agree on the words
+    texts = ["İstanbul Straße café NOTE one two three", "istanbul straße CAFÉ note one two three",
+             "USE pnpm FOR installs", "use pnpm for installs"]
+    assert hygiene._words(texts[2]) == hygiene._words(texts[3])
+    assert "i̇stanbul" in hygiene._words(texts[0])  # per word, as before: one token
+    pairs = {(a, b) for a, b, _ in hygiene.near_duplicates(texts)}
+    assert (2, 3) in pairs
+
+
+def test_gc_pause_restores_the_collector() -> None:
+    import gc
+
+    from memex import gcpause
+
+    assert gc.isenabled()
+    with gcpause.paused():
+        assert not gc.isenabled()
+        with gcpause.paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer block still holds it
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gcpause.paused():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
+
+
+def test_rot_candidates_given_retentions_match(tmp_path: Path) -> None:
+    from memex import store
+
+    home = store.Home("personal", tmp_path)
+    old = "2026-01-01T00:00:00Z"
+    items = [store.Loaded(mem(body=b, created_at=old, updated_at=old, pinned=p), tmp_path / "x.md",
+                          home)
+             for b, p in (("unused for a long time now", False), ("ok", False),
+                          ("pinned and unused for long", True))]
+    live = hygiene.offerable(items)
+    marks = hygiene.retentions((i.memory for i in live), {}, NOW)
+    given = hygiene.rot_candidates(items, {}, NOW, [], marks)
+    computed = hygiene.rot_candidates(items, {}, NOW, [])
+    assert [c.as_json() for c in given] == [c.as_json() for c in computed]
+    assert {c.group for c in computed} == {"obsolete", "trivial"}
+
+
 def test_health_json(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_MEMEX_NOW", "2026-06-01T00:00:00Z")
     invoke_json("capture", "--tag", "flags", "--confidence", "high",
@@ -171,3 +219,20 @@ def test_health_counts_private_drafts_apart(repo: Path) -> None:
                     if m["title"] == "A draft to share"]
     assert invoke("forget", shareable[0]["id"], "--hard", "--yes").exit_code == 0
     assert not any("submit" in s for s in invoke_json("health")["next_steps"])
+
+
+def test_update_duplicate_pairs_matches_a_full_pass(tmp_path: Path) -> None:
+    from memex import store
+
+    texts = ["use pnpm for installs in this repo always", "use pnpm for installs in this repo",
+             "use pnpm for installs in this repo always please", "docker compose for local dev",
+             "docker compose for the local dev setup", "short"]
+    items = [store.Loaded(mem(body=t, scope="project" if n < 3 else "personal"),
+                          tmp_path / f"{n}.md", store.Home("personal", tmp_path))
+             for n, t in enumerate(texts)]
+    full = hygiene.duplicate_pairs(items)
+    assert full  # the case is not empty
+    for changed in items:
+        earlier = [p for p in full if changed.id not in p[:2]]
+        again = hygiene.update_duplicate_pairs(earlier, items, {changed.id})
+        assert {frozenset(p[:2]) for p in again} == {frozenset(p[:2]) for p in full}

@@ -112,3 +112,13 @@ def test_unreadable_target_is_an_error_not_a_crash(repo: Path, memex_home: Path)
     path.write_text("---\nid: [\n---\n", encoding="utf-8")
     with pytest.raises(MemexError, match="left untouched"):
         store.find(homes.workspace(), "01JAAAA")
+
+
+def test_memory_ids_are_the_memory_files_stems(tmp_path: Path) -> None:
+    for name in ("01JAAAAAAAAAAAAAAAAAAAAAAA.md", "a.b.md", "README.md", ".hidden.md",
+                 "_draft.md", "notes.txt"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "folder.md").mkdir()
+    assert store.memory_ids(tmp_path) == {p.stem for p in store.memory_files(tmp_path)}
+    assert store.memory_ids(tmp_path) == {"01JAAAAAAAAAAAAAAAAAAAAAAA", "a.b"}
+    assert store.memory_ids(tmp_path / "missing") == set()

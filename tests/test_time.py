@@ -80,3 +80,16 @@ def test_list_with_nothing_matching_is_not_an_empty_store(repo: Path,
     assert "no memories match" in before.stderr and "no memories yet" not in before.stderr
     other_scope = invoke("list", "--scope", "personal")
     assert "no memories match" in other_scope.stderr
+
+
+def test_parse_time_canonical_shortcut_agrees() -> None:
+    from datetime import UTC, datetime
+
+    from memex import clock
+
+    assert clock.parse_time("2026-12-01T06:00:00Z") == datetime(2026, 12, 1, 6, tzinfo=UTC)
+    assert clock.parse_time("2026-12-01T06:00:00Z").tzinfo is UTC
+    assert clock.parse_time("2026-12-01T08:00:00+02:00") == clock.parse_time(
+        "2026-12-01T06:00:00Z")
+    with pytest.raises(ValueError, match="not a time: '2026-13-01T06:00:00Z'"):
+        clock.parse_time("2026-13-01T06:00:00Z")  # canonical shape, impossible date
