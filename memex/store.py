@@ -137,10 +137,17 @@ def read(path: Path, home: Home) -> Loaded:
 
 def from_text(text: str, path: Path, home: Home) -> Loaded:
     """A memory from its file's text (already read), checked against its name and home."""
-    parsed = frontmatter.parse(text)
+    return from_parsed(frontmatter.parse(text), path, home)
+
+
+def from_parsed(parsed: frontmatter.Parsed, path: Path, home: Home,
+                memory: model.Memory | None = None) -> Loaded:
+    """`from_text` after the parse; `memory` is the parse's `model.from_front_matter`
+    when the caller already built it (verify's pass, reused by the index refresh)."""
     if model.legacy_version(parsed.data) is not None:
         raise InvalidMemory(LEGACY_REASON)
-    memory = model.from_front_matter(parsed.data, parsed.body)
+    if memory is None:
+        memory = model.from_front_matter(parsed.data, parsed.body)
     if path.stem != memory.id:
         raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
     if memory.scope != home.scope:

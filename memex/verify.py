@@ -83,6 +83,7 @@ class _File:
     rel: str
     memory: model.Memory
     parsed: frontmatter.Parsed
+    data: bytes  # the bytes parsed: the index refresh reuses the parse when it reads them
 
 
 def _rel(path: Path, top: Path) -> str:
@@ -100,7 +101,8 @@ def _read_all(paths: list[Path], top: Path, report: Report) -> list[_File]:
         report.checked += 1
         rel = _rel(path, top)
         try:
-            text = store.read_text(path)
+            data = path.read_bytes()
+            text = store.decode(data)
         except (InvalidMemory, OSError) as exc:
             report.failures.append(Failure("parse", rel, str(exc) or type(exc).__name__))
             continue
@@ -125,7 +127,7 @@ def _read_all(paths: list[Path], top: Path, report: Report) -> list[_File]:
         if memory.visibility == "private":
             report.failures.append(Failure(
                 "private", rel, "a visibility: private memory is in the repo; remove it"))
-        good.append(_File(path, rel, memory, parsed))
+        good.append(_File(path, rel, memory, parsed, data))
     for finding in scan_texts(texts):
         report.failures.append(Failure("secret", finding.path, finding.what, finding.line))
     return good
@@ -187,13 +189,16 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
 def _check_index(ws: Workspace, files: list[_File], report: Report) -> None:
     """Refresh the index (incremental: a stat per file when nothing changed) and check
     it holds every file the store would read: one that a search could never find is a
-    bug or a damaged cache. Skipped while another process holds the index's lock."""
+    bug or a damaged cache. Skipped while another process holds the index's lock.
+    The files verify parsed are handed to the refresh, which parses only the others
+    (on a fresh clone: every file was parsed twice before)."""
     from memex.index import build
 
     wanted = [f for f in files if f.memory.scope == "project" and f.path.stem == f.memory.id]
     if not wanted:
         return
-    with build.open_index(ws) as index:
+    known = {str(f.path): build.Known(f.data, f.memory, f.parsed) for f in files}
+    with build.open_index(ws, known=known) as index:
         if index.report.stale:
             return
         covered = build.memory_paths(index.conn, "repo")

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, usage
+from memex import frontmatter, homes, usage
+from memex.index import build
 from tests.helpers import invoke
-from tests.memfiles import memory, read, write
+from tests.memfiles import edit, memory, read, write
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -162,3 +163,36 @@ def test_output_is_bounded(repo: Path) -> None:
 def test_outside_git_is_an_error(nogit_dir: Path) -> None:
     result = invoke("verify")
     assert result.exit_code == 1 and "not inside a git repository" in result.stderr
+
+
+def test_fresh_index_reuses_verify_parse(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no index yet, verify parses each file once: the refresh takes its parse."""
+    for _ in range(3):
+        write(repo, memory())
+    calls: list[str] = []
+    real = frontmatter.parse
+
+    def counted(text: str) -> frontmatter.Parsed:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(frontmatter, "parse", counted)
+    code, data = _verify()
+    assert (code, data["checked"]) == (0, 3)
+    assert len(calls) == 3
+    ws = homes.workspace(repo)
+    with build.open_index(ws, refresh=False) as index:
+        assert len(build.memory_paths(index.conn, "repo")) == 3
+
+
+def test_index_parses_a_file_changed_after_verify_read_it(repo: Path) -> None:
+    """A known parse is used only for the very bytes the refresh reads."""
+    path = write(repo, memory(body="old words"))
+    stale, parsed = frontmatter.load(path.read_text(encoding="utf-8"))
+    data = path.read_bytes()
+    edit(path, body="new words")
+    ws = homes.workspace(repo)
+    known = {str(path): build.Known(data, stale, parsed)}
+    with build.open_index(ws, known=known) as index:
+        (body,) = index.conn.execute("SELECT body FROM memories").fetchone()
+    assert body == "new words"

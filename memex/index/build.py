@@ -16,11 +16,11 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from memex import lifecycle, model, store
+from memex import frontmatter, lifecycle, model, store
 from memex.embed.text import passage_text, text_key, with_title
 from memex.errors import InvalidMemory
 from memex.homes import Workspace
@@ -65,6 +65,17 @@ class Report:
         data["quarantined"] = [{"path": str(q.path), "reason": q.reason}
                                for q in self.quarantined]
         return data
+
+
+@dataclass(frozen=True)
+class Known:
+    """A file its caller has already read and parsed (verify's pass over the folder).
+    A refresh that reads exactly these bytes takes this parse instead of parsing again;
+    the file is still read (for its hash), so a file changed in between is parsed anew."""
+
+    data: bytes
+    memory: model.Memory
+    parsed: frontmatter.Parsed
 
 
 @dataclass
@@ -223,15 +234,16 @@ def _fresh_memory(report: Report) -> sqlite3.Connection:
 
 
 def open_index(ws: Workspace, full: bool = False, progress: Progress | None = None,
-               refresh: bool = True) -> Index:
-    """This workspace's index, brought up to date (unless refresh=False)."""
+               refresh: bool = True, known: Mapping[str, Known] | None = None) -> Index:
+    """This workspace's index, brought up to date (unless refresh=False); `known`
+    ({path: Known}) spares parsing files the caller has parsed already."""
     started = time.perf_counter()
     report = Report()
     conn, path = _open_usable(ws, report)
     index = Index(conn, path, report)
     if refresh:
         try:
-            _refresh(index, ws, full, progress)
+            _refresh(index, ws, full, progress, known)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 _mark_stale(index)
@@ -245,7 +257,7 @@ def open_index(ws: Workspace, full: bool = False, progress: Progress | None = No
                 report.warnings.append(f"the index was damaged ({exc}); rebuilt it")
                 conn, path = _open_usable(ws, report)
                 index.conn, index.path = conn, path
-                _refresh(index, ws, True, progress)
+                _refresh(index, ws, True, progress, known)
     report.quarantined = quarantined(index.conn)
     report.memories = memory_count(index.conn)
     report.seconds = time.perf_counter() - started
@@ -335,7 +347,8 @@ def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
 # ---------------------------------------------------------------- refreshing
 
 
-def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None) -> None:
+def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
+             known: Mapping[str, Known] | None = None) -> None:
     conn, report = index.conn, index.report
     disk, kinds = scan_disk(ws)
     old, old_kinds = ({}, {}) if full else _indexed(index)
@@ -368,7 +381,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None)
     try:
         if full:
             _clear(conn)
-        written = _apply(conn, ws, plan, hashed, kinds, contents, progress)
+        written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
         large = full or len(plan.to_read) >= OPTIMIZE_SHARE * len(hashed)
         if large:
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
@@ -462,8 +475,8 @@ def fts_row(m: model.Memory) -> tuple[str, str, str]:
 
 def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
            disk: dict[str, FileState], kinds: dict[str, str],
-           contents: dict[str, bytes], progress: Progress | None
-           ) -> dict[str, tuple[FileState, str]]:
+           contents: dict[str, bytes], progress: Progress | None,
+           known: Mapping[str, Known]) -> dict[str, tuple[FileState, str]]:
     """Apply the plan; returns the files rows written {path: (state, home kind)}."""
     now_ns = time.time_ns()
     written: dict[str, tuple[FileState, str]] = {}
@@ -499,7 +512,11 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         try:
             if data is None:
                 data = Path(path).read_bytes()
-            loaded = store.from_text(store.decode(data), Path(path), homes[kind])
+            seen = known.get(path)
+            if seen is not None and seen.data == data:
+                loaded = store.from_parsed(seen.parsed, Path(path), homes[kind], seen.memory)
+            else:
+                loaded = store.from_text(store.decode(data), Path(path), homes[kind])
         except (InvalidMemory, OSError) as exc:
             problem = str(exc) or type(exc).__name__
         files_rows.append((path, kind, size, mtime, state.hash or "", problem))
