@@ -102,8 +102,9 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
                 parts.append(f"coverage x{e['coverage']}")
             if "fusion" in e:
                 parts.append(f"fused by {e['fusion']}")
-            click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} = {e.get('lane')} "
-                       f"{', '.join(parts)} ({e.get('match')}) with boosts: {boosts}")
+            click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} "
+                       f"({e.get('lane')} lane, {e.get('match')}): {', '.join(parts)}; "
+                       f"boosts: {boosts}")
             click.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
             if e.get("feedback"):
                 click.echo(f"  query expanded with: {', '.join(e['feedback'])}")
