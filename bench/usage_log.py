@@ -58,7 +58,7 @@ def main() -> None:
         def appends() -> None:
             usage.log_path(home).unlink(missing_ok=True)
             for _ in range(1000):
-                usage.record(home, REPO, "search", IDS)
+                usage.record(home, REPO, "search", IDS, usage.DEFAULT_MAX_BYTES)
 
         show("1,000 record() below the limit", median(appends))
         if rotating:

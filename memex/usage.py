@@ -51,7 +51,7 @@ def limit(ws: Workspace) -> int:
 
 
 def record(home: Path, repo_id: str, operation: str, ids: Iterable[str],
-           max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+           max_bytes: int) -> None:
     """Append one line; a log that cannot be written never fails the command."""
     line = json.dumps(
         {"at": clock.now_str(), "repo_id": repo_id, "op": operation, "ids": list(ids)},
@@ -91,9 +91,11 @@ def _rotate(home: Path, limit: int) -> None:
 
 
 def _open(path: Path) -> IO[str] | None:
+    """The file to read, or None when it is missing or cannot be read (a log that
+    cannot be read never fails the command either)."""
     try:
         return path.open(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+    except OSError:
         return None
 
 

@@ -43,11 +43,12 @@ def test_retention_decays_and_is_strengthened() -> None:
 
 def test_access_stats_from_usage_log(repo: Path, memex_home: Path) -> None:
     ws = homes.workspace()
-    usage.record(ws.home, ws.repo_id, "read", ["A1", "A2"])
-    usage.record(ws.home, ws.repo_id, "search", ["A1"])
-    usage.record(ws.home, ws.repo_id, "write", ["A1"])  # a write is not an access
-    usage.record(ws.home, ws.repo_id, "list", ["A1"])  # a listing is not an access
-    usage.record(ws.home, "git-origin-sha256:other", "read", ["A3", "P1"])
+    usage.record(ws.home, ws.repo_id, "read", ["A1", "A2"], usage.DEFAULT_MAX_BYTES)
+    usage.record(ws.home, ws.repo_id, "search", ["A1"], usage.DEFAULT_MAX_BYTES)
+    usage.record(ws.home, ws.repo_id, "write", ["A1"], usage.DEFAULT_MAX_BYTES)  # not an access
+    usage.record(ws.home, ws.repo_id, "list", ["A1"], usage.DEFAULT_MAX_BYTES)  # nor a listing
+    usage.record(ws.home, "git-origin-sha256:other", "read", ["A3", "P1"],
+                 usage.DEFAULT_MAX_BYTES)
     (ws.personal_dir).mkdir(parents=True)
     (ws.personal_dir / "P1.md").write_text("x")
     with usage.log_path(ws.home).open("a") as f:

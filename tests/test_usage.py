@@ -118,7 +118,7 @@ def test_verify_since_finds_a_recall_in_the_rotated_file(repo: Path, memex_home:
         usage.record(memex_home, "git-origin-sha256:someone-else", "read", ["X"], 0)
     assert invoke("show", mem.id).exit_code == 0  # the read; its append rotates
     monkeypatch.setenv("GIT_MEMEX_NOW", "2026-03-02T00:00:00Z")
-    usage.record(memex_home, "git-origin-sha256:someone-else", "write", ["Y"])
+    usage.record(memex_home, "git-origin-sha256:someone-else", "write", ["Y"], 0)
     assert mem.id in usage.old_path(memex_home).read_text(encoding="utf-8")
     assert mem.id not in usage.log_path(memex_home).read_text(encoding="utf-8")
     result = invoke("verify", "--json", "--since", "2026-02-01T00:00:00Z", "--require-recall")
@@ -198,3 +198,12 @@ def test_concurrent_appenders_keep_whole_lines_and_each_writers_latest_run(
     # the last line anyone wrote is never dropped: at least one writer kept its last
     assert any(seen[-1] == count - 1 for seen in by_writer.values())
     assert len(raw) > limit  # the kept old generation was over the limit when rotated
+
+
+def test_an_unreadable_generation_is_skipped_not_an_error(memex_home: Path) -> None:
+    _fill(memex_home, 0, 2, 0)
+    usage.old_path(memex_home).mkdir(parents=True)  # a folder where the old log goes
+    assert _ids(memex_home) == ["0000", "0001"]
+    usage.log_path(memex_home).unlink()
+    usage.log_path(memex_home).mkdir()
+    assert _ids(memex_home) == []

@@ -138,10 +138,10 @@ def test_secret_rule_names_file_and_line_never_the_secret(repo: Path) -> None:
 def test_usage_rules(repo: Path, memex_home: Path, flag: str, op: str, rule: str) -> None:
     ws = homes.workspace(repo)
     write(repo, memory())
-    usage.record(memex_home, "git-origin-sha256:someone-else", op, ["X"])
+    usage.record(memex_home, "git-origin-sha256:someone-else", op, ["X"], 0)
     code, data = _verify("--since", "2020-01-01T00:00:00Z", flag)
     assert code == 1 and _rules(data) == {rule: 1}
-    usage.record(memex_home, ws.repo_id, op, ["X"])
+    usage.record(memex_home, ws.repo_id, op, ["X"], 0)
     assert _verify("--since", "2020-01-01T00:00:00Z", flag)[0] == 0
     assert _verify("--since", "2999-01-01T00:00:00Z", flag)[0] == 1
 

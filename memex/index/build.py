@@ -40,7 +40,10 @@ _CHUNK = 500
 # full rebuild (whose DELETE FROM fts would otherwise double the index until an
 # automerge) or a refresh that wrote at least this share of the memories, the FTS
 # index is merged into one segment: ~40 ms at 10,000 memories, and queries ~2x faster.
+# A refresh of fewer files than OPTIMIZE_MIN_FILES is never large (an edit in a
+# store of three memories is a quarter of it).
 OPTIMIZE_SHARE = 0.25
+OPTIMIZE_MIN_FILES = 200
 
 
 @dataclass
@@ -382,7 +385,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         if full:
             _clear(conn)
         written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
-        large = full or len(plan.to_read) >= OPTIMIZE_SHARE * len(hashed)
+        large = full or len(plan.to_read) >= max(OPTIMIZE_SHARE * len(hashed),
+                                                 OPTIMIZE_MIN_FILES)
         if large:
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
@@ -393,16 +397,28 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             conn.execute("ROLLBACK")
         raise
     if large:
-        # Fold the large WAL into the file and cut it back (journal_size_limit); a
-        # reader holding an old snapshot makes this a no-op, which is harmless.
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _truncate_wal(conn)
     _remember(index, full, plan, written)
     report.new += len(plan.new)
     report.changed += len(plan.changed)
     report.deleted += len(plan.deleted)
     report.moved += len(plan.moved)
     report.touched += len(plan.touched)
+
+
+def _truncate_wal(conn: sqlite3.Connection) -> None:
+    """Fold a large WAL into the file and cut it back to nothing. With no busy wait: a
+    reader in another process makes the checkpoint give up at once rather than stall
+    this refresh and the writers behind it; the WAL is then cut back later, to
+    journal_size_limit, once a checkpoint completes."""
+    try:
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error:
+        pass
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
 
 
 def _remember(index: Index, full: bool, plan: Plan,
