@@ -140,7 +140,10 @@ def _generations(home: Path) -> list[IO[str]]:
 
 
 def entries(home: Path) -> Iterator[dict[str, object]]:
-    """Every readable entry, oldest first: the old generation, then the current file."""
+    """Every readable entry, the old generation then the current file: oldest first,
+    except that a line written by a process that opened the file just before a
+    rotation lands at the end of the old generation (readers look for the latest or
+    any entry, never rely on strict order)."""
     handles = _generations(home)
     try:
         for handle in handles:
