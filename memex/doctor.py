@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memex import gitio, store
+from memex import gitio, store, usage
 from memex.homes import Workspace
 
 LEVELS = ("ok", "warn", "fail")
@@ -208,10 +208,29 @@ def check_mcp_configs(ws: Workspace) -> list[Check]:
     return out
 
 
+def check_usage_log(ws: Workspace) -> list[Check]:
+    """The usage log rotates at memex.usageMaxBytes; one far past it is not rotating
+    (record() never fails a command, so this is where a read-only home shows)."""
+    path = usage.log_path(ws.home)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return [Check("usage-log", "ok", "no usage log yet")]
+    limit = usage.limit(ws)
+    if limit > 0 and size > 2 * limit:
+        return [Check("usage-log", "warn",
+                      f"the usage log {path} is {size:,} bytes, over twice its limit "
+                      f"({limit:,}): it is not being rotated",
+                      hint=f"make {ws.home} writable, or remove {usage.old_path(ws.home)} "
+                      "if it is not a file")]
+    return [Check("usage-log", "ok", f"usage log {size:,} bytes"
+                  + (f" (rotated at {limit:,})" if limit > 0 else " (never rotated)"))]
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
     check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
-    check_outbox_key, check_mcp_configs,
+    check_outbox_key, check_mcp_configs, check_usage_log,
 ]
 
 

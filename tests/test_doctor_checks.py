@@ -7,6 +7,7 @@ import os
 import time
 from pathlib import Path
 
+from tests.conftest import git
 from tests.helpers import invoke, invoke_json
 
 
@@ -50,3 +51,18 @@ def test_mcp_config_pointing_nowhere_fails(repo: Path) -> None:
     assert invoke("doctor").exit_code == 1
     invoke("init", "--client", "claude")
     assert [c["level"] for c in checks("mcp")] == ["ok"]
+
+
+def test_usage_log_that_is_not_rotating_is_a_warning(repo: Path, memex_home: Path) -> None:
+    from memex import usage
+
+    assert checks("usage-log")[0]["level"] == "ok"
+    log = usage.log_path(memex_home)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text('{"at": "x"}\n' * 40)
+    found = checks("usage-log")[0]
+    assert found["level"] == "ok" and "rotated at" in str(found["message"])
+    git("config", "memex.usageMaxBytes", "100", cwd=repo)  # 480 bytes: past twice that
+    found = checks("usage-log")[0]
+    assert found["level"] == "warn" and "not being rotated" in str(found["message"])
+    assert log.stat().st_size == 480  # doctor only looks

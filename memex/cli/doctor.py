@@ -20,7 +20,10 @@ def cli(as_json: bool) -> None:
     installed (or the pre-commit framework is used); no memory file is quarantined;
     no outbox drafts are stranded under an earlier repo_id of this clone (origin
     changed, or was added), else it prints the `git memex rekey` command that moves
-    them. Each warning says the command that fixes it. Exit 1 only when a check fails.
+    them; the index is readable; MCP client configs point at a working server; the
+    usage log is rotating (it is not when it has grown past twice
+    memex.usageMaxBytes, e.g. in a read-only GIT_MEMEX_HOME). Each warning says what
+    fixes it. Exit 1 only when a check fails.
     """
     from memex import doctor
 
