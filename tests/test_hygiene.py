@@ -117,6 +117,21 @@ def test_rot_candidates_given_retentions_match(tmp_path: Path) -> None:
     assert {c.group for c in computed} == {"obsolete", "trivial"}
 
 
+def test_health_counts_the_rot_clean_offers_with_pinned_kept(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-01-01T00:00:00Z")
+    invoke_json("capture", "unused for a long time now, and then some more words")
+    pinned = invoke_json("capture", "pinned and unused for a long time, kept on purpose")
+    invoke_json("capture", "ok")
+    invoke_json("pin", pinned["id"])
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-12-01T00:00:00Z")
+    report = invoke_json("health")
+    offered = {c["id"] for c in invoke_json("clean")["candidates"]}
+    assert len(offered) >= 2  # the unused one and the trivial "ok"
+    assert pinned["id"] not in offered
+    assert report["rot_candidates"] == len(offered)  # health counts what clean offers
+
+
 def test_health_json(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_MEMEX_NOW", "2026-06-01T00:00:00Z")
     invoke_json("capture", "--tag", "flags", "--confidence", "high",
