@@ -127,6 +127,22 @@ def timed(func: object, runs: int) -> float:
     return statistics.median(samples)
 
 
+def query_samples(ws: homes.Workspace, rounds: int, encode: bool) -> list[float]:
+    """Seconds per `search.run_query` over an open, fresh index, every question
+    `rounds` times; with `encode`, the query vector's encoding is timed with it."""
+    samples = []
+    with build.open_index(ws) as index:
+        for _ in range(rounds):
+            for question in QUESTIONS:
+                req = search.SearchRequest(query=question, record_access=False)
+                words = search.terms(question)
+                started = time.perf_counter()
+                dense = search.dense_query(ws, index.conn, question, []) if encode else None
+                search.run_query(index.conn, ws, req, words, None, dense)
+                samples.append(time.perf_counter() - started)
+    return samples
+
+
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
@@ -177,16 +193,7 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
         vectors.db_path(ws).stat().st_size / 1e6)
     search._PROVIDERS[lane] = timing
     ws.config[embed.SETTING] = lane
-    samples = []
-    with build.open_index(ws) as index:
-        for _ in range(max(runs, 3)):
-            for question in QUESTIONS:
-                req = search.SearchRequest(query=question, record_access=False)
-                words = search.terms(question)
-                started = time.perf_counter()
-                dense = search.dense_query(ws, index.conn, question, [])
-                search.run_query(index.conn, ws, req, words, None, dense)
-                samples.append(time.perf_counter() - started)
+    samples = query_samples(ws, max(runs, 3), encode=True)
     out[f"lane {lane}: search in-process p50 (query encoded)"] = percentile(samples, 0.5)
     out[f"lane {lane}: search in-process p95"] = percentile(samples, 0.95)
     git("config", "memex.embeddings", lane, cwd=repo)
@@ -236,15 +243,7 @@ def measure(n: int, runs: int, lane: str | None = None, sample: int = 300
 
         out["one-file-changed refresh"] = timed(one_changed, runs)
         build.refresh(ws)
-        samples = []
-        with build.open_index(ws) as index:
-            for _ in range(max(runs, 5)):
-                for question in QUESTIONS:
-                    req = search.SearchRequest(query=question, record_access=False)
-                    words = search.terms(question)
-                    started = time.perf_counter()
-                    search.run_query(index.conn, ws, req, words, None)
-                    samples.append(time.perf_counter() - started)
+        samples = query_samples(ws, max(runs, 5), encode=False)
         out["search in-process, query p50"] = percentile(samples, 0.5)
         out["search in-process, query p95"] = percentile(samples, 0.95)
         full_samples = []

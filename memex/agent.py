@@ -164,7 +164,7 @@ def search_memories(ws: Workspace, query: str, limit: int = 10, scope: str | Non
         query=query, limit=limit, scopes=allowed_scopes(ws, scope), types=types,
         tags=tuple(tags)))
     hits = [hit.as_json() for hit in result.hits]
-    usage.record(ws.home, ws.repo_id, "search", [h["id"] for h in hits], usage.limit(ws))
+    usage.record_in(ws, "search", [h["id"] for h in hits])
     data: dict[str, Any] = {"query": query, "count": len(hits), "hits": hits}
     if result.warnings:
         data["warnings"] = list(result.warnings)
@@ -176,7 +176,7 @@ def search_memories(ws: Workspace, query: str, limit: int = 10, scope: str | Non
 def get(ws: Workspace, memory_id: str) -> dict[str, Any]:
     loaded = _find(ws, memory_id)
     item, warnings = reads.show(ws, loaded.id)
-    usage.record(ws.home, ws.repo_id, "read", [item.id], usage.limit(ws))
+    usage.record_in(ws, "read", [item.id])
     data = reads.as_json(item)
     data["binds_as_instruction"] = context.passes_rule1(item.memory, ws.identity())
     if warnings:
@@ -204,7 +204,7 @@ def list_memories(ws: Workspace, scope: str | None = None, type: str | None = No
     view = reads.load_view(ws, allowed_scopes(ws, scope))
     items = [i for i in view.items if not type or i.memory.type == type]
     page = items[offset: offset + limit]
-    usage.record(ws.home, ws.repo_id, "list", [i.id for i in page], usage.limit(ws))
+    usage.record_in(ws, "list", [i.id for i in page])
     data: dict[str, Any] = {"total": len(items), "offset": offset,
                             "memories": [_brief(i) for i in page]}
     if view.quarantined:

@@ -214,5 +214,5 @@ def build(ws: Workspace, query: str | None = None, record: bool = True) -> Block
         lines = [_line(m) for m in _pick(pool, ranked, cap, taken)]
         setattr(block, name, lines)
     if record and block.ids:
-        usage.record(ws.home, ws.repo_id, "context", block.ids, usage.limit(ws))
+        usage.record_in(ws, "context", block.ids)
     return block

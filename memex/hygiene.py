@@ -299,7 +299,7 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
     """ROT among live memories; pinned ones are a person's keep and never offered.
 
     `duplicates` are precomputed `duplicate_pairs` (a cache may hold them); `marks`
-    the `retentions` of the `offerable` items (health has them already).
+    the `retentions` of (at least) the `offerable` items (health has them already).
     """
     at = clock.format_time(now)
     live = offerable(items)
@@ -490,13 +490,9 @@ def _health(ws: Workspace, stats: AccessStats | None) -> Health:
     eligible = [i.memory for i in live if not lifecycle.is_expired(i.memory, at)
                 and i.memory.review_state != "rejected"]
     # Each live item's retention once: the report's states and clean's disuse test.
-    never = (0, "")
-    kept = [retention(i.memory, *stats.get(i.id, never), now) for i in live]
-    marks = {i.id: r for i, r in zip(live, kept, strict=True)}
+    marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
-    rot = rot_candidates(items, stats, now, cached_duplicates(snap),
-                         {i.id: r for i, r in zip(live, kept, strict=True)
-                          if not i.memory.pinned})
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap), marks)
     cached = snap.cached("conflicts")
     if cached is None:
         earlier = snap.previous("conflicts")

@@ -70,7 +70,7 @@ def export_lines(ws: Workspace, include_personal: bool = False
     }
     lines = [json.dumps(manifest, ensure_ascii=False)]
     lines += [json.dumps(e, ensure_ascii=False) for e in entries]
-    usage.record(ws.home, ws.repo_id, "export", [str(e["id"]) for e in entries], usage.limit(ws))
+    usage.record_in(ws, "export", [str(e["id"]) for e in entries])
     return lines, skipped
 
 
@@ -304,8 +304,7 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False) -> ImportRep
         except MemexError as exc:
             report.rejected.append((entry.where, str(exc)))
     if report.imported and not dry_run:
-        usage.record(ws.home, ws.repo_id, "import", [i for i, _ in report.imported],
-                     usage.limit(ws))
+        usage.record_in(ws, "import", [i for i, _ in report.imported])
     return report
 
 

@@ -137,7 +137,7 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
 
     if apply:
         _apply(ws, report, commit)
-    usage.record(ws.home, ws.repo_id, "read", [a.item.id for a in report.actions], usage.limit(ws))
+    usage.record_in(ws, "read", [a.item.id for a in report.actions])
     if report.applied and not report.commit:
         moved = [a.item for a in report.actions if a.item.id in report.applied]
         report.hint = team.commit_hint(moved, "memex: record review state", top)

@@ -136,5 +136,5 @@ def apply(ws: Workspace, todo: RekeyPlan) -> RekeyPlan:
     with contextlib.suppress(OSError):
         todo.source.path.rmdir()
     if moved:
-        usage.record(ws.home, ws.repo_id, "write", moved, usage.limit(ws))
+        usage.record_in(ws, "write", moved)
     return todo

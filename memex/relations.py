@@ -37,7 +37,7 @@ def _touch(ws: Workspace, loaded: store.Loaded, new: model.Memory) -> list[str]:
     new.updated_at = at
     loaded.memory = new
     store.save(loaded)
-    usage.record(ws.home, ws.repo_id, "write", [new.id], usage.limit(ws))
+    usage.record_in(ws, "write", [new.id])
     if loaded.home.in_git:
         return [f"changed {loaded.path} in the working tree; commit it when ready"]
     return []

@@ -92,22 +92,21 @@ def in_memory_folder(dir_name: str, rel_path: str) -> bool:
 def memory_ids(directory: Path) -> set[str]:
     """The stems of `memory_files(directory)` (the ids their names claim), without
     making a Path of each."""
+    return {entry.name[:-3] for entry in _memory_entries(directory)}
+
+
+def _memory_entries(directory: Path) -> list[os.DirEntry[str]]:
+    """The memory files of a folder as directory entries (none when it is missing)."""
     try:
         entries = list(os.scandir(directory))
     except (FileNotFoundError, NotADirectoryError):
-        return set()
-    return {entry.name[:-3] for entry in entries
-            if is_memory_name(entry.name) and entry.is_file()}
+        return []
+    return [e for e in entries if is_memory_name(e.name) and e.is_file()]
 
 
 def memory_files(directory: Path) -> Iterator[Path]:
-    try:
-        entries = list(os.scandir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    for entry in sorted(entries, key=lambda e: e.name):
-        if is_memory_name(entry.name) and entry.is_file():
-            yield Path(entry.path)
+    for entry in sorted(_memory_entries(directory), key=lambda e: e.name):
+        yield Path(entry.path)
 
 
 def is_memory_name(name: str) -> bool:

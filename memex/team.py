@@ -175,8 +175,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
             with contextlib.suppress(OSError):
                 path.unlink()
         raise
-    usage.record(ws.home, ws.repo_id, "write", [r.draft.id for r in results if r.created],
-                 usage.limit(ws))
+    usage.record_in(ws, "write", [r.draft.id for r in results if r.created])
     return results
 
 
@@ -413,7 +412,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
                 store.delete(draft)
             except MemexError as exc:
                 notices.append(f"submitted, but the outbox copy stays: {exc}")
-    usage.record(ws.home, tgt.repo_id, "write", [p.id for p in planned + retired], usage.limit(ws))
+    usage.record_in(ws, "write", [p.id for p in planned + retired], repo_id=tgt.repo_id)
     result = SubmitResult(tgt, planned, retired, already, commit, branch, notices)
     if commit:
         result.hints = _push_hints(tgt, branch)
@@ -594,7 +593,7 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
     except BaseException:
         restore_files(dict(previous))
         raise
-    usage.record(ws.home, ws.repo_id, "write", [p.item.id for p in plan], usage.limit(ws))
+    usage.record_in(ws, "write", [p.item.id for p in plan])
     return plan
 
 

@@ -50,6 +50,13 @@ def limit(ws: Workspace) -> int:
     return ws.int_setting(SETTING, DEFAULT_MAX_BYTES)
 
 
+def record_in(ws: Workspace, operation: str, ids: Iterable[str],
+              repo_id: str | None = None) -> None:
+    """Record an operation of this workspace (or of `repo_id`, a project it acts on)
+    in its home's log, rotated at its setting."""
+    record(ws.home, ws.repo_id if repo_id is None else repo_id, operation, ids, limit(ws))
+
+
 def record(home: Path, repo_id: str, operation: str, ids: Iterable[str],
            max_bytes: int) -> None:
     """Append one line; a log that cannot be written never fails the command."""

@@ -258,7 +258,7 @@ def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report:
         done.add(m.id)
         report.fixed.append(f"{target.rel}: completed the supersede chain with {other}")
     if done:
-        usage.record(ws.home, ws.repo_id, "write", sorted(done), usage.limit(ws))
+        usage.record_in(ws, "write", sorted(done))
 
 
 def verify(ws: Workspace, since: str | None = None, require_recall: bool = False,

@@ -203,7 +203,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))
-    usage.record(ws.home, ws.repo_id, "write", [memory.id], usage.limit(ws))
+    usage.record_in(ws, "write", [memory.id])
     return result
 
 
@@ -355,7 +355,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
         notices.append(f"edited {loaded.path} in the working tree; commit it when ready")
     loaded.memory = new
     store.save(loaded)
-    usage.record(ws.home, ws.repo_id, "write", [new.id], usage.limit(ws))
+    usage.record_in(ws, "write", [new.id])
     return WriteResult(new, loaded.path, created=False, redaction=redaction, notices=notices)
 
 
@@ -387,7 +387,7 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
     retired, _ = lifecycle.supersede(old.memory, result.memory, clock.now_str(), ws.identity())
     old.memory = retired
     store.save(old)
-    usage.record(ws.home, ws.repo_id, "write", [old.id], usage.limit(ws))
+    usage.record_in(ws, "write", [old.id])
     return result, old.path
 
 
@@ -399,7 +399,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     new = lifecycle.set_status(loaded.memory, status, clock.now_str(), ws.identity(), note)
     loaded.memory = new
     store.save(loaded)
-    usage.record(ws.home, ws.repo_id, "write", [new.id], usage.limit(ws))
+    usage.record_in(ws, "write", [new.id])
     notices = []
     if loaded.home.in_git:
         notices.append(f"changed {loaded.path} in the working tree; commit it when ready")
@@ -409,5 +409,5 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
 def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
     loaded = store.find(ws, id_or_prefix)
     store.delete(loaded)
-    usage.record(ws.home, ws.repo_id, "delete", [loaded.id], usage.limit(ws))
+    usage.record_in(ws, "delete", [loaded.id])
     return loaded

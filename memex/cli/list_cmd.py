@@ -29,7 +29,7 @@ def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, as_json
     moment = _common.time_value(as_of, "--as-of")
     ws = _common.read_workspace()
     view = reads.load_view(ws, scopes or None, include_all=include == "all", as_of=moment)
-    usage.record(ws.home, ws.repo_id, "list", [i.id for i in view.items], usage.limit(ws))
+    usage.record_in(ws, "list", [i.id for i in view.items])
     _common.report_quarantine(view.quarantined)
     for warning in view.warnings:
         _common.warn(warning)

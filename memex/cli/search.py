@@ -74,7 +74,7 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
         query=text, limit=limit, scopes=scopes or None, types=types, tags=tags,
         statuses=statuses, as_of=moment, include_all=include == "all", explain=explain)
     result = engine.search(ws, req)
-    usage.record(ws.home, ws.repo_id, "search", [h.id for h in result.hits], usage.limit(ws))
+    usage.record_in(ws, "search", [h.id for h in result.hits])
     _common.report_quarantine(result.quarantined)
     for warning in result.warnings:
         _common.warn(warning)

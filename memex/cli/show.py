@@ -22,7 +22,7 @@ def cli(memory_id: str, as_json: bool) -> None:
     ws = _common.read_workspace()
     item, warnings = reads.show(ws, memory_id)
     links = relations.links(ws, item.memory)
-    usage.record(ws.home, ws.repo_id, "read", [item.id], usage.limit(ws))
+    usage.record_in(ws, "read", [item.id])
     for warning in warnings:
         _common.warn(warning)
     if as_json:
