@@ -13,8 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from memex import conflicts, model
-from memex.ulid import new_ulid
+from memex.core import model
+from memex.core.ulid import new_ulid
+from memex.workflows import conflicts
 
 PAIRS = Path(__file__).with_name("conflict_pairs.jsonl")
 

@@ -1,7 +1,7 @@
 """The health report on 10,000 synthetic memories (target: under 1 s).
 
 Run: python bench/health.py [N]
-Writes N canonical files (memex.frontmatter.emit) into a temp GIT_MEMEX_HOME's
+Writes N canonical files (memex.core.frontmatter.emit) into a temp GIT_MEMEX_HOME's
 personal folder and a temp repo's .memex/, then times `hygiene.health` (scan,
 retention, ROT candidates, contradiction search, score) in-process: cold (no
 hygiene cache yet), warm (best of 3, nothing changed: the usual case), and after
@@ -18,9 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from memex import frontmatter, hygiene, model
-from memex.homes import workspace
-from memex.ulid import new_ulid
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage.homes import workspace
+from memex.workflows import hygiene
 
 TOPICS = ["auth", "build", "ci", "database", "api", "testing", "style", "deploy", "logging",
           "cache", "frontend", "payments", "search", "infra", "docs", "security", "mobile",

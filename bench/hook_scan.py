@@ -17,8 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from memex import frontmatter, homes, model, scan
-from memex.ulid import new_ulid
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage import homes
+from memex.workflows import scan
 
 BODY = (
     "We deploy with `make release` from a clean tree. The token for the registry lives in "

@@ -34,9 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memex import frontmatter, homes, model, search  # noqa: E402
+from memex.core import frontmatter, model  # noqa: E402
+from memex.core.ulid import new_ulid  # noqa: E402
 from memex.index import build  # noqa: E402
-from memex.ulid import new_ulid  # noqa: E402
+from memex.search import engine as search  # noqa: E402
+from memex.storage import homes  # noqa: E402
 
 AT = "2026-12-01T06:00:00Z"
 _COMMON_TEXT = ("the a to of and in is for on with that this we use when not it be run "
@@ -152,8 +154,8 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
                  n: int) -> dict[str, float]:
     import random as _random
 
-    from memex import embed
-    from memex.embed import vectors
+    from memex.search import dense as embed
+    from memex.search.dense import vectors
 
     real = embed.provider_for(lane)
     out: dict[str, float] = {}

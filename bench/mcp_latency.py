@@ -32,7 +32,8 @@ QUERIES = ["deploy rollback", "billing webhook retry", "redis cache", "kafka que
 def seed(repo: Path, home: Path, count: int) -> None:
     """COUNT memories (every fifth personal), written by the library in this process."""
     os.environ["GIT_MEMEX_HOME"] = str(home)
-    from memex import homes, writes
+    from memex.storage import homes
+    from memex.workflows import writes
 
     ws = homes.workspace(repo)
     for i in range(count):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from memex.redact import redact, scan
+from memex.core.redact import redact, scan
 
 PROSE = ("The build uses a token bucket; see the password policy and key rotation notes. "
          "Run `make test` before pushing.\n")

@@ -45,12 +45,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memex import embed, frontmatter, model, search  # noqa: E402
-from memex.embed import vectors  # noqa: E402
-from memex.homes import Workspace  # noqa: E402
+from memex.core import frontmatter, model  # noqa: E402
+from memex.core.ulid import new_ulid  # noqa: E402
 from memex.index import build  # noqa: E402
-from memex.ulid import new_ulid  # noqa: E402
-from memex.writes import default_title  # noqa: E402
+from memex.search import dense as embed  # noqa: E402
+from memex.search import engine as search  # noqa: E402
+from memex.search.dense import vectors  # noqa: E402
+from memex.storage.homes import Workspace  # noqa: E402
+from memex.workflows.writes import default_title  # noqa: E402
 
 AT = "2026-12-01T06:00:00Z"
 CODING_SET = ROOT / "bench" / "coding_set.json"
@@ -296,7 +298,7 @@ def override(spec: str) -> None:
     module_name, _, attr = target.rpartition(".")
     modules = {"search": search, "tokens": sys.modules["memex.index.tokens"],
                "schema": sys.modules["memex.index.schema"],
-               "fusion": sys.modules["memex.embed.fusion"]}
+               "fusion": sys.modules["memex.search.dense.fusion"]}
     module = modules[module_name]
     if not hasattr(module, attr):
         sys.exit(f"--set: {module_name} has no {attr}")

@@ -14,7 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from memex import homes, pull, team, writes
+from memex.storage import homes
+from memex.workflows import pull, team, writes
 
 
 def git(*args: str, cwd: Path) -> None:

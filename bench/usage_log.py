@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from memex import usage
+from memex.storage import usage
 
 REPO = "git-origin-sha256:" + "ab" * 32
 IDS = ["01JD" + f"{n:022d}" for n in range(5)]

@@ -7,7 +7,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from memex.cli.main import cli
+from memex.adapters.cli.main import cli
 
 
 def invoke(*args: str, input: str | bytes | None = None) -> Result:

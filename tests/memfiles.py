@@ -6,8 +6,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from memex import frontmatter, homes, model
-from memex.ulid import new_ulid
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage import homes
 
 T0 = "2026-01-01T00:00:00Z"
 AT = "2026-11-01T06:00:00Z"

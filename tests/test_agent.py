@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memex import agent, context, homes, jsonc, usage
-from memex.errors import MemexError, UsageError
+from memex.core import jsonc
+from memex.core.errors import MemexError, UsageError
+from memex.storage import homes, usage
+from memex.workflows import agent, context
 from tests.test_context import ME, approved_instruction, personal, put
 
 
@@ -90,8 +92,10 @@ def test_jsonc_insert_refuses_what_it_cannot_do() -> None:
 
 
 def test_only_the_mcp_step_imports_the_sdk() -> None:
-    code = ("import sys, memex.cli.main, memex.cli.mcp, memex.cli.context, memex.cli.capture, "
-            "memex.cli.init, memex.agent, memex.context, memex.clients, memex.agent_hooks; "
+    code = ("import sys, memex.adapters.cli.main, memex.adapters.cli.mcp, "
+            "memex.adapters.cli.context, memex.adapters.cli.capture, memex.adapters.cli.init, "
+            "memex.workflows.agent, memex.workflows.context, memex.workflows.clients, "
+            "memex.workflows.agent_hooks; "
             "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

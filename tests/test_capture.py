@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter
+from memex.core import frontmatter
 from tests.conftest import run_cli
 from tests.helpers import invoke, invoke_json
 
@@ -148,7 +148,7 @@ def test_human_output(repo: Path) -> None:
 
 def test_capture_without_git_binary_in_a_repo_is_an_error(
         repo: Path, monkeypatch: pytest.MonkeyPatch, memex_home: Path) -> None:
-    from memex import gitio
+    from memex.storage import gitio
 
     monkeypatch.setattr(gitio, "git_binary", lambda: None)
     result = invoke("capture", "no git here")
@@ -158,7 +158,7 @@ def test_capture_without_git_binary_in_a_repo_is_an_error(
 
 def test_capture_without_git_binary_outside_a_repo(
         nogit_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memex import gitio
+    from memex.storage import gitio
 
     monkeypatch.setattr(gitio, "git_binary", lambda: None)
     assert invoke_json("capture", "no git, no repo")["scope"] == "personal"

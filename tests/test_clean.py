@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter
-from memex.cli import _common
+from memex.adapters.cli import _common
+from memex.core import frontmatter
 from tests.helpers import invoke, invoke_json
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from memex import clients, jsonc
+from memex.core import jsonc
+from memex.workflows import clients
 from tests.conftest import BIN
 from tests.helpers import invoke, invoke_json
 
@@ -259,8 +260,8 @@ def test_print_config_writes_nothing(repo: Path, tmp_path: Path,
 def test_the_command_falls_back_to_this_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     cmd = clients.server_command()
-    assert cmd[1:] == ["-m", "memex.cli", "mcp"]
-    assert clients.hook_command("context").endswith("-m memex.cli context --hook claude")
+    assert cmd[1:] == ["-m", "memex.adapters.cli", "mcp"]
+    assert clients.hook_command("context").endswith("-m memex.adapters.cli context --hook claude")
 
 
 def test_outside_git_configures_the_host_in_the_cwd(nogit_dir: Path) -> None:

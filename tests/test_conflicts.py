@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memex import conflicts, model
-from memex.ulid import new_ulid
+from memex.core import model
+from memex.core.ulid import new_ulid
+from memex.workflows import conflicts
 from tests.helpers import invoke, invoke_json
 
 ROOT = Path(__file__).resolve().parent.parent

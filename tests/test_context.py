@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from memex import context, frontmatter, homes, model
-from memex.ulid import new_ulid
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage import homes
+from memex.workflows import context
 from tests.conftest import BIN, run_cli
 from tests.helpers import invoke, invoke_json
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memex import distill, frontmatter, homes, model
-from memex.ulid import new_ulid
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage import homes
+from memex.workflows import distill
 from tests.helpers import invoke, invoke_json
 
 
@@ -76,7 +78,7 @@ def test_nothing_to_distill(repo: Path) -> None:
 
 
 def test_distill_markers_match_init_and_old_spelling_is_replaced(repo: Path) -> None:
-    from memex import clients
+    from memex.workflows import clients
 
     put(repo / ".memex", title="Use make", body="Build with make.")
     invoke_json("init", "--client", "cursor")

@@ -54,7 +54,7 @@ def test_mcp_config_pointing_nowhere_fails(repo: Path) -> None:
 
 
 def test_usage_log_that_is_not_rotating_is_a_warning(repo: Path, memex_home: Path) -> None:
-    from memex import usage
+    from memex.storage import usage
 
     assert checks("usage-log")[0]["level"] == "ok"
     log = usage.log_path(memex_home)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memex import homes
+from memex.storage import homes
 from tests.helpers import invoke
 from tests.memfiles import memory, write
 

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from memex import embed, search
-from memex.embed import fusion, providers, text, vectors
+from memex.index import embed_text as text
+from memex.search import dense as embed
+from memex.search import engine as search
+from memex.search.dense import fusion, providers, vectors
 from tests.helpers import invoke, invoke_json
 
 

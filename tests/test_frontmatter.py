@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memex import frontmatter, model
-from memex.errors import InvalidMemory
-from memex.ulid import is_ulid, new_ulid
+from memex.core import frontmatter, model
+from memex.core.errors import InvalidMemory
+from memex.core.ulid import is_ulid, new_ulid
 
 
 def make(**kw: object) -> model.Memory:

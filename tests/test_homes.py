@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes
+from memex.storage import homes
 
 
 @pytest.mark.parametrize("url", [

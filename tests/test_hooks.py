@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memex import githooks
+from memex.workflows import githooks
 from tests.helpers import invoke
 from tests.memfiles import commit_all, git, memory, write
 
@@ -130,7 +130,7 @@ def test_install_leaves_a_foreign_hook_alone_and_is_idempotent(repo: Path) -> No
 
 def test_committed_hooks_match_the_package() -> None:
     for name, text in githooks.HOOKS.items():
-        assert (ROOT / "hooks" / name).read_text() == text, "run python -m memex.githooks"
+        assert (ROOT / "hooks" / name).read_text() == text, "run python -m memex.workflows.githooks"
 
 
 def test_scan_step_on_files_and_staged(repo: Path) -> None:

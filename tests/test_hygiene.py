@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, hygiene, model, usage
-from memex.ulid import new_ulid
+from memex.core import model
+from memex.core.ulid import new_ulid
+from memex.storage import homes, usage
+from memex.workflows import hygiene
 from tests.conftest import git
 from tests.helpers import invoke, invoke_json
 
@@ -82,7 +84,7 @@ def test_near_duplicates_words_any_script() -> None:
 def test_gc_pause_restores_the_collector() -> None:
     import gc
 
-    from memex import gcpause
+    from memex.core import gcpause
 
     assert gc.isenabled()
     with gcpause.paused():
@@ -101,7 +103,7 @@ def test_gc_pause_restores_the_collector() -> None:
 
 
 def test_rot_candidates_given_retentions_match(tmp_path: Path) -> None:
-    from memex import store
+    from memex.storage import store
 
     home = store.Home("personal", tmp_path)
     old = "2026-01-01T00:00:00Z"
@@ -201,7 +203,8 @@ def test_health_cache_follows_the_files(repo: Path) -> None:
 
 
 def test_incremental_pairs_match_a_full_recompute(repo: Path) -> None:
-    from memex import conflicts, store
+    from memex.storage import store
+    from memex.workflows import conflicts
 
     invoke_json("capture", "--tag", "ci", "CI runs on Node 18")
     b = invoke_json("capture", "--tag", "ci", "Run the linter with ruff check before commits")
@@ -238,7 +241,7 @@ def test_health_counts_private_drafts_apart(repo: Path) -> None:
 
 
 def test_update_duplicate_pairs_matches_a_full_pass(tmp_path: Path) -> None:
-    from memex import store
+    from memex.storage import store
 
     texts = ["use pnpm for installs in this repo always", "use pnpm for installs in this repo",
              "use pnpm for installs in this repo always please", "docker compose for local dev",

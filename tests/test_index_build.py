@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, search
 from memex.index import build
+from memex.search import engine as search
+from memex.storage import homes
 from tests import memfiles
 from tests.helpers import invoke, invoke_json
 

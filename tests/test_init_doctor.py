@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import gitio
+from memex.storage import gitio
 from tests.helpers import invoke
 from tests.memfiles import git, memory, write
 

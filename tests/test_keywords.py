@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter, keywords
+from memex.core import frontmatter
+from memex.workflows import keywords
 from tests.conftest import BIN, run_cli
 from tests.helpers import invoke, invoke_json
 
@@ -176,7 +177,8 @@ def test_prompt_hook_hides_personal_when_turned_off(repo: Path) -> None:
 
 
 def test_nudge_labels_instructions_by_rule_1(repo: Path) -> None:
-    from memex import agent_hooks, homes
+    from memex.storage import homes
+    from memex.workflows import agent_hooks
     from tests.memfiles import memory, write
 
     write(repo, memory(title="Install deps with pnpm", body="Install deps with pnpm only.",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "memex"
 INTERFACES = {
-    "memex.cli": ROOT / "cli",
-    "memex.mcp_server": ROOT / "mcp_server.py",
+    "memex.adapters.cli": ROOT / "adapters" / "cli",
+    "memex.adapters.mcp_server": ROOT / "adapters" / "mcp_server.py",
 }
 
 

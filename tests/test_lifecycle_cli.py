@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter, lifecycle, model
+from memex.core import frontmatter, lifecycle, model
 from tests.helpers import invoke, invoke_json
 
 

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from memex import clients, frontmatter, homes, model
-from memex.ulid import new_ulid
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage import homes
+from memex.workflows import clients
 from tests.conftest import BIN, run_cli
 from tests.mcp_helpers import Server, make_env, make_repo
 

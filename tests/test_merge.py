@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memex import frontmatter, merge
+from memex.core import frontmatter
+from memex.workflows import merge
 from tests.memfiles import memory
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memex import frontmatter
+from memex.core import frontmatter
 from tests.helpers import invoke
 from tests.memfiles import commit_all, edit, git, memory, read, write
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter, migrate
-from memex.cli import _common
-from memex.ulid import new_ulid
+from memex.adapters.cli import _common
+from memex.core import frontmatter
+from memex.core.ulid import new_ulid
+from memex.workflows import migrate
 from tests.helpers import invoke, invoke_json
 
 V1 = """---

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter
-from memex.ulid import new_ulid
+from memex.core import frontmatter
+from memex.core.ulid import new_ulid
 from tests.conftest import git
 from tests.helpers import invoke, invoke_json
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memex.hosts import github
+from memex.workflows.hosts import github
 from tests import fakegithub as gh
 from tests.farm import Dev, make_team, snapshot
 from tests.helpers import invoke

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes
 from memex.index import build
+from memex.storage import homes
 from tests.farm import make_team
 from tests.helpers import invoke
 from tests.memfiles import memory, write

@@ -1,4 +1,4 @@
-"""Tests for memex.redact.
+"""Tests for memex.core.redact.
 
 Every fake secret here is assembled from pieces at run time, so that this file itself contains
 nothing a secret scanner (including memex's own pre-commit hook) would flag.
@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from memex.redact import Finding, Redaction, mask, redact, scan
+from memex.core.redact import Finding, Redaction, mask, redact, scan
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

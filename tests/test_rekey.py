@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memex import homes
+from memex.storage import homes
 from tests.helpers import invoke, invoke_json
 from tests.memfiles import git
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memex import frontmatter
+from memex.core import frontmatter
 from tests.helpers import invoke, invoke_json
 
 
@@ -73,7 +73,8 @@ def test_pin_and_unpin(repo: Path) -> None:
 
 
 def test_link_problems_for_verify(repo: Path) -> None:
-    from memex import homes, relations, store
+    from memex.storage import homes, store
+    from memex.workflows import relations
 
     a = invoke_json("capture", "first memory")
     b = invoke_json("capture", "second memory")

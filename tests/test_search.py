@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, reads, search
 from memex.index import tokens
+from memex.search import engine as search
+from memex.storage import homes
+from memex.workflows import reads
 from tests import memfiles
 from tests.helpers import invoke, invoke_json
 

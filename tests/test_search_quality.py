@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memex import search
-from memex.index import answers, synonyms, tokens
+from memex.index import tokens
+from memex.search import answers, synonyms
+from memex.search import engine as search
 from tests.helpers import invoke, invoke_json
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, store
-from memex.errors import Ambiguous, MemexError, NotFound, UsageError
+from memex.core.errors import Ambiguous, MemexError, NotFound, UsageError
+from memex.storage import homes, store
 from tests.helpers import invoke, invoke_json
 
 

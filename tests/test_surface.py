@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memex import __version__
-from memex.cli import manpages
-from memex.cli.registry import STEPS
+from memex.adapters.cli import manpages
+from memex.adapters.cli.registry import STEPS
 from tests.conftest import BIN, run_cli
 from tests.helpers import invoke
 
@@ -27,7 +27,7 @@ def scripts() -> dict[str, str]:
 
 
 def test_every_step_has_a_script_and_the_registry_module() -> None:
-    expected = {"git-memex": "memex.cli.main:main"}
+    expected = {"git-memex": "memex.adapters.cli.main:main"}
     expected.update({f"git-memex-{n}": f"{m}:main" for n, (m, _) in STEPS.items()})
     assert scripts() == expected
 
@@ -35,9 +35,9 @@ def test_every_step_has_a_script_and_the_registry_module() -> None:
 def test_man_pages_match_the_commands() -> None:
     wanted = manpages.pages()
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "man").glob("*.1")}
-    assert set(on_disk) == set(wanted), "run: python -m memex.cli.manpages man"
+    assert set(on_disk) == set(wanted), "run: python -m memex.adapters.cli.manpages man"
     for name, text in wanted.items():
-        assert on_disk[name] == text, f"{name} is stale: python -m memex.cli.manpages man"
+        assert on_disk[name] == text, f"{name} is stale: python -m memex.adapters.cli.manpages man"
 
 
 @pytest.mark.skipif(not shutil.which("man"), reason="man is not installed")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, pull
+from memex.storage import homes
+from memex.workflows import pull
 from tests.farm import Dev, make_team, snapshot
 from tests.helpers import invoke
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter
+from memex.core import frontmatter
 from tests.farm import Dev, make_team, snapshot
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter
+from memex.core import frontmatter
 from tests.helpers import invoke, invoke_json
 
 
@@ -85,7 +85,7 @@ def test_list_with_nothing_matching_is_not_an_empty_store(repo: Path,
 def test_parse_time_canonical_shortcut_agrees() -> None:
     from datetime import UTC, datetime
 
-    from memex import clock
+    from memex.core import clock
 
     assert clock.parse_time("2026-12-01T06:00:00Z") == datetime(2026, 12, 1, 6, tzinfo=UTC)
     assert clock.parse_time("2026-12-01T06:00:00Z").tzinfo is UTC

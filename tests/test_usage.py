@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memex import homes, usage
+from memex.storage import homes, usage
 from tests.conftest import git
 from tests.helpers import invoke
 from tests.memfiles import memory, write
@@ -138,7 +138,7 @@ def test_a_bad_limit_setting_warns_and_uses_the_default(repo: Path,
 WRITER = """
 import sys, time
 from pathlib import Path
-from memex import usage
+from memex.storage import usage
 home, name, count, limit = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 (home / f"ready-{name}").touch()
 while not (home / "go").exists():  # start together, after every import

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memex import frontmatter, homes, usage
+from memex.core import frontmatter
 from memex.index import build
+from memex.storage import homes, usage
 from tests.helpers import invoke
 from tests.memfiles import edit, memory, read, write
 

@@ -20,12 +20,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from memex import frontmatter, lifecycle, model, store
-from memex.embed.text import passage_text, text_key, with_title
-from memex.errors import InvalidMemory
-from memex.homes import Workspace
+from memex.core import frontmatter, lifecycle, model
+from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
+from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
+from memex.storage import store
+from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
 

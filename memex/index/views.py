@@ -12,9 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memex import model, store
-from memex.homes import Workspace
+from memex.core import model
 from memex.index import build
+from memex.storage import store
+from memex.storage.homes import Workspace
 
 _KNOWN = {f.name for f in dataclasses.fields(model.Memory)} - {"extra", "body"}
 

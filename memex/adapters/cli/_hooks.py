@@ -1,0 +1,34 @@
+"""Answering a host's hook: JSON in on stdin, JSON out on stdout, silence on failure."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from memex.adapters.cli import _common
+
+Handler = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+HOSTS = ("claude",)  # hosts whose hooks agent_hooks answers
+
+
+def hook_option(help: str) -> Callable[[_common.F], _common.F]:
+    """`--hook HOST`, the same for every step a host's hook runs."""
+    return click.option("--hook", type=click.Choice(HOSTS), help=help)
+
+
+def answer(handler: Handler) -> None:
+    """Run HANDLER on the host's payload; any error means no output and exit 0, so a
+    broken memory store never blocks the user's session."""
+    try:
+        raw = b"" if _common.stdin_is_tty() or sys.stdin is None else sys.stdin.buffer.read()
+        from memex.workflows import agent_hooks
+
+        reply = handler(agent_hooks.parse(raw))
+        if reply is not None:
+            click.echo(json.dumps(reply, ensure_ascii=False))
+    except Exception:  # fail soft, by design
+        return

@@ -1,0 +1,55 @@
+"""git-memex-import: restore an export, or bring in an open-memex folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from memex.adapters.cli import _common
+
+
+@click.command("import")
+@click.argument("source", metavar="FILE|DIR", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Report what would happen; write nothing.")
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(source: Path, dry_run: bool, as_json: bool) -> None:
+    """Import FILE, a `git memex export` archive, or DIR, a folder of open-memex
+    protocol-v2 Markdown memories (the `.ai/open-memex/` layout, or a repo holding
+    one).
+
+    An export is restored unchanged, each memory into the home it came from
+    (personal, outbox, or the repo's folder in the working tree). Foreign memories
+    are stamped `via: import`, keep their fields and unknown keys, get a new id
+    when theirs is not a ULID, and land as outbox drafts unless already reviewed.
+    Every entry is redacted and held to memex.maxBytes; names other than
+    `<ULID>.md` (a path, `..`) are refused. A memory that already exists with the
+    same bytes is left alone; with other bytes it is a conflict, reported and never
+    overwritten. The exit status is 1 when any entry was refused or conflicted.
+    """
+    from memex.workflows import portable
+
+    report = portable.import_path(_common.workspace(), source, dry_run=dry_run)
+    for message in report.notices:
+        _common.note(f"git-memex: {message}")
+    if as_json:
+        _common.emit_json(report.as_json())
+    else:
+        verb = "would import" if dry_run else "imported"
+        for memory_id, path in report.imported:
+            click.echo(f"{verb} {memory_id[:10]} {path}")
+        for memory_id, reason in report.conflicts:
+            click.echo(f"conflict {memory_id[:10]}: {reason}", err=True)
+        for where, reason in report.rejected:
+            click.echo(f"refused {where}: {reason}", err=True)
+        _common.note(f"{len(report.imported)} {verb}, {len(report.unchanged)} unchanged, "
+                     f"{len(report.conflicts)} conflict(s), {len(report.rejected)} refused")
+    if not report.ok:
+        sys.exit(1)
+
+
+def main() -> None:
+    _common.run_step(cli, "import")

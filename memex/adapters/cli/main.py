@@ -1,0 +1,81 @@
+"""`git-memex`: dispatch `git memex <step>` to the step's command.
+
+Steps are imported only when run, so `git-memex --help` stays fast. Called by git
+(`git memex <step> --help`, git sets GIT_EXEC_PATH) the help is the man page, as
+for any git command; called directly it is click's help.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import click
+
+from memex.adapters.cli import _common
+from memex.adapters.cli.registry import STEPS
+
+
+class Dispatcher(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(STEPS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = STEPS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(entry[0])
+        command: click.Command = module.cli
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (_, summary) in STEPS.items()]
+        with formatter.section("Steps"):
+            formatter.write_dl(rows)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and name not in STEPS and not name.startswith("-"):
+            steps = ", ".join(STEPS)
+            click.echo(f"git-memex: '{name}' is not a git-memex step. The steps are: {steps}",
+                       err=True)
+            ctx.exit(2)
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=Dispatcher, context_settings={"help_option_names": ["-h", "--help"]})
+@_common.version_option
+def cli() -> None:
+    """git-memex: a local-first, git-native memory layer for AI coding agents.
+
+    Memories are Markdown files: personal ones stay on this machine, project ones
+    start as drafts and travel through the team by git. Run `git memex <step> --help`
+    for a step's manual.
+    """
+
+
+def _man_page_for_git(argv: list[str]) -> int | None:
+    """Under git, `git memex STEP --help` opens the step's man page (None: not handled)."""
+    if "GIT_EXEC_PATH" not in os.environ or len(argv) < 2 or argv[0] not in STEPS:
+        return None
+    if argv[1] not in ("--help", "-h") or not shutil.which("man"):
+        return None
+    page = f"git-memex-{argv[0]}"
+    found = subprocess.run(["man", "-w", page], capture_output=True).returncode == 0
+    if not found:
+        return None
+    return subprocess.run(["man", page]).returncode
+
+
+def main(argv: list[str] | None = None) -> Any:
+    args = sys.argv[1:] if argv is None else argv
+    _common.guard_stdout()
+    code = _man_page_for_git(args)
+    if code is not None:
+        sys.exit(code)
+    return cli.main(args=args, prog_name="git-memex")

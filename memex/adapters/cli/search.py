@@ -1,0 +1,114 @@
+"""git-memex-search: find memories by their words."""
+
+from __future__ import annotations
+
+import click
+
+from memex.adapters.cli import _common, _render
+from memex.core import model
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True,
+              help="At most this many hits.")
+@click.option("--scope", "scopes", multiple=True,
+              type=click.Choice(["personal", "project", "org"]),
+              help="Only these scopes (repeatable; default this project + personal).")
+@click.option("--type", "types", multiple=True, type=click.Choice(model.TYPES),
+              help="Only memories of this type (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable: "
+              "all must be present).")
+@click.option("--status", "statuses", multiple=True, type=click.Choice(model.STATUSES),
+              help="Only this status (repeatable; retired ones need --include all).")
+@click.option("--as-of", "as_of", help="What was known and believed at TIME (RFC 3339).")
+@click.option("--include", type=click.Choice(["all"]),
+              help="all: also superseded, retracted, archived, rejected and expired ones.")
+@click.option("--repo", help="Search another project instead: a path to its checkout, or "
+              "its origin URL.")
+@click.option("--explain", is_flag=True, help="Show why each hit ranked where it did.")
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tuple[str, ...],
+        tags: tuple[str, ...], statuses: tuple[str, ...], as_of: str | None,
+        include: str | None, repo: str | None, explain: bool, as_json: bool) -> None:
+    """Search this project's memories and your personal ones for QUERY.
+
+    Any text is a valid query: it is reduced to plain words (quotes, operators,
+    symbols and emoji are dropped, as are stop words, question words such as
+    "what" or 什么, and question framing such as "what kind of" or "did X say").
+    Memories holding every word rank first; the list is then filled with memories
+    holding any of them, those holding more of the rarer words first. A few coding
+    words also match their other spellings (db and database, k8s and kubernetes,
+    repo and repository), and English irregular forms each other (meet and met,
+    teach and taught, child and kids). A question asking "when did", "how many" or
+    "where" ranks memories holding a time, a number or a place or path higher.
+    Chinese, Japanese and Korean text is matched by two-character pieces, so mixed
+    queries such as "pnpm 依赖" work.
+
+    Relevance is BM25 over title, tags (both weighted above the body) and body; it
+    is then adjusted by review (approved and published above proposed above
+    drafts), importance, recency, and whether the memory's paths contain the
+    current directory. Deprecated memories are shown ranked low with a warning;
+    superseded, retracted, archived, rejected and expired ones are left out unless
+    --include all. --as-of TIME shows what was known and valid at TIME. Another
+    project's memories appear only when asked for with --repo.
+
+    The index behind the search is a cache under the git directory, brought up to
+    date before every search; reading never changes a memory file. An experimental
+    semantic lane is used when `git config memex.embeddings` names a provider (see
+    git-memex-embed): hits then say which lane found them (bm25, vector or
+    bm25+vector), and memories not yet embedded are ranked by BM25 alone. No hits is not
+    an error: the output is empty (`[]` with --json) and the exit status 0.
+    """
+    from memex.search import engine
+    from memex.storage import usage
+
+    text = " ".join(query)
+    moment = _common.time_value(as_of, "--as-of")
+    ws = _common.read_workspace()
+    if repo:
+        ws = engine.project_workspace(ws, repo)
+    req = engine.SearchRequest(
+        query=text, limit=limit, scopes=scopes or None, types=types, tags=tags,
+        statuses=statuses, as_of=moment, include_all=include == "all", explain=explain)
+    result = engine.search(ws, req)
+    usage.record_in(ws, "search", [h.id for h in result.hits])
+    _common.report_quarantine(result.quarantined)
+    for warning in result.warnings:
+        _common.warn(warning)
+    if as_json:
+        _common.emit_json([h.as_json() for h in result.hits])
+        return
+    if not result.hits:
+        _common.note("no memories match")
+        return
+    rows = []
+    for hit in result.hits:
+        state = hit.memory.label + ("" if hit.status == "active" else f" {hit.status}")
+        title = hit.title or hit.summary
+        if len(title) > 70:
+            title = title[:69] + "\u2026"
+        rows.append([_render.short(hit.id), state, hit.memory.type, hit.scope,
+                     f"{hit.score:.3g}", title])
+    click.echo(_render.table(rows, ("ID", "STATE", "TYPE", "SCOPE", "SCORE", "TITLE")))
+    if explain:
+        for hit in result.hits:
+            e = hit.explain
+            boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
+            parts = [f"{key} {e[key]}" for key in ("bm25", "cosine") if key in e]
+            if "coverage" in e:
+                parts.append(f"coverage x{e['coverage']}")
+            if "fusion" in e:
+                parts.append(f"fused by {e['fusion']}")
+            click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} "
+                       f"({e.get('lane')} lane, {e.get('match')}): {', '.join(parts)}; "
+                       f"boosts: {boosts}")
+            click.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
+            if e.get("feedback"):
+                click.echo(f"  query expanded with: {', '.join(e['feedback'])}")
+
+
+def main() -> None:
+    _common.run_step(cli, "search")

@@ -1,0 +1,59 @@
+"""git-memex-submit: move outbox drafts into the repo in one local commit."""
+
+from __future__ import annotations
+
+import click
+
+from memex.adapters.cli import _common, _render
+
+
+@click.command("submit")
+@click.argument("ids", nargs=-1, metavar="ID...")
+@click.option("--all", "all_drafts", is_flag=True, help="Every draft in the outbox.")
+@click.option("--org", is_flag=True, help="Submit org drafts to the org memory repo "
+              "(memex.orgRepo) instead.")
+@click.option("-m", "--message", help="The commit message (default: one line per memory).")
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
+        as_json: bool) -> None:
+    """Move the outbox drafts ID... (or --all) into the repo's memory folder as
+    `proposed`, stamping `proposed_by` and a `review_history` entry, then make one
+    local commit on the current branch holding only those memory files (and any
+    shared memory they supersede, now retired). The commit runs through git, so your
+    hooks, signing and identity apply, and whatever else you have staged stays staged
+    and out of the commit.
+
+    It never creates a branch and never pushes: it prints the push and PR commands.
+    All or nothing: if an id already exists in the repo with other content, or the
+    commit fails (a hook refuses, detached HEAD, a merge in progress), every file is
+    put back and the outbox is untouched. Drafts made with `propose --local-approve`
+    land approved. Personal memories can never be submitted. A supersede chain
+    travels whole: a draft that supersedes (or is superseded by) another outbox draft
+    is refused unless both are named, and the message prints the command that names
+    the chain. --all takes every live draft (active or deprecated) with the superseded
+    drafts behind it and reports what it left in the outbox.
+    """
+    from memex.workflows import team
+
+    result = team.submit(_common.workspace(), list(ids), all_drafts=all_drafts,
+                         scope="org" if org else "project", message=message)
+    for notice in result.notices:
+        _common.note(f"git-memex: {notice}")
+    if as_json:
+        _common.emit_json(result.as_json())
+        return
+    for item in result.submitted:
+        click.echo(f"submitted {_render.one_line(item.memory)}")
+    for item in result.retired:
+        click.echo(f"retired {_render.short(item.id)} (superseded by "
+                   f"{_render.short(item.memory.superseded_by or '')})")
+    if result.commit:
+        click.echo(f"commit {result.commit[:10]} on {result.branch}")
+    for hint in result.hints:
+        _common.note(f"next: {hint}")
+
+
+def main() -> None:
+    _common.run_step(cli, "submit")

@@ -1,0 +1,45 @@
+"""git-memex-update: edit a memory in place."""
+
+from __future__ import annotations
+
+import click
+
+from memex.adapters.cli import _common
+from memex.adapters.cli.capture import print_result
+from memex.core import model
+
+
+@click.command("update")
+@click.argument("memory_id", metavar="ID")
+@click.option("--body", help="New body text (`-` reads stdin).")
+@click.option("--title", help="New title.")
+@click.option("--tag", "tags", multiple=True, help="Add a tag (repeatable).")
+@click.option("--untag", "untags", multiple=True, help="Remove a tag (repeatable).")
+@click.option("--importance", type=click.Choice(model.IMPORTANCES))
+@click.option("--confidence", type=click.Choice(model.CONFIDENCES))
+@click.option("--type", "mtype", type=click.Choice(model.TYPES))
+@_common.json_option
+@_common.version_option
+@_common.handle_errors
+def cli(memory_id: str, body: str | None, title: str | None, tags: tuple[str, ...],
+        untags: tuple[str, ...], importance: str | None, confidence: str | None,
+        mtype: str | None, as_json: bool) -> None:
+    """Edit memory ID in place: revision +1, updated_at now, created_at kept.
+
+    Redaction runs again on the new text. A shared memory is edited in the working
+    tree for you to commit; changing an approved one's content returns it to
+    proposed; a published memory is superseded, not edited.
+    """
+    from memex.workflows import writes
+
+    if body == "-":
+        body = _common.read_stdin_text()
+    request = writes.UpdateRequest(body=body, title=title, add_tags=list(tags),
+                                   remove_tags=list(untags), importance=importance,
+                                   confidence=confidence, type=mtype)
+    result = writes.update(_common.workspace(), memory_id, request)
+    print_result(result, as_json, verb="updated")
+
+
+def main() -> None:
+    _common.run_step(cli, "update")

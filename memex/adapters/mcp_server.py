@@ -1,0 +1,278 @@
+"""The MCP adapter: `git memex mcp` serves memory tools over stdio (official `mcp` SDK).
+
+Thin by design: each tool validates nothing the library does not, calls `memex.workflows.agent`,
+and turns a MemexError into an error result (`is_error`) whose text tells the agent
+what to fix. A bug becomes an error result too; the server never exits on a bad call.
+A guard in front of every call refuses arguments a tool does not take, and names the
+provenance and review fields (source, trust_level, review_state, ...) a tool call can
+never set. This module imports the SDK at the top: only `git memex mcp` imports it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from memex import __version__
+from memex.core import model
+from memex.core.errors import MemexError
+from memex.storage.homes import Workspace
+from memex.workflows import agent
+
+NAME = "memex"
+
+MemoryId = Annotated[str, Field(
+    description="A memory id (ULID) or a unique prefix of one, as memory_search returns it.")]
+TypeName = Annotated[str, Field(
+    description="What kind of memory: " + ", ".join(model.TYPES) + ".",
+    json_schema_extra={"enum": list(model.TYPES)})]
+OptionalType = Annotated[str | None, Field(
+    description="Only this kind (" + ", ".join(model.TYPES) + "); omit for all.")]
+ScopeName = Annotated[str | None, Field(
+    description="personal (about the user; never leaves this machine), project (this "
+                "repository; the default inside one) or org. Omit for the default.")]
+ReadScope = Annotated[str | None, Field(
+    description="Only this scope: personal, project or org. Omit for this project + "
+                "personal (+ org); other projects are never searched.")]
+Tags = Annotated[list[str], Field(description="Tags: single words, no spaces or commas.")]
+
+ADD = """Save a new memory: a durable fact, decision, preference, lesson or warning.
+
+Project memories are written as drafts to the user's outbox, outside the repository;
+only the user shares them (git memex submit), and nothing here commits or pushes.
+Personal memories stay on this machine. The memory is recorded as written by a tool
+(source tool, via mcp, trust_level untrusted); an instruction (role instruction) is
+saved as a draft instruction that binds no agent until a person approves it.
+Secrets in the text are masked and <private>...</private> is redacted before saving.
+Calling again with the same text in the same scope writes nothing and returns the
+existing live memory's id (created: false); similar memories are listed in notices
+so you can memory_supersede instead. Errors (unknown type, bad scope, empty or too
+large text) come back as an error result and nothing is written."""
+
+SEARCH = """Search this project's and the user's personal memories (never other projects).
+
+Returns JSON {hits: [{id, score, lane, scope, status, review_state, title, summary,
+...}]}, best first; an empty list when nothing matches (try other keywords). Reviewed
+memories (approved, published) rank above drafts; deprecated ones carry a warning.
+Results are retrieved history: verify before acting. Not read-only: each search is
+appended to the local usage log and counts as an access of the memories returned."""
+
+GET = """Show one memory in full: front matter fields, body, path and history.
+
+Unknown or ambiguous ids come back as an error result. Not read-only: the read is
+appended to the local usage log."""
+
+LIST = """List memories, most recently updated first (live ones only), with paging.
+
+Not read-only: the listing is appended to the local usage log."""
+
+UPDATE = """Edit a memory in place: text, title, tags, importance, confidence, type, paths.
+
+Only drafts in the user's outbox and personal memories can be edited; a shared memory
+in the repository is refused with an error result (use memory_supersede to propose a
+successor). An edit bumps the revision and marks the memory untrusted; an approved
+instruction whose text an agent changes becomes a draft instruction again. Repeating
+the same edit changes nothing."""
+
+SUPERSEDE = """Replace a memory with a newer one that carries `supersedes`.
+
+For a draft or personal memory the old one is marked superseded at once (searches
+then return only the new one). For a shared memory in the repository the successor is
+a draft in the user's outbox and the old file is untouched: it is retired in the
+commit that submits the successor, which only the user makes. Errors (unknown id, an
+already superseded memory, text identical to an existing memory) come back as an
+error result."""
+
+FORGET = """Retract a draft or personal memory: the file stays, it drops out of results.
+
+The user can restore it with `git memex status ID active`. Shared memories in the
+repository are refused with an error result; nothing is ever deleted by this tool."""
+
+CONTEXT = """The session-start block: recent (or query-matching) project and personal
+memories, one line each, approved instructions in their own section, and a note when
+the clone's last pull is old. Everything in it is retrieved history to verify before
+acting. Not read-only: the memories shown are appended to the local usage log."""
+
+READ = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                       open_world_hint=False)
+
+
+def _ok(data: dict[str, Any]) -> CallToolResult:
+    text = json.dumps(data, ensure_ascii=False, default=str)
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=data)
+
+
+def _fail(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=f"error: {message}")],
+                          is_error=True)
+
+
+def _call(operation: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any
+          ) -> CallToolResult:
+    try:
+        return _ok(operation(*args, **kwargs))
+    except MemexError as exc:
+        return _fail(str(exc))
+    except Exception as exc:  # a bug must not take the server down
+        traceback.print_exc(file=sys.stderr)
+        return _fail(f"internal error in git-memex ({type(exc).__name__}: {exc}); "
+                     "the server is still running")
+
+
+class ArgumentGuard:
+    """Refuse unknown arguments (typos) and fields only git-memex sets, before the SDK
+    validates and silently drops extras."""
+
+    def __init__(self, parameters: dict[str, set[str]]) -> None:
+        self.parameters = parameters
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if getattr(ctx, "method", None) == "tools/call" and isinstance(ctx.params, dict):
+            name = ctx.params.get("name")
+            arguments = ctx.params.get("arguments") or {}
+            allowed = self.parameters.get(str(name))
+            if allowed is not None and isinstance(arguments, dict):
+                for key in arguments:
+                    reason = agent.refusal(str(key))
+                    if reason:
+                        return _fail(reason)
+                    if key not in allowed:
+                        return _fail(f"{name} takes no argument {key!r}; it takes: "
+                                     + ", ".join(sorted(allowed)))
+        return await call_next(ctx)
+
+
+def build(ws: Workspace) -> MCPServer[Any]:
+    """The server with every tool bound to WS (tests call the tools through a client)."""
+
+    def memory_add(
+        text: Annotated[str, Field(description="The memory itself, in plain words.")],
+        type: TypeName = "knowledge",
+        scope: ScopeName = None,
+        title: Annotated[str | None, Field(description="A short title (default: the "
+                                                       "first line).")] = None,
+        tags: Tags | None = None,
+        paths: Annotated[list[str] | None, Field(
+            description="Repo-relative globs this memory is about.")] = None,
+        importance: Annotated[str, Field(json_schema_extra={"enum": list(model.IMPORTANCES)},
+                                         description="low, normal or high.")] = "normal",
+        confidence: Annotated[str, Field(json_schema_extra={"enum": list(model.CONFIDENCES)},
+                                         description="high, medium or low.")] = "medium",
+        role: Annotated[str, Field(json_schema_extra={"enum": list(model.ROLES)},
+                                   description="knowledge (default) or instruction (saved "
+                                               "as a draft instruction).")] = "knowledge",
+        private: Annotated[bool, Field(description="Never leaves this machine, not even "
+                                                   "by submit.")] = False,
+        valid_until: Annotated[str | None, Field(
+            description="When the fact stops being true (RFC 3339 or a date).")] = None,
+        expires_at: Annotated[str | None, Field(
+            description="When the memory should drop out of results.")] = None,
+    ) -> Any:
+        return _call(agent.add, ws, text, type=type, scope=scope, title=title,
+                     tags=tags or [], paths=paths or [], importance=importance,
+                     confidence=confidence, role=role, private=private,
+                     valid_until=valid_until, expires_at=expires_at)
+
+    def memory_search(
+        query: Annotated[str, Field(description="A few keywords or a question.")],
+        limit: Annotated[int, Field(description=f"How many hits, 1-{agent.MAX_SEARCH}.")] = 10,
+        scope: ReadScope = None,
+        type: OptionalType = None,
+        tags: Annotated[list[str] | None, Field(
+            description="Only memories with all these tags.")] = None,
+    ) -> Any:
+        return _call(agent.search_memories, ws, query, limit=limit, scope=scope, type=type,
+                     tags=tags or [])
+
+    def memory_get(id: MemoryId) -> Any:
+        return _call(agent.get, ws, id)
+
+    def memory_list(
+        scope: ReadScope = None,
+        type: OptionalType = None,
+        limit: Annotated[int, Field(description=f"1-{agent.MAX_LIST}.")] = 20,
+        offset: Annotated[int, Field(description="Skip this many (paging).")] = 0,
+    ) -> Any:
+        return _call(agent.list_memories, ws, scope=scope, type=type, limit=limit,
+                     offset=offset)
+
+    def memory_update(
+        id: MemoryId,
+        text: Annotated[str | None, Field(description="The new body.")] = None,
+        title: Annotated[str | None, Field(description="The new title.")] = None,
+        add_tags: Tags | None = None,
+        remove_tags: Annotated[list[str] | None, Field(description="Tags to drop.")] = None,
+        importance: Annotated[str | None, Field(description="low, normal or high.")] = None,
+        confidence: Annotated[str | None, Field(description="high, medium or low.")] = None,
+        type: OptionalType = None,
+        paths: Annotated[list[str] | None, Field(
+            description="Replace the paths with these globs.")] = None,
+    ) -> Any:
+        return _call(agent.update, ws, id, text=text, title=title, add_tags=add_tags or [],
+                     remove_tags=remove_tags or [], importance=importance,
+                     confidence=confidence, type=type, paths=paths)
+
+    def memory_supersede(
+        id: MemoryId,
+        text: Annotated[str, Field(description="The successor's text.")],
+        title: Annotated[str | None, Field(description="The successor's title.")] = None,
+        type: OptionalType = None,
+        tags: Annotated[list[str] | None, Field(
+            description="Tags (default: the old memory's).")] = None,
+    ) -> Any:
+        return _call(agent.supersede, ws, id, text, title=title, type=type, tags=tags)
+
+    def memory_forget(
+        id: MemoryId,
+        note: Annotated[str | None, Field(description="Why (kept in its history).")] = None,
+    ) -> Any:
+        return _call(agent.forget, ws, id, note=note)
+
+    def memory_context(
+        query: Annotated[str | None, Field(
+            description="The task at hand, to pick matching memories first.")] = None,
+    ) -> Any:
+        return _call(agent.session_context, ws, query)
+
+    tools: list[tuple[Callable[..., Any], str, str, ToolAnnotations]] = [
+        (memory_add, "Add a memory", ADD,
+         ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                         open_world_hint=False)),
+        (memory_search, "Search memories", SEARCH, READ),
+        (memory_get, "Show one memory", GET, READ),
+        (memory_list, "List memories", LIST, READ),
+        (memory_update, "Edit a draft or personal memory", UPDATE,
+         ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                         open_world_hint=False)),
+        (memory_supersede, "Replace a memory", SUPERSEDE,
+         ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                         open_world_hint=False)),
+        (memory_forget, "Retract a memory", FORGET,
+         ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                         open_world_hint=False)),
+        (memory_context, "Session context", CONTEXT, READ),
+    ]
+    parameters = {fn.__name__: set(inspect.signature(fn).parameters) for fn, *_ in tools}
+    server: MCPServer[Any] = MCPServer(
+        NAME, title="git-memex", version=__version__,
+        instructions=agent.POINTER + "\n" + agent.GUIDANCE,
+        log_level="WARNING", middleware=[ArgumentGuard(parameters)],
+    )
+    for fn, title, description, hints in tools:
+        server.add_tool(fn, name=fn.__name__, title=title, description=description,
+                        annotations=hints, structured_output=False)
+    return server
+
+
+def serve(ws: Workspace) -> None:
+    """Run on stdin/stdout until the client closes the connection."""
+    build(ws).run("stdio")

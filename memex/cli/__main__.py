@@ -1,8 +1,0 @@
-"""`python -m memex.cli STEP ...`: the dispatcher, for hosts where git-memex is not on PATH."""
-
-from __future__ import annotations
-
-from memex.cli.main import main
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,1 @@
+"""Pure rules: no I/O, nothing of ours below it."""

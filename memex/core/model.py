@@ -1,0 +1,312 @@
+"""The memory record of protocol v2: fields, enums, defaults and validation (pure)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from memex.core import clock
+from memex.core.errors import InvalidMemory
+from memex.core.ulid import is_ulid
+
+SCHEMA_VERSION = 2
+
+SCOPES = ("personal", "project", "org")
+RESERVED_SCOPES = ("team", "public")
+VISIBILITIES = ("private", "internal", "shared")
+TYPES = (
+    "preference", "fact", "decision", "lesson", "warning", "workflow",
+    "architecture", "constraint", "todo", "knowledge", "observation",
+)
+ROLES = ("knowledge", "instruction")
+INSTRUCTION_STATES = ("draft", "approved", "revoked")
+TRUST_LEVELS = ("untrusted", "reviewed", "trusted")
+IMPORTANCES = ("low", "normal", "high")
+CONFIDENCES = ("high", "medium", "low")
+STATUSES = ("active", "superseded", "deprecated", "retracted", "archived")
+REVIEW_STATES = ("draft", "proposed", "approved", "rejected", "published")
+SOURCES = ("user", "tool", "keyword", "inference", "import")
+LIVE_STATUSES = ("active", "deprecated")
+
+ENUMS: dict[str, tuple[str, ...]] = {
+    "scope": SCOPES,
+    "visibility": VISIBILITIES,
+    "type": TYPES,
+    "role": ROLES,
+    "instruction_state": INSTRUCTION_STATES,
+    "trust_level": TRUST_LEVELS,
+    "importance": IMPORTANCES,
+    "confidence": CONFIDENCES,
+    "status": STATUSES,
+    "review_state": REVIEW_STATES,
+    "source": SOURCES,
+}
+
+# The canonical key order (DESIGN.md, "The memory file"); the emitter writes this order.
+FIELD_ORDER = (
+    "id", "schema_version", "revision", "repo_id",
+    "scope", "visibility",
+    "type", "title", "tags", "paths", "language",
+    "role", "instruction_state", "trust_level", "importance", "confidence",
+    "status", "supersedes", "superseded_by", "related", "extends", "contradicts",
+    "review_state", "proposed_by", "approved_by", "derived_from", "review_history",
+    "status_history",
+    "source", "via", "created_by",
+    "created_at", "updated_at", "retired_at", "valid_from", "valid_until", "expires_at",
+    "canonical_ref", "pinned", "local_approve",
+)
+LIST_FIELDS = frozenset({"tags", "paths", "related", "extends", "contradicts"})
+HISTORY_FIELDS = frozenset({"review_history", "status_history"})
+TIME_FIELDS = frozenset(
+    {"created_at", "updated_at", "retired_at", "valid_from", "valid_until", "expires_at"}
+)
+INT_FIELDS = frozenset({"schema_version", "revision"})
+BOOL_FIELDS = frozenset({"pinned", "local_approve"})
+HISTORY_KEYS = ("at", "by", "from", "to", "note")
+
+DEFAULT_MAX_BYTES = 64 * 1024
+_TAG_RE = re.compile(r"^[^\s,\[\]{}#]+$")
+
+
+@dataclass
+class Memory:
+    """One memory. `extra` keeps keys this version does not know, in file order."""
+
+    id: str
+    scope: str
+    type: str = "knowledge"
+    title: str = ""
+    body: str = ""
+    schema_version: int = SCHEMA_VERSION
+    revision: int = 1
+    repo_id: str | None = None
+    visibility: str = "internal"
+    tags: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    language: str | None = None
+    role: str = "knowledge"
+    instruction_state: str | None = None
+    trust_level: str = "untrusted"
+    importance: str = "normal"
+    confidence: str = "medium"
+    status: str = "active"
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    related: list[str] = field(default_factory=list)
+    extends: list[str] = field(default_factory=list)
+    contradicts: list[str] = field(default_factory=list)
+    review_state: str | None = None
+    proposed_by: str | None = None
+    approved_by: str | None = None
+    derived_from: str | None = None
+    review_history: list[dict[str, str]] = field(default_factory=list)
+    status_history: list[dict[str, str]] = field(default_factory=list)
+    source: str = "user"
+    via: str = "cli"
+    created_by: str | None = None
+    created_at: str = ""
+    updated_at: str = ""
+    retired_at: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
+    expires_at: str | None = None
+    canonical_ref: str | None = None
+    pinned: bool = False
+    local_approve: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def front_matter(self) -> dict[str, Any]:
+        """Known fields in canonical order, empty ones left out, then unknown keys."""
+        out: dict[str, Any] = {}
+        for name in FIELD_ORDER:
+            value = getattr(self, name)
+            if value is None or value == "" or value == [] or value is False:
+                continue
+            out[name] = value
+        for key, value in self.extra.items():
+            if key not in out:
+                out[key] = value
+        return out
+
+    def copy(self, **changes: Any) -> Memory:
+        clone = dataclasses.replace(self, **changes)
+        for name in LIST_FIELDS | HISTORY_FIELDS:
+            if name not in changes:
+                setattr(clone, name, [dict(h) if isinstance(h, dict) else h
+                                      for h in getattr(self, name)])
+        if "extra" not in changes:
+            clone.extra = dict(self.extra)
+        return clone
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+    @property
+    def is_reviewed(self) -> bool:
+        return self.review_state in ("approved", "published")
+
+    @property
+    def summary(self) -> str:
+        return summarise(self.title, self.body)
+
+    @property
+    def label(self) -> str:
+        """The bracket tag lists show: the review state for shared scopes, else the scope."""
+        state = self.review_state or self.scope
+        return f"[{state}]"
+
+
+def summarise(title: str, body: str, limit: int = 240) -> str:
+    """One line of at most `limit` characters: the title, else the body's start."""
+    text = title.strip()
+    first_body = " ".join(body.split())
+    if text and first_body and first_body.lower() != text.lower():
+        text = f"{text}: {first_body}"
+    elif not text:
+        text = first_body
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "\u2026"
+    return text
+
+
+def check_enum(name: str, value: str) -> str:
+    if name == "scope" and value in RESERVED_SCOPES:
+        raise InvalidMemory(
+            f"scope {value!r} is reserved and not supported; use one of: {', '.join(SCOPES)}"
+        )
+    allowed = ENUMS[name]
+    if value not in allowed:
+        raise InvalidMemory(f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
+    return value
+
+
+def normalise_tags(tags: list[str]) -> list[str]:
+    out: list[str] = []
+    for tag in tags:
+        tag = tag.strip()
+        if not tag:
+            continue
+        if not _TAG_RE.match(tag):
+            raise InvalidMemory(f"tag {tag!r} may not contain spaces, commas, brackets or '#'")
+        if tag not in out:
+            out.append(tag)
+    return out
+
+
+def legacy_version(data: dict[str, Any]) -> int | None:
+    """The protocol version of an older file (no `schema_version` counts as 1), else None."""
+    value = data.get("schema_version")
+    if value is None:
+        return 1
+    try:
+        version = int(str(value))
+    except ValueError:
+        return None  # not a number: validation reports it
+    return version if version < SCHEMA_VERSION else None
+
+
+def from_front_matter(data: dict[str, Any], body: str) -> Memory:
+    """Build and validate a Memory from parsed front matter. Raises InvalidMemory."""
+    if not isinstance(data, dict):
+        raise InvalidMemory("front matter is not a mapping")
+    known = {f.name for f in dataclasses.fields(Memory)} - {"extra", "body"}
+    kwargs: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        key = str(key)
+        if key not in known:
+            extra[key] = value
+            continue
+        kwargs[key] = _coerce(key, value)
+    for required in ("id", "scope"):
+        if required not in kwargs:
+            raise InvalidMemory(f"missing required field {required!r}")
+    memory = Memory(body=body, extra=extra, **kwargs)
+    validate(memory)
+    return memory
+
+
+def _coerce(key: str, value: Any) -> Any:
+    if value is None:
+        if key in LIST_FIELDS | HISTORY_FIELDS:
+            return []
+        return False if key in BOOL_FIELDS else None
+    if key in INT_FIELDS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            try:
+                return int(str(value))
+            except ValueError:
+                raise InvalidMemory(f"{key} must be a whole number, not {value!r}") from None
+        return value
+    if key in BOOL_FIELDS:
+        if isinstance(value, bool):
+            return value
+        raise InvalidMemory(f"{key} must be true or false, not {value!r}")
+    if key in TIME_FIELDS:
+        try:
+            return clock.normalise_time(value)
+        except ValueError as exc:
+            raise InvalidMemory(f"{key}: {exc}") from None
+    if key in LIST_FIELDS:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise InvalidMemory(f"{key} must be a list, not {value!r}")
+        return [str(v) for v in value]
+    if key in HISTORY_FIELDS:
+        if not isinstance(value, list):
+            raise InvalidMemory(f"{key} must be a list of entries")
+        entries = []
+        for entry in value:
+            if not isinstance(entry, dict):
+                raise InvalidMemory(f"{key} entries must be mappings, not {entry!r}")
+            clean = {str(k): _history_value(k, v) for k, v in entry.items() if v is not None}
+            entries.append(clean)
+        return entries
+    if isinstance(value, (dict, list)):
+        raise InvalidMemory(f"{key} must be a single value, not {value!r}")
+    return str(value)
+
+
+def _history_value(key: object, value: Any) -> str:
+    if key == "at":
+        try:
+            return clock.normalise_time(value)
+        except ValueError:
+            return str(value)
+    return str(value)
+
+
+def validate(memory: Memory) -> None:
+    """Every rule a single file can be checked against on its own."""
+    if not is_ulid(memory.id):
+        raise InvalidMemory(f"id {memory.id!r} is not a ULID")
+    for name in ENUMS:
+        value = getattr(memory, name)
+        if value is not None:
+            check_enum(name, value)
+    if memory.schema_version != SCHEMA_VERSION:
+        raise InvalidMemory(
+            f"schema_version {memory.schema_version} is not {SCHEMA_VERSION}; "
+            "run `git memex migrate`"
+        )
+    if memory.revision < 1:
+        raise InvalidMemory("revision must be 1 or more")
+    if memory.instruction_state is not None and memory.role != "instruction":
+        raise InvalidMemory("instruction_state is only allowed with role: instruction")
+    for name in TIME_FIELDS:
+        value = getattr(memory, name)
+        if value and not clock.is_canonical_time(value):
+            raise InvalidMemory(f"{name} {value!r} is not RFC 3339 UTC")
+    for name in ("supersedes", "superseded_by", "derived_from"):
+        value = getattr(memory, name)
+        if value is not None and not is_ulid(value):
+            raise InvalidMemory(f"{name} {value!r} is not a memory id")
+    for name in ("related", "extends", "contradicts"):
+        for value in getattr(memory, name):
+            if not is_ulid(value):
+                raise InvalidMemory(f"{name} entry {value!r} is not a memory id")

@@ -1,0 +1,1 @@
+"""Queries over the index: lanes, re-ranks, the dense lane."""

@@ -1,0 +1,825 @@
+"""Query -> eligible, ranked, explained hits, from the FTS5 index.
+
+The interface here (SearchRequest, Hit, SearchResult, search) is what every caller
+uses (CLI, MCP, context). search() refreshes the index (memex.index), reduces the
+query to plain terms (memex.index.tokens), and runs BM25 lanes: memories that
+hold every term first, then every term but one, then any term, filling up to the limit.
+Terms found in most memories are left out of the any-term lane (they cost the most
+and rank the least); a term the index has never seen is tried as a prefix.
+Eligibility is reads.eligible on the chain-completed memory, the same rule `list`
+uses; SQL only narrows the candidates first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import itertools
+import json
+import math
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memex.core import clock, model
+from memex.core.errors import UsageError
+from memex.index import build, schema, tokens
+from memex.index.views import as_read
+from memex.search import answers, synonyms
+from memex.search import dense as embed
+from memex.search.dense import fusion, vectors
+from memex.storage import homes, store
+from memex.storage.homes import Workspace
+from memex.workflows import reads
+
+LANE = "bm25"
+# A term in more than this share of memories is dropped from the any-term lane ...
+UBIQUITOUS_SHARE = 0.2
+# ... once the index holds at least this many memories (below it, nothing is costly).
+UBIQUITY_MIN_MEMORIES = 2000
+# The all-but-one lane is tried for questions of up to this many terms.
+QUORUM_MAX_TERMS = 8
+# ... and all but 2, ..., all but QUORUM_DROP (each for questions of QUORUM_DROP + 2
+# terms or more).
+QUORUM_DROP = 1
+# Query words also match their other spellings (index.synonyms).
+SYNONYMS = True
+# Pseudo-relevance feedback: when no memory holds every query term, the best
+# PRF_DOCS hits lend their most telling PRF_TERMS words to a second any-term query,
+# whose ranking is blended in with weight PRF_WEIGHT (0 turns it off).
+PRF_TERMS = 5
+PRF_DOCS = 3
+PRF_WEIGHT = 0.0
+PRF_MAX_SHARE = 0.1  # a word in more memories than this is no evidence
+PRF_ALWAYS = False  # also when memories hold every term
+# Re-rank within each lane by the share of the query's idf a memory holds (0: off).
+COVERAGE_POWER = 2.0
+COVERAGE_DEPTH = 30  # candidates re-ranked
+COVERAGE_ACROSS_LANES = True
+# A memory holding the kind of answer the question asks for (a time for "when", a
+# number for "how many", a place or path for "where": index.answers) scores
+# ANSWER_BOOST times more; such questions re-rank ANSWER_DEPTH candidates (0: off).
+ANSWER_BOOST = 2.0
+ANSWER_DEPTH = 60
+# Light stemming on top of porter: a long word's stem minus its last
+# STEM_PREFIX_CUT letters is matched as a prefix (0: off).
+STEM_PREFIX_CUT = 0
+STEM_PREFIX_MIN = 7
+# Candidates fetched per lane before boosts re-rank them (more than needed, so that
+# ineligible ones can be dropped).
+MIN_CANDIDATES = 30
+FETCH_MARGIN = 20
+
+REVIEW_BOOST = {"published": 1.25, "approved": 1.25, "proposed": 1.1}
+IMPORTANCE_BOOST = {"high": 1.2, "normal": 1.0, "low": 0.85}
+NOT_ACTIVE_FACTOR = 0.5
+PATH_BOOST = 1.15
+RECENCY_MAX = 0.1  # up to +10% for a memory updated today, halving every 30 days
+RECENCY_HALF_LIFE_DAYS = 30.0
+ACCESS_MAX = 0.05  # up to +5% for memories read often
+
+# The vector lane (memex.search.dense), on only when memex.embeddings names a provider.
+FUSION_MODE = "weighted"  # see embed.fusion.MODES
+FUSION_WEIGHT = 0.4  # the vector part's share of the fused score
+FUSION_DEPTH = 50  # BM25 candidates fused
+DENSE_DEPTH = 50  # nearest vectors fused
+ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matches
+
+
+@dataclass
+class SearchRequest:
+    query: str
+    limit: int = 10
+    scopes: tuple[str, ...] | None = None  # None: this project + personal (+ org)
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # all must be present
+    statuses: tuple[str, ...] = ()
+    as_of: str | None = None
+    include_all: bool = False
+    explain: bool = False
+    record_access: bool = True  # bump access counts in the index (never a file)
+    vectors: bool = True  # use the vector lane when one is configured
+
+
+@dataclass
+class Hit:
+    id: str
+    score: float
+    lane: str
+    scope: str
+    status: str
+    review_state: str | None
+    title: str
+    summary: str
+    path: str
+    memory: model.Memory
+    explain: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id, "score": rounded(self.score), "lane": self.lane,
+            "scope": self.scope, "status": self.status, "review_state": self.review_state,
+            "title": self.title, "summary": self.summary, "path": self.path,
+            "type": self.memory.type, "tags": list(self.memory.tags),
+        }
+        if self.memory.status == "deprecated":
+            data["warning"] = "deprecated"
+        if self.explain:
+            data["explain"] = self.explain
+        return data
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    quarantined: list[store.Quarantined] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)  # what the query was reduced to
+    stale: bool = False  # another process held the index: results may lag the files
+
+
+def rounded(value: float) -> float:
+    """Four significant digits (BM25 scores of a tiny index are very small)."""
+    return float(f"{value:.4g}")
+
+
+def terms(text: str) -> list[str]:
+    """The search terms of a query (see tokens.query_terms)."""
+    return tokens.query_terms(text)
+
+
+def project_workspace(ws: Workspace, spec: str) -> Workspace:
+    """Another project, asked for by `--repo`: a checkout's path, or its origin URL
+    (then only its outbox drafts on this machine are visible)."""
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return homes.workspace(path, home=ws.home)
+    repo_id = homes.repo_id_for(spec, ws.cwd)
+    other = Workspace(cwd=ws.cwd, home=ws.home, repo=None, repo_id=repo_id,
+                      config=dict(ws.config))
+    if not other.outbox_dir.is_dir():
+        raise UsageError(f"no project {spec!r} here: give a path to its checkout, "
+                         "or the origin URL of a project with drafts on this machine")
+    return other
+
+
+def search(ws: Workspace, req: SearchRequest) -> SearchResult:
+    if not req.query.strip():
+        raise UsageError("the query is empty")
+    if req.limit < 1:
+        raise UsageError("--limit must be 1 or more")
+    moment = _moment(req.as_of)
+    # A query of nothing but stop words ("the who") still searches for them.
+    wanted = tokens.query_terms(req.query) or tokens.query_terms(req.query, True)
+    with build.open_index(ws) as index:
+        result = SearchResult(
+            warnings=index.report.warnings + build.read_warnings(index.conn),
+            quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)
+        if not wanted and not (req.vectors and enabled(ws)):
+            result.warnings.append("nothing searchable is left in the query "
+                                   "(only stop words, symbols or operators)")
+            return result
+        dense = dense_query(ws, index.conn, req.query, result.warnings) \
+            if req.vectors else None
+        result.hits = run_query(index.conn, ws, req, wanted, moment, dense)
+        if req.record_access and result.hits:
+            record_access(index.conn, [h.id for h in result.hits])
+    return result
+
+
+def _moment(as_of: str | None) -> str | None:
+    if as_of is None:
+        return None
+    try:
+        return clock.normalise_time(as_of)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# ---------------------------------------------------------------- the query
+
+
+@dataclass
+class _Term:
+    word: str
+    df: int
+    prefix: bool = False
+    alts: tuple[str, ...] = ()  # synonyms matched in its place (index.synonyms)
+
+
+def _phrase(term: _Term) -> str:
+    if not term.alts:
+        return tokens.fts_phrase(term.word, term.prefix)
+    words = [tokens.fts_phrase(term.word, term.prefix)] + [tokens.fts_phrase(w)
+                                                           for w in term.alts]
+    return "(" + " OR ".join(words) + ")"
+
+
+_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index tokenizer
+
+
+def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word as the index's own tokenizer sees it ('deploying' -> 'deploy'),
+    asked of SQLite through a temporary FTS table and cached for the process."""
+    if len(_STEMS) > 10_000:
+        _STEMS.clear()
+    missing = [w for w in words if w not in _STEMS]
+    if missing:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
+                     f"(t, tokenize = '{schema.TOKENIZER}')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok_v USING fts5vocab "
+                     "(temp, 'query_tok', 'instance')")
+        conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
+                         list(enumerate(missing)))
+        found: dict[int, list[str]] = {}
+        for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
+            found.setdefault(doc, []).append(term)
+        conn.execute("DELETE FROM temp.query_tok")
+        for i, word in enumerate(missing):
+            _STEMS[word] = tuple(found.get(i, ()))
+    return {w: _STEMS[w] for w in words}
+
+
+def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
+    """How many memories hold each term (counted by its stem); a word the index has
+    never seen is tried as a prefix ('config' finds 'configuration'); a word of the
+    synonym table also matches the table's other spellings the index holds."""
+    alternatives = {w: _alternatives(conn, w) if SYNONYMS else () for w in words}
+    by_word = stems(conn, [*words, *(a for alts in alternatives.values() for a in alts)])
+    out: list[_Term] = []
+    for word in words:
+        df = min((_df(conn, stem) for stem in by_word[word]), default=0)
+        found = []
+        for alt in alternatives[word]:
+            alt_df = min((_df(conn, st) for st in by_word[alt]), default=0)
+            if alt_df and by_word[alt] != by_word[word]:
+                found.append(alt)
+                df = max(df, alt_df)
+        alts = tuple(found)
+        if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
+            prefix_df = _prefix_df(conn, word)
+            if prefix_df:
+                out.append(_Term(word, prefix_df, prefix=True))
+                continue
+        stem = by_word[word][0] if len(by_word[word]) == 1 else ""
+        if STEM_PREFIX_CUT and len(stem) >= STEM_PREFIX_MIN and not alts \
+                and not tokens.has_cjk(word):
+            head = stem[: len(stem) - STEM_PREFIX_CUT]
+            out.append(_Term(head, max(_prefix_df(conn, head), df), prefix=True))
+            continue
+        out.append(_Term(word, df, alts=alts))
+    return out
+
+
+_BY_STEM: dict[str, tuple[str, ...]] = {}  # an irregular form's stem -> its other forms
+
+
+def _alternatives(conn: sqlite3.Connection, word: str) -> tuple[str, ...]:
+    """The table's alternatives for a word; an inflected word also finds its irregular
+    forms through its stem ("teaches" -> "teach" -> "taught"). Only the irregular
+    forms: coding spellings by stem would join "settings" to "set"."""
+    found = synonyms.alternatives(word)
+    if found:
+        return found
+    if not _BY_STEM:
+        by_stem: dict[str, list[str]] = {}
+        for form, its_stems in stems(conn, list(synonyms.IRREGULAR)).items():
+            for stem in its_stems:
+                bucket = by_stem.setdefault(stem, [])
+                bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
+        _BY_STEM.update((stem, tuple(forms)) for stem, forms in by_stem.items())
+    for stem in stems(conn, [word])[word]:
+        if stem in _BY_STEM and _inflected(word, stem):
+            return tuple(w for w in _BY_STEM[stem] if w != word)
+    return ()
+
+
+def _inflected(word: str, stem: str) -> bool:
+    """Whether a word is its stem plus an inflection ("teaches", "running"), not
+    another word sharing the stem ("personal" -> "person")."""
+    if not word.startswith(stem):
+        return False
+    ending = word[len(stem):]
+    if ending and ending[0] == stem[-1:]:
+        ending = ending[1:]  # a doubled consonant: running, stopped
+    return ending in ("", "s", "es", "ed", "d", "ing")
+
+
+def _df(conn: sqlite3.Connection, stem: str) -> int:
+    row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (stem,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _prefix_df(conn: sqlite3.Connection, head: str) -> int:
+    """The most memories any indexed term starting with `head` is in."""
+    row = conn.execute(
+        "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
+        (head, head + "\U0010ffff")).fetchone()
+    return int(row[0])
+
+
+_COLUMNS = (
+    "m.rowid, m.id, m.path, m.home, m.scope, m.type, m.status, m.review_state, "
+    "m.importance, m.created_at, m.updated_at, m.retired_at, m.valid_from, m.valid_until, "
+    "m.expires_at, m.superseded_by, m.eff_status, m.eff_retired_at, m.eff_superseded_by, "
+    "m.paths, coalesce(a.count, 0), m.text_key"
+)
+
+
+def _filters(req: SearchRequest, at: str, moment: str | None) -> tuple[str, list[object]]:
+    """SQL that narrows candidates; reads.eligible still decides each one."""
+    sql = ["m.shadowed = 0"]
+    args: list[object] = []
+    if req.scopes is not None:
+        sql.append(f"m.scope IN ({', '.join('?' * len(req.scopes))})")
+        args.extend(req.scopes)
+    if req.types:
+        sql.append(f"m.type IN ({', '.join('?' * len(req.types))})")
+        args.extend(req.types)
+    if req.statuses:
+        sql.append(f"coalesce(m.eff_status, m.status) IN ({', '.join('?' * len(req.statuses))})")
+        args.extend(req.statuses)
+    for tag in req.tags:
+        sql.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?)")
+        args.append(tag)
+    if req.include_all:
+        pass
+    elif moment is not None:
+        sql.append("(m.created_at IS NULL OR m.created_at <= ?)")
+        sql.append("(coalesce(m.eff_retired_at, m.retired_at) IS NULL "
+                   "OR coalesce(m.eff_retired_at, m.retired_at) > ?)")
+        sql.append("(m.valid_from IS NULL OR m.valid_from <= ?)")
+        sql.append("(m.valid_until IS NULL OR m.valid_until > ?)")
+        sql.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+        args.extend([moment] * 5)
+    else:
+        sql.append("coalesce(m.eff_status, m.status) IN ('active', 'deprecated')")
+        sql.append("(m.review_state IS NULL OR m.review_state <> 'rejected')")
+        sql.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+        sql.append("(m.valid_until IS NULL OR m.valid_until > ?)")
+        sql.append("(m.valid_from IS NULL OR m.valid_from <= ?)")
+        args.extend([at] * 3)
+    return " AND ".join(sql), args
+
+
+def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[object],
+                limit: int, exclude: set[int]) -> list[tuple[Any, ...]]:
+    weights = ", ".join(str(w) for w in schema.WEIGHTS)
+    sql = (f"SELECT {_COLUMNS}, bm25(fts, {weights}) AS rank FROM fts "
+           "JOIN memories m ON m.rowid = fts.rowid LEFT JOIN access a ON a.id = m.id "
+           f"WHERE fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
+    rows = conn.execute(sql, [match, *args, limit + len(exclude)]).fetchall()
+    return [r for r in rows if r[0] not in exclude]
+
+
+def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
+    """The MATCH expressions tried in order: every term; every term but one (a
+    question rarely has all its words in the answer); any term. The last two leave
+    out the terms most memories hold (they cost the most and rank the least)."""
+    phrases = [_phrase(t) for t in stats]
+    lanes = [("all terms", " AND ".join(phrases))]
+    if len(phrases) < 2:
+        return lanes
+    kept = stats
+    if total >= UBIQUITY_MIN_MEMORIES:
+        kept = [t for t in stats if t.df <= UBIQUITOUS_SHARE * total]
+        if not kept:
+            kept = [min(stats, key=lambda t: t.df)]
+    rare = [_phrase(t) for t in kept]
+    for drop in range(1, QUORUM_DROP + 1):
+        if drop + 2 <= len(rare) <= QUORUM_MAX_TERMS:
+            groups = [" AND ".join(p for j, p in enumerate(rare) if j not in left_out)
+                      for left_out in itertools.combinations(range(len(rare)), drop)]
+            name = "all terms but one" if drop == 1 else f"all terms but {drop}"
+            lanes.append((name, " OR ".join(f"({g})" for g in groups)))
+    lanes.append(("any term", " OR ".join(rare)))
+    return lanes
+
+
+def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+              words: list[str], moment: str | None,
+              dense: DenseQuery | None = None) -> list[Hit]:
+    """BM25 lanes over an open, refreshed index, fused with the vector lane when one
+    is on; returns at most req.limit hits."""
+    at = clock.now_str()
+    stats = [t for t in term_stats(conn, words) if t.df > 0]
+    if not stats and dense is None:
+        return []
+    where, args = _filters(req, at, moment)
+    depth = max(req.limit, FUSION_DEPTH) if dense is not None else req.limit
+    if COVERAGE_POWER:
+        depth = max(depth, COVERAGE_DEPTH)
+    kind = answers.kind_of(req.query) if ANSWER_BOOST != 1.0 else None
+    if kind is not None:
+        depth = max(depth, ANSWER_DEPTH)
+    total = build.memory_count(conn)
+    ranked = _bm25_ranked(conn, ws, req, stats, where, args, at, moment, depth, total)
+    if COVERAGE_POWER and len(stats) >= 2:
+        ranked = _by_coverage(conn, stats, ranked, total)
+    if kind is not None:
+        ranked = _by_answer_kind(conn, kind, ranked)
+    if PRF_TERMS and PRF_WEIGHT and ranked and (
+            PRF_ALWAYS or ranked[0].match != "all terms"):
+        ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth,
+                           total)
+    if dense is not None and not (ONLY_WHEN_WEAK and _strong(ranked, req.limit)):
+        ranked = _fused(conn, ws, req, ranked, dense, where, args, at, moment)
+    top = ranked[: req.limit]
+    if req.explain:
+        _add_matched_terms(conn, top, stats)
+    return _make_hits(conn, top)
+
+
+@dataclass
+class _Candidate:
+    score: float
+    row: tuple[Any, ...]
+    explain: dict[str, Any]
+    factor: float  # the product of the boosts
+    match: str  # which BM25 lane found it ("" for the vector lane alone)
+    lane: str = LANE
+
+
+def _bm25_ranked(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+                 stats: list[_Term], where: str, args: list[object], at: str,
+                 moment: str | None, depth: int, total: int) -> list[_Candidate]:
+    """The lanes in order, each filling what the last left, up to `depth`."""
+    if not stats:
+        return []
+    fetch = max(depth + FETCH_MARGIN, MIN_CANDIDATES)
+    seen: set[int] = set()
+    out: list[_Candidate] = []
+    for lane_name, match in lane_queries(stats, total):
+        rows = _candidates(conn, match, where, args, fetch, seen)
+        seen.update(r[0] for r in rows)
+        ranked = sorted((_hit_parts(row, ws, req, lane_name, at)
+                         for row in _eligible_rows(rows, req, at, moment)),
+                        key=lambda c: -c.score)
+        out.extend(ranked[: depth - len(out)])
+        if len(out) >= depth:
+            break
+    return out
+
+
+def _holding(conn: sqlite3.Connection, term: _Term, rowids: list[int]) -> set[int]:
+    """Which of these memories hold the term."""
+    marks = ", ".join("?" * len(rowids))
+    return {rowid for (rowid,) in conn.execute(
+        f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
+        [_phrase(term), *rowids])}
+
+
+def _by_coverage(conn: sqlite3.Connection, stats: list[_Term],
+                 ranked: list[_Candidate], total: int) -> list[_Candidate]:
+    """Within each lane, BM25 times the share of the query's idf a memory holds, to
+    the power COVERAGE_POWER (a soft coordination factor)."""
+    total = max(total, 1)
+    idf = {t.word: math.log(1 + total / max(t.df, 1)) for t in stats}
+    whole = sum(idf.values()) or 1.0
+    # All-term matches hold the whole query: only the others need looking at.
+    held: dict[int, float] = {c.row[0]: whole for c in ranked if c.match == "all terms"}
+    rowids = [c.row[0] for c in ranked if c.row[0] not in held]
+    if not rowids:
+        return ranked
+    for term in stats:
+        for rowid in _holding(conn, term, rowids):
+            held[rowid] = held.get(rowid, 0.0) + idf[term.word]
+    for c in ranked:
+        factor = (held.get(c.row[0], 0.0) / whole) ** COVERAGE_POWER
+        c.score *= factor
+        if c.explain:
+            c.explain["coverage"] = rounded(factor)
+    return _resorted(ranked)
+
+
+def _resorted(ranked: list[_Candidate]) -> list[_Candidate]:
+    """By score, across the lanes or (COVERAGE_ACROSS_LANES off) within each lane."""
+    if COVERAGE_ACROSS_LANES:
+        return sorted(ranked, key=lambda c: -c.score)
+    lane_order = {name: i for i, name in enumerate(dict.fromkeys(c.match for c in ranked))}
+    return sorted(ranked, key=lambda c: (lane_order[c.match], -c.score))
+
+
+def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
+                    ranked: list[_Candidate]) -> list[_Candidate]:
+    """Memories that hold the kind of answer the question asks for move up."""
+    if not ranked:
+        return ranked
+    rowids = [c.row[0] for c in ranked]
+    marks = ", ".join("?" * len(rowids))
+    texts = dict(conn.execute(
+        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})",  # title words too
+        rowids).fetchall())
+    for c in ranked:
+        if kind.answered_by(texts.get(c.row[0], "")):
+            c.score *= ANSWER_BOOST
+            if c.explain:
+                c.explain["boosts"][f"answer:{kind.name}"] = ANSWER_BOOST
+    return _resorted(ranked)
+
+
+def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+              stats: list[_Term], ranked: list[_Candidate], where: str,
+              args: list[object], at: str, moment: str | None,
+              depth: int, total: int) -> list[_Candidate]:
+    """Pseudo-relevance feedback (RM3-like): words frequent in the best hits and rare
+    in the index expand the query; the expanded any-term ranking is blended with the
+    original (by rank) so the original's order still leads."""
+    top = [c.row[0] for c in ranked[:PRF_DOCS]]
+    marks = ", ".join("?" * len(top))
+    seen_in: dict[str, int] = {}
+    for (body,) in conn.execute(f"SELECT body FROM memories WHERE rowid IN ({marks})", top):
+        for word in set(tokens.words(body)):
+            seen_in[word] = seen_in.get(word, 0) + 1
+    query_stems = {st for t in stats for st in stems(conn, [t.word])[t.word]}
+    total = max(total, 1)
+    scored: list[tuple[float, _Term]] = []
+    for term in term_stats(conn, sorted(seen_in)):
+        if term.prefix or term.df < 2 or term.df > PRF_MAX_SHARE * total:
+            continue
+        if set(stems(conn, [term.word])[term.word]) & query_stems:
+            continue
+        scored.append((seen_in[term.word] * math.log(total / term.df), term))
+    scored.sort(key=lambda pair: (-pair[0], pair[1].word))
+    extra = [term for _s, term in scored[:PRF_TERMS]]
+    if not extra:
+        return ranked
+    match = " OR ".join(_phrase(t) for t in [*stats, *extra])
+    rows = _candidates(conn, match, where, args, max(depth * 3, MIN_CANDIDATES), set())
+    expanded = [_hit_parts(row, ws, req, "feedback", at)
+                for row in _eligible_rows(rows, req, at, moment)]
+    if not expanded:
+        return ranked
+    low = min(c.score for c in expanded)
+    span = max(c.score for c in expanded) - low or 1.0
+    blended: dict[int, tuple[float, _Candidate]] = {}
+    n = len(ranked)
+    for i, c in enumerate(ranked):
+        blended[c.row[0]] = ((1 - PRF_WEIGHT) * (1 - i / n), c)
+    for c in expanded:
+        part = PRF_WEIGHT * (c.score - low) / span
+        before = blended.get(c.row[0])
+        blended[c.row[0]] = (part + (before[0] if before else 0.0), before[1] if before else c)
+    out = sorted(blended.values(), key=lambda pair: -pair[0])
+    if req.explain:
+        for _score, c in out:
+            c.explain["feedback"] = [t.word for t in extra]
+    return [c for _score, c in out[:depth]]
+
+
+def _strong(ranked: list[_Candidate], limit: int) -> bool:
+    """BM25 alone is trusted when a full page of memories holds every query term."""
+    return len(ranked) >= limit and all(c.match == "all terms" for c in ranked[:limit])
+
+
+def _eligibility_view(row: tuple[Any, ...]) -> model.Memory:
+    (_rowid, mid, _path, _home, scope, _type, status, review_state, _imp, created_at,
+     _updated, retired_at, valid_from, valid_until, expires_at, superseded_by, eff_status,
+     eff_retired, eff_superseded_by, *_rest) = row
+    return model.Memory(
+        id=mid, scope=scope, status=eff_status or status, review_state=review_state,
+        created_at=created_at or "", retired_at=eff_retired or retired_at,
+        valid_from=valid_from, valid_until=valid_until, expires_at=expires_at,
+        superseded_by=eff_superseded_by or superseded_by,
+    )
+
+
+def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
+                   moment: str | None) -> list[tuple[Any, ...]]:
+    if req.include_all:
+        return rows
+    return [r for r in rows if reads.eligible(_eligibility_view(r), at, moment)]
+
+
+def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,
+               at: str) -> _Candidate:
+    relevance = -float(row[-1])
+    view = _eligibility_view(row)
+    boosts: dict[str, float] = {}
+    review = REVIEW_BOOST.get(view.review_state or "")
+    if review:
+        boosts[f"review:{view.review_state}"] = review
+    importance = IMPORTANCE_BOOST.get(row[8], 1.0)
+    if importance != 1.0:
+        boosts[f"importance:{row[8]}"] = importance
+    recency = _recency(row[10], at)
+    if recency > 1.0005:
+        boosts["recency"] = round(recency, 4)
+    if row[19] != "[]" and _paths_match(json.loads(row[19]), ws):
+        boosts["paths match cwd"] = PATH_BOOST
+    accessed = int(row[20])
+    if accessed:
+        boosts["accessed"] = round(1 + ACCESS_MAX * min(math.log2(1 + accessed), 4) / 4, 4)
+    if view.status != "active":
+        boosts[view.status] = NOT_ACTIVE_FACTOR
+    product = 1.0
+    for factor in boosts.values():
+        product *= factor
+    score = relevance * product
+    explain: dict[str, Any] = {}
+    if req.explain:
+        explain = {"lane": LANE, "match": lane_name, "bm25": rounded(relevance),
+                   "boosts": boosts, "score": rounded(score)}
+    return _Candidate(score, row, explain, product, lane_name)
+
+
+def _recency(updated_at: str | None, at: str) -> float:
+    if not updated_at:
+        return 1.0
+    try:
+        age = (_parse(at) - _parse(updated_at)).total_seconds() / 86400
+    except ValueError:
+        return 1.0
+    decay: float = 0.5 ** (max(age, 0.0) / RECENCY_HALF_LIFE_DAYS)
+    return 1.0 + RECENCY_MAX * decay
+
+
+def _parse(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _paths_match(globs: list[str], ws: Workspace) -> bool:
+    """A memory's `paths` match when the cwd is inside one of them (not at the top)."""
+    if not globs or ws.repo is None:
+        return False
+    try:
+        rel = ws.cwd.resolve().relative_to(ws.repo.toplevel.resolve())
+    except ValueError:
+        return False
+    if not rel.parts:
+        return False
+    here = rel.as_posix()
+    for glob in globs:
+        glob = glob.strip().strip("/")
+        if fnmatch.fnmatch(here, glob) or fnmatch.fnmatch(here + "/x", glob):
+            return True
+        static: list[str] = []
+        for part in glob.split("/"):
+            if any(ch in part for ch in "*?["):
+                break
+            static.append(part)
+        if static and rel.parts[: len(static)] == tuple(static):
+            return True
+    return False
+
+
+def _make_hits(conn: sqlite3.Connection, ranked: list[_Candidate]) -> list[Hit]:
+    """The hits, each memory as reads see it (chain completed), in one query."""
+    if not ranked:
+        return []
+    rowids = [c.row[0] for c in ranked]
+    stored = {rowid: (doc, body) for rowid, doc, body in conn.execute(
+        f"SELECT rowid, doc, body FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))})",
+        rowids)}
+    hits: list[Hit] = []
+    for c in ranked:
+        if c.explain:
+            c.explain["score"] = rounded(c.score)  # after coverage, answer kind, fusion
+        memory = as_read(*stored[c.row[0]], *c.row[16:19])
+        hits.append(Hit(
+            id=memory.id, score=c.score, lane=c.lane, scope=memory.scope,
+            status=memory.status, review_state=memory.review_state, title=memory.title,
+            summary=memory.summary, path=c.row[2], memory=memory, explain=c.explain))
+    return hits
+
+
+def _add_matched_terms(conn: sqlite3.Connection, ranked: list[_Candidate],
+                       stats: list[_Term]) -> None:
+    if not ranked:
+        return
+    rowids = [c.row[0] for c in ranked]
+    for term in stats:
+        found = _holding(conn, term, rowids)
+        label = term.word + ("*" if term.prefix else "")
+        for c in ranked:
+            if c.row[0] in found:
+                c.explain.setdefault("matched", []).append(label)
+
+
+def record_access(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """Bump access counts in the index; skipped (never waited for) when it is busy."""
+    at = clock.now_str()
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO access (id, count, last_access) VALUES (?, 1, ?) ON CONFLICT (id) "
+            "DO UPDATE SET count = count + 1, last_access = excluded.last_access",
+            [(i, at) for i in ids])
+        conn.execute("COMMIT")
+    with contextlib.suppress(sqlite3.Error):
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+# ---------------------------------------------------------------- the vector lane
+
+
+@dataclass
+class DenseQuery:
+    """A query's vector and the provider's stored vectors, for run_query."""
+
+    provider: str
+    vector: list[float]
+    table: vectors.Table
+
+
+_PROVIDERS: dict[str, embed.Provider] = {}
+_TOLD: set[str] = set()  # messages already given by this process
+
+
+def _tell(warnings: list[str], message: str) -> None:
+    if message not in _TOLD:
+        _TOLD.add(message)
+        warnings.append(message)
+
+
+def enabled(ws: Workspace) -> str | None:
+    """The provider memex.embeddings names, or None when the lane is off."""
+    name = (ws.setting(embed.SETTING) or "").strip().lower()
+    return None if name in ("", "off", "none", "false", "no", "0") else name
+
+
+def provider(name: str) -> embed.Provider:
+    """The provider for this process (a model is loaded once)."""
+    if name not in _PROVIDERS:
+        _PROVIDERS[name] = embed.provider_for(name)
+    return _PROVIDERS[name]
+
+
+def dense_query(ws: Workspace, conn: sqlite3.Connection, text: str,
+                warnings: list[str]) -> DenseQuery | None:
+    """The vector lane for this search, or None (and a message, once per process)
+    when it is off, cannot run here, or has nothing embedded yet."""
+    name = enabled(ws)
+    if name is None:
+        return None
+    try:
+        prov = provider(name)
+    except embed.ProviderUnavailable as exc:
+        _tell(warnings, f"{exc}; searching with BM25 alone")
+        return None
+    table = vectors.load(vectors.db_path(ws), prov.name)
+    if not table.rows:
+        _tell(warnings, f"no memory is embedded with {prov.name} yet: run `git memex embed`;"
+                        " searching with BM25 alone")
+        return None
+    return DenseQuery(prov.name, prov.query(text[: tokens.MAX_QUERY_CHARS]), table)
+
+
+_KEYS: dict[int, tuple[str | None, dict[str, list[int]]]] = {}
+
+
+def _all_keys(conn: sqlite3.Connection) -> dict[str, list[int]]:
+    """text key -> rowids of the visible memories, kept per index generation."""
+    gen = build.generation(conn)
+    cached = _KEYS.get(id(conn))
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    by_key: dict[str, list[int]] = {}
+    for rowid, key in conn.execute("SELECT rowid, text_key FROM memories WHERE shadowed = 0"):
+        by_key.setdefault(key, []).append(rowid)
+    _KEYS[id(conn)] = (gen, by_key)
+    return by_key
+
+
+def _fused(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
+           ranked: list[_Candidate], dense: DenseQuery, where: str, args: list[object],
+           at: str, moment: str | None) -> list[_Candidate]:
+    by_key = _all_keys(conn)
+    sims = vectors.similarities(dense.table, dense.vector, list(by_key))
+    nearest = sorted(sims, key=lambda k: -sims[k])[: DENSE_DEPTH * 2]
+    known = {c.row[0] for c in ranked}
+    extra_ids = [r for k in nearest for r in by_key[k] if r not in known]
+    candidates = {c.row[0]: c for c in ranked}
+    if extra_ids:
+        marks = ", ".join("?" * len(extra_ids))
+        rows = conn.execute(
+            f"SELECT {_COLUMNS}, 0.0 FROM memories m LEFT JOIN access a ON a.id = m.id "
+            f"WHERE m.rowid IN ({marks}) AND {where}", [*extra_ids, *args]).fetchall()
+        for row in _eligible_rows(rows, req, at, moment):
+            candidates[row[0]] = _hit_parts(row, ws, req, "", at)
+    cosine = {rowid: sims[c.row[21]] for rowid, c in candidates.items() if c.row[21] in sims}
+    dense_order = [r for k in nearest for r in by_key[k] if r in candidates][:DENSE_DEPTH]
+    fused = fusion.fuse([(c.row[0], c.score) for c in ranked], cosine, dense_order,
+                        FUSION_MODE, FUSION_WEIGHT)
+    out: list[_Candidate] = []
+    for f in fused:
+        if f.lane == "vector" and f.score <= 0:
+            continue  # the farthest of the nearest: no evidence at all
+        c = candidates[f.key]
+        c.score = f.score * c.factor
+        c.lane = f.lane
+        if req.explain:
+            c.explain.update({"lane": f.lane, "score": rounded(c.score),
+                              "fusion": FUSION_MODE, "bm25_part": rounded(f.bm25_part)})
+            if f.vector_part is not None:
+                c.explain["vector_part"] = rounded(f.vector_part)
+                c.explain["cosine"] = rounded(cosine[f.key])
+            if not c.match:
+                c.explain["match"] = "nearest vectors"
+                c.explain.pop("bm25", None)
+        out.append(c)
+    return out

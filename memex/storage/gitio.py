@@ -1,0 +1,307 @@
+"""Git access.
+
+Reads that run on every command (discovery, config) use the git binary or plain
+file reads: a subprocess costs ~3 ms, importing pygit2 ~0.2 s. Heavier reads
+(status, conflict stages, ancestry) import pygit2 lazily; writes (commit, fetch,
+merge) go through the git binary so the user's hooks, signing and credentials apply.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from memex.core.errors import MemexError
+
+
+class GitError(MemexError):
+    """The git binary failed; carries its stderr."""
+
+
+class GitMissing(MemexError):
+    """git is not installed or not on PATH."""
+
+
+@functools.lru_cache(maxsize=1)
+def git_binary() -> str | None:
+    return shutil.which("git")
+
+
+def run(
+    args: list[str], cwd: Path | str | None = None, check: bool = True,
+    input_text: str | None = None, env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `git ARGS`; raises GitError with git's message when check and it fails."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    full_env = None
+    if env is not None:
+        full_env = dict(os.environ)
+        full_env.update(env)
+    proc = subprocess.run(
+        [binary, *args], cwd=cwd, capture_output=True, text=True, input=input_text,
+        env=full_env, encoding="utf-8", errors="replace",
+        stdin=None if input_text is not None else subprocess.DEVNULL,
+    )
+    if check and proc.returncode != 0:
+        message = (proc.stderr or proc.stdout).strip() or f"git {' '.join(args)} failed"
+        raise GitError(message)
+    return proc
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    toplevel: Path
+    git_dir: Path
+    common_dir: Path
+
+
+def discover(start: Path) -> RepoInfo | None:
+    """The repository containing `start`, or None (also when git is missing)."""
+    if git_binary() is None:
+        return None
+    proc = run(
+        ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+         "--git-common-dir"],
+        cwd=start, check=False,
+    )
+    if proc.returncode != 0:
+        return None
+    lines = proc.stdout.splitlines()
+    if len(lines) < 3 or not lines[0]:
+        return None  # a bare repository or inside .git: no working tree
+    return RepoInfo(Path(lines[0]), Path(lines[1]), Path(lines[2]))
+
+
+def config_map(cwd: Path | None, file: Path | None = None) -> dict[str, str]:
+    """All git config values visible at `cwd` (or in `file`), keys lower-cased."""
+    if git_binary() is None:
+        return {}
+    args = ["config", "--null", "--list"]
+    if file is not None:
+        if not file.is_file():
+            return {}
+        args = ["config", "--null", "--file", str(file), "--list"]
+    proc = run(args, cwd=cwd, check=False)
+    if proc.returncode != 0:
+        return {}
+    out: dict[str, str] = {}
+    for record in proc.stdout.split("\0"):
+        if not record:
+            continue
+        key, _, value = record.partition("\n")
+        out[key.lower()] = value
+    return out
+
+
+def origin_url(config: dict[str, str]) -> str | None:
+    return config.get("remote.origin.url")
+
+
+# ---------------------------------------------------------------- the team flow's git steps
+
+
+def _line(proc: subprocess.CompletedProcess[str]) -> str | None:
+    """The first line a successful git printed, or None."""
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() or None
+
+
+def current_branch(toplevel: Path) -> str | None:
+    """The checked-out branch's short name; None on a detached HEAD."""
+    proc = run(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd=toplevel, check=False)
+    return _line(proc)
+
+
+def rev_parse(toplevel: Path, ref: str) -> str | None:
+    proc = run(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=toplevel,
+               check=False)
+    return _line(proc)
+
+
+def is_ancestor(toplevel: Path, ancestor: str, descendant: str) -> bool:
+    proc = run(["merge-base", "--is-ancestor", ancestor, descendant], cwd=toplevel, check=False)
+    return proc.returncode == 0
+
+
+def operation_in_progress(repo: RepoInfo) -> str | None:
+    """A merge, rebase, cherry-pick, revert or bisect under way, in words, or None."""
+    state = merge_state(repo.git_dir)
+    if state == "rebase" and (repo.git_dir / "rebase-apply").is_dir():
+        return "a rebase or am"
+    if state is not None:
+        return f"a {state}"
+    return "a bisect" if (repo.git_dir / "BISECT_LOG").exists() else None
+
+
+def remotes(toplevel: Path) -> list[str]:
+    """The names of the configured remotes (`git remote`)."""
+    return run(["remote"], cwd=toplevel, check=False).stdout.split()
+
+
+def upstream(toplevel: Path) -> str | None:
+    """The current branch's upstream as `remote/branch`, or None."""
+    proc = run(["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"],
+               cwd=toplevel, check=False)
+    return _line(proc)
+
+
+def remote_default_branch(toplevel: Path, remote: str = "origin") -> str | None:
+    """`origin/main`: what refs/remotes/origin/HEAD points at, else main or master."""
+    proc = run(["symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"],
+               cwd=toplevel, check=False)
+    if proc.returncode == 0 and proc.stdout.strip():
+        return proc.stdout.strip()
+    for name in ("main", "master"):
+        if rev_parse(toplevel, f"refs/remotes/{remote}/{name}"):
+            return f"{remote}/{name}"
+    return None
+
+
+def show_blob(toplevel: Path, ref: str, path: str) -> str | None:
+    """The text of `path` at `ref`, or None when it is not there."""
+    proc = run(["show", f"{ref}:{path}"], cwd=toplevel, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def read_blobs(toplevel: Path, specs: list[str]) -> dict[str, str | None]:
+    """Many `REF:PATH` texts in one `git cat-file --batch` (None: not there)."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    if not specs:
+        return {}
+    proc = subprocess.run([binary, "cat-file", "--batch"], cwd=toplevel, capture_output=True,
+                          input="".join(f"{s}\n" for s in specs).encode("utf-8"))
+    out: dict[str, str | None] = {}
+    data, pos = proc.stdout, 0
+    for spec in specs:
+        end = data.find(b"\n", pos)
+        if end == -1:
+            out[spec] = None
+            continue
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            out[spec] = None
+            if len(header) == 3:  # a tree or commit: skip its content
+                pos += int(header[2]) + 1
+            continue
+        size = int(header[2])
+        out[spec] = data[pos:pos + size].decode("utf-8", errors="replace")
+        pos += size + 1
+    return out
+
+
+def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
+    """Commit exactly `paths` (their working-tree content), whatever else is staged.
+
+    The real binary runs, so the user's hooks, signing and identity apply. New files
+    are made known with `add --intent-to-add`; on any failure the index file is put
+    back byte for byte, so the user's staging is exactly as before. Returns the sha.
+    """
+    top = repo.toplevel
+    rel = [str(p.resolve().relative_to(top.resolve())) for p in paths]
+    index = repo.git_dir / "index"
+    before = index.read_bytes() if index.exists() else None
+    try:
+        tracked = set(run(["ls-files", "-z", "--", *rel], cwd=top).stdout.split("\0"))
+        new = [p for p in rel if p not in tracked]
+        if new:
+            run(["add", "--intent-to-add", "--", *new], cwd=top)
+        run(["commit", "--quiet", "--no-edit", "-m", message, "--only", "--", *rel], cwd=top)
+    except BaseException:
+        _restore_index(index, before)
+        raise
+    return run(["rev-parse", "HEAD"], cwd=top).stdout.strip()
+
+
+def _restore_index(index: Path, before: bytes | None) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        if before is None:
+            index.unlink(missing_ok=True)
+        else:
+            tmp = index.with_name("index.memex-restore")
+            tmp.write_bytes(before)
+            os.replace(tmp, index)
+# ---------------------------------------------------------------- merges and conflicts
+
+
+@dataclass(frozen=True)
+class TextMerge:
+    text: str
+    conflicts: int
+
+
+def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str] = (
+        "ours", "base", "theirs"), marker_size: int = 7) -> TextMerge:
+    """git's own 3-way text merge (`git merge-file -p`); conflicts left as markers."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="git-memex-merge-") as tmp:
+        paths = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(tmp) / name
+            path.write_bytes(text.encode("utf-8"))
+            paths.append(str(path))
+        args = ["merge-file", "-p", f"--marker-size={marker_size}"]
+        for label in labels:
+            args += ["-L", label]
+        proc = run([*args, *paths], check=False)
+    if proc.returncode < 0 or proc.returncode > 127:
+        raise GitError((proc.stderr or "").strip() or "git merge-file failed")
+    return TextMerge(proc.stdout, proc.returncode)
+
+
+@dataclass(frozen=True)
+class Unmerged:
+    """One path with index conflict stages: 1 base, 2 ours, 3 theirs (blob ids)."""
+
+    path: str
+    stages: dict[int, str]
+
+
+def unmerged(toplevel: Path) -> list[Unmerged]:
+    """The index's conflicted paths (`git ls-files -u`), repo-relative, in path order."""
+    proc = run(["ls-files", "-u", "-z", "--full-name"], cwd=toplevel, check=False)
+    if proc.returncode != 0:
+        return []
+    found: dict[str, dict[int, str]] = {}
+    for record in proc.stdout.split("\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) != 3 or not parts[2].isdigit():
+            continue
+        found.setdefault(path, {})[int(parts[2])] = parts[1]
+    return [Unmerged(path, stages) for path, stages in sorted(found.items())]
+
+
+def blob_text(toplevel: Path, oid: str) -> str:
+    return run(["cat-file", "blob", oid], cwd=toplevel).stdout
+
+
+def merge_state(git_dir: Path) -> str | None:
+    """'merge', 'rebase', 'cherry-pick' or 'revert' when one is in progress, else None."""
+    if (git_dir / "rebase-merge").is_dir() or (git_dir / "rebase-apply").is_dir():
+        return "rebase"
+    for name, state in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
+                        ("REVERT_HEAD", "revert")):
+        if (git_dir / name).exists():
+            return state
+    return None
+
+
+def git_path(cwd: Path, name: str) -> Path:
+    """`git rev-parse --git-path NAME` (honours core.hooksPath for 'hooks')."""
+    out = run(["rev-parse", "--path-format=absolute", "--git-path", name], cwd=cwd).stdout
+    return Path(out.strip())

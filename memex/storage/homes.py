@@ -1,0 +1,221 @@
+"""Where memories live, and which project a directory belongs to (repo_id)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memex.storage import gitio
+
+DEFAULT_DIR = ".memex"
+MEMEXCONFIG = ".memexconfig"
+
+
+def memex_home() -> Path:
+    """$GIT_MEMEX_HOME, else the platform's user data dir (XDG on Linux)."""
+    explicit = os.environ.get("GIT_MEMEX_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    if sys.platform.startswith("linux") or os.environ.get("XDG_DATA_HOME"):
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return Path(base) / "git-memex"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("git-memex", appauthor=False, roaming=True))
+
+
+def normalise_url(url: str) -> str:
+    """The one spelling of a remote URL: host lower-cased; scheme, user@, port,
+    trailing '/' and '.git' dropped; scp syntax turned into a path."""
+    text = url.strip()
+    text = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", "", text)
+    if "://" not in url and re.match(r"^[^/]+:", text) and not re.match(r"^[A-Za-z]:[\\/]", text):
+        host_part, _, path = text.partition(":")
+        text = f"{host_part}/{path}"
+    host, _, path = text.partition("/")
+    host = host.rsplit("@", 1)[-1]
+    host = re.sub(r":\d*$", "", host).lower()
+    path = path.rstrip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    path = path.rstrip("/")
+    return f"{host}/{path}" if path else host
+
+
+def repo_id_for(origin: str | None, toplevel: Path) -> str:
+    if origin:
+        digest = hashlib.sha256(normalise_url(origin).encode()).hexdigest()
+        return f"git-origin-sha256:{digest}"
+    digest = hashlib.sha256(str(toplevel.resolve()).encode()).hexdigest()
+    return f"path-sha256:{digest}"
+
+
+def outbox_name(repo_id: str) -> str:
+    """repo_id as a folder name (':' is not allowed in Windows paths)."""
+    return repo_id.replace(":", "-")
+
+
+def _safe_dir_name(value: str) -> str | None:
+    value = value.strip().strip("/")
+    if not value or value.startswith("/") or ".." in Path(value).parts:
+        return None
+    return value
+
+
+@dataclass
+class Workspace:
+    """Everything a command needs to know about where it runs."""
+
+    cwd: Path
+    home: Path
+    repo: gitio.RepoInfo | None
+    repo_id: str
+    config: dict[str, str] = field(default_factory=dict)
+    team_config: dict[str, str] = field(default_factory=dict)
+    warned: set[str] = field(default_factory=set, repr=False, compare=False)
+
+    @property
+    def in_git(self) -> bool:
+        return self.repo is not None
+
+    @property
+    def personal_dir(self) -> Path:
+        return self.home / "personal"
+
+    @property
+    def outbox_dir(self) -> Path:
+        return self.home / "outbox" / outbox_name(self.repo_id)
+
+    @property
+    def memory_dir_name(self) -> str:
+        for value in (self.config.get("memex.dir"), self.team_config.get("memex.dir")):
+            if value and (safe := _safe_dir_name(value)):
+                return safe
+        return DEFAULT_DIR
+
+    @property
+    def memory_dir(self) -> Path | None:
+        """The repo's shared memory folder (None outside git)."""
+        if self.repo is None:
+            return None
+        return self.repo.toplevel / self.memory_dir_name
+
+    @property
+    def index_dir(self) -> Path:
+        """Where this checkout's index cache lives: per worktree inside the git dir."""
+        if self.repo is not None:
+            return self.repo.git_dir / "memex"
+        return self.home / "index" / outbox_name(self.repo_id)
+
+    @property
+    def org_outbox_dir(self) -> Path:
+        """Drafts for the org memory repo (`propose --to org`), outside every repo."""
+        return self.home / "outbox" / "org"
+
+    @property
+    def org_repo(self) -> Path | None:
+        value = self.config.get("memex.orgrepo")
+        return Path(value).expanduser() if value else None
+
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        """A person's git config first, then the team's .memexconfig."""
+        key = key.lower()
+        return self.config.get(key, self.team_config.get(key, default))
+
+    def int_setting(self, key: str, default: int) -> int:
+        value = self.setting(key)
+        try:
+            return int(value) if value is not None else default
+        except ValueError:
+            self.warn_setting(key, value or "", "a whole number", str(default))
+            return default
+
+    def warn_setting(self, key: str, value: str, expected: str, fallback: str) -> None:
+        """Say on stderr, once per key for this workspace (one command), that a setting
+        did not parse and which value is used instead: a typo must not pass unseen."""
+        if key.lower() in self.warned:
+            return
+        self.warned.add(key.lower())
+        print(f"git-memex: warning: {key}={value!r} is not {expected}; using {fallback}",
+              file=sys.stderr)
+
+    def identity(self) -> str:
+        """Namespaced author for created_by / approved_by / history (DESIGN.md)."""
+        explicit = self.config.get("memex.identity")
+        if explicit:
+            return explicit if ":" in explicit else f"local:{explicit}"
+        email = self.config.get("user.email") or os.environ.get("GIT_AUTHOR_EMAIL")
+        if email:
+            return f"local:{email}"
+        name = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+        return f"local:{name}"
+
+
+SEEN_IDS_FILE = "repo_ids"
+
+
+def seen_ids_path(repo: gitio.RepoInfo) -> Path:
+    """Where a clone keeps the repo_ids it has had (shared by its worktrees)."""
+    return repo.common_dir / "memex" / SEEN_IDS_FILE
+
+
+def seen_repo_ids(repo: gitio.RepoInfo) -> dict[str, str]:
+    """{repo_id: what it was derived from} for every id this clone has had, oldest first."""
+    try:
+        text = seen_ids_path(repo).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        rid, _, source = line.partition("\t")
+        if rid.startswith(("git-origin-sha256:", "path-sha256:")):
+            out.setdefault(rid, source)
+    return out
+
+
+def remember_repo_id(repo: gitio.RepoInfo, rid: str, source: str) -> None:
+    """Append this clone's current repo_id to its list when it is new, so that after an
+    origin change `doctor` can find the outbox of the old id (`git memex rekey`). A
+    cache like the index: failing to write it (read-only git dir) costs nothing else."""
+    if rid in seen_repo_ids(repo):
+        return
+    path = seen_ids_path(repo)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"{rid}\t{source}\n")
+    except OSError:
+        pass
+
+
+def workspace(cwd: Path | None = None, home: Path | None = None,
+              allow_missing_git: bool = False) -> Workspace:
+    """The workspace of a command run in `cwd`. Inside a repository without a git binary
+    this raises GitMissing, unless the caller (doctor) reports that itself."""
+    start = (cwd or Path.cwd()).resolve()
+    if gitio.git_binary() is None and not allow_missing_git:
+        marker = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
+        if marker is not None:
+            # Never silently treat a repo as "no repo": scopes and homes would change.
+            raise gitio.GitMissing(
+                f"git is not installed or not on PATH, and {marker} is a git repository; "
+                "git-memex needs git there (install git or fix PATH)")
+    repo = gitio.discover(start)
+    config = gitio.config_map(start)
+    team: dict[str, str] = {}
+    if repo is not None:
+        team = gitio.config_map(repo.toplevel, repo.toplevel / MEMEXCONFIG)
+        origin = gitio.origin_url(config)
+        rid = repo_id_for(origin, repo.toplevel)
+        remember_repo_id(repo, rid, f"origin {normalise_url(origin)}" if origin else
+                         f"path {repo.toplevel.resolve()}")
+    else:
+        rid = repo_id_for(None, start)
+    return Workspace(
+        cwd=start, home=home or memex_home(), repo=repo, repo_id=rid, config=config,
+        team_config=team,
+    )

@@ -1,0 +1,289 @@
+"""Memory files on disk: locate, read, write atomically, delete; quarantine the unreadable.
+
+A "home" is one folder of memory files with a fixed meaning: the personal folder,
+this project's outbox of drafts, the repo's shared folder, the org repo's folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from memex.core import frontmatter, model
+from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
+from memex.core.ulid import is_ulid
+from memex.storage.homes import Workspace
+
+HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
+SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
+                 "org-outbox": "org"}
+_PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
+_IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
+LEGACY_REASON = "v1 file: run git memex migrate"
+
+
+@dataclass(frozen=True)
+class Home:
+    kind: str
+    path: Path
+
+    @property
+    def scope(self) -> str:
+        return SCOPE_OF_HOME[self.kind]
+
+    @property
+    def in_git(self) -> bool:
+        return self.kind in ("repo", "org")
+
+    @property
+    def is_outbox(self) -> bool:
+        """Drafts waiting for `submit` (the project's or the org's outbox)."""
+        return self.kind in ("outbox", "org-outbox")
+
+
+@dataclass
+class Loaded:
+    """A memory as read from its file, with what a rewrite needs to keep."""
+
+    memory: model.Memory
+    path: Path
+    home: Home
+    parsed: frontmatter.Parsed | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    path: Path
+    reason: str
+
+
+def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
+    """The homes visible from this workspace, for the scopes asked (default all)."""
+    wanted = set(scopes) if scopes is not None else {"personal", "project", "org"}
+    out: list[Home] = []
+    if "project" in wanted:
+        out.append(Home("outbox", ws.outbox_dir))
+        if ws.memory_dir is not None:
+            out.append(Home("repo", ws.memory_dir))
+    if "org" in wanted and ws.org_repo is not None:
+        out.append(Home("org-outbox", ws.org_outbox_dir))
+        out.append(Home("org", ws.org_repo / ws.memory_dir_name))
+    if "personal" in wanted:
+        out.append(Home("personal", ws.personal_dir))
+    return out
+
+
+def in_memory_folder(dir_name: str, rel_path: str) -> bool:
+    """Is a repo-relative path (git's spelling) a memory file of the folder `dir_name`?"""
+    pure = PurePosixPath(rel_path)
+    return pure.parent.as_posix() == PurePosixPath(dir_name).as_posix() and is_memory_name(
+        pure.name)
+
+
+def memory_ids(directory: Path) -> set[str]:
+    """The stems of `memory_files(directory)` (the ids their names claim), without
+    making a Path of each."""
+    return {entry.name[:-3] for entry in _memory_entries(directory)}
+
+
+def _memory_entries(directory: Path) -> list[os.DirEntry[str]]:
+    """The memory files of a folder as directory entries (none when it is missing)."""
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [e for e in entries if is_memory_name(e.name) and e.is_file()]
+
+
+def memory_files(directory: Path) -> Iterator[Path]:
+    for entry in sorted(_memory_entries(directory), key=lambda e: e.name):
+        yield Path(entry.path)
+
+
+def is_memory_name(name: str) -> bool:
+    """Whether a file name in a home is a memory file (README.md and dot files are not)."""
+    return (name.endswith(".md") and not name.startswith((".", "_"))
+            and name.lower() not in _IGNORED_NAMES)
+
+
+def read_text(path: Path) -> str:
+    return decode(path.read_bytes())
+
+
+def decode(data: bytes) -> str:
+    """A memory file's bytes as text; raises FrontMatterError for binary or non-UTF-8."""
+    if b"\0" in data:
+        raise frontmatter.FrontMatterError("binary content (NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise frontmatter.FrontMatterError("not UTF-8 text") from None
+
+
+def read(path: Path, home: Home) -> Loaded:
+    """Read one memory file; raises InvalidMemory (a FrontMatterError for syntax)."""
+    return from_text(read_text(path), path, home)
+
+
+def from_text(text: str, path: Path, home: Home) -> Loaded:
+    """A memory from its file's text (already read), checked against its name and home."""
+    return from_parsed(frontmatter.parse(text), path, home)
+
+
+def from_parsed(parsed: frontmatter.Parsed, path: Path, home: Home,
+                memory: model.Memory | None = None) -> Loaded:
+    """`from_text` after the parse; `memory` is the parse's `model.from_front_matter`
+    when the caller already built it (verify's pass, reused by the index refresh)."""
+    if model.legacy_version(parsed.data) is not None:
+        raise InvalidMemory(LEGACY_REASON)
+    if memory is None:
+        memory = model.from_front_matter(parsed.data, parsed.body)
+    if path.stem != memory.id:
+        raise InvalidMemory(f"file name {path.name} does not match its id {memory.id}")
+    if memory.scope != home.scope:
+        raise InvalidMemory(
+            f"scope {memory.scope!r} does not belong in the {home.kind} folder ({home.path})"
+        )
+    return Loaded(memory=memory, path=path, home=home, parsed=parsed)
+
+
+def scan(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
+    """Every memory in a home; unreadable files are reported, never touched."""
+    good: list[Loaded] = []
+    bad: list[Quarantined] = []
+    for path in memory_files(home.path):
+        try:
+            good.append(read(path, home))
+        except (InvalidMemory, OSError) as exc:
+            bad.append(Quarantined(path, str(exc) or type(exc).__name__))
+    return good, bad
+
+
+def scan_all(ws: Workspace, scopes: Iterable[str] | None = None
+             ) -> tuple[list[Loaded], list[Quarantined]]:
+    good: list[Loaded] = []
+    bad: list[Quarantined] = []
+    for home in homes(ws, scopes):
+        g, b = scan(home)
+        good.extend(g)
+        bad.extend(b)
+    return good, bad
+
+
+def normalise_id(text: str) -> str:
+    """A user-typed id or prefix, upper-cased; anything else is a usage error."""
+    candidate = text.strip().upper()
+    if not _PREFIX_RE.match(candidate):
+        raise UsageError(f"not a memory id: {text!r} (ids are ULIDs like 01JD8X3K...)")
+    return candidate
+
+
+def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) -> Loaded:
+    """The one memory whose id starts with the prefix, as git resolves short hashes."""
+    prefix = normalise_id(id_or_prefix)
+    matches: dict[str, tuple[Home, Path]] = {}
+    for home in homes(ws, scopes):
+        for path in memory_files(home.path):
+            if path.stem.upper().startswith(prefix):
+                matches.setdefault(path.stem, (home, path))
+    if not matches:
+        raise NotFound(f"no memory matches {id_or_prefix!r}")
+    if len(matches) > 1:
+        raise Ambiguous(id_or_prefix, sorted(matches))
+    home, path = next(iter(matches.values()))
+    try:
+        return read(path, home)
+    except InvalidMemory as exc:
+        raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
+
+
+def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None
+              ) -> list[Loaded]:
+    """`find` for many ids with one listing of the homes (same errors, same order)."""
+    wanted = [(text, normalise_id(text)) for text in ids]
+    names: dict[str, tuple[Home, Path]] = {}
+    for home in homes(ws, scopes):
+        for path in memory_files(home.path):
+            names.setdefault(path.stem.upper(), (home, path))
+    out: list[Loaded] = []
+    for text, prefix in wanted:
+        exact = prefix in names  # a whole id: no need to compare prefixes
+        matches = [prefix] if exact else sorted(n for n in names if n.startswith(prefix))
+        if not matches:
+            raise NotFound(f"no memory matches {text!r}")
+        if len(matches) > 1:
+            raise Ambiguous(text, matches)
+        home, path = names[matches[0]]
+        try:
+            out.append(read(path, home))
+        except InvalidMemory as exc:
+            raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
+    return out
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder and rename: never a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Exact bytes via a temp file in the same folder, fsynced, then renamed over `path`."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def save(loaded: Loaded) -> str:
+    """Write a memory back to its file (round trip when hand-edited); returns the text."""
+    model.validate(loaded.memory)
+    text = frontmatter.rewrite(loaded.memory, loaded.parsed)
+    try:
+        write_atomic(loaded.path, text)
+    except PermissionError:
+        raise MemexError(f"cannot write {loaded.path}: permission denied") from None
+    except OSError as exc:
+        raise MemexError(f"cannot write {loaded.path}: {exc.strerror or exc}") from None
+    loaded.parsed = frontmatter.parse(text)
+    return text
+
+
+def new_path(home: Home, memory_id: str) -> Path:
+    if not is_ulid(memory_id):
+        raise UsageError(f"not a memory id: {memory_id!r}")
+    return home.path / f"{memory_id}.md"
+
+
+def home_of_kind(ws: Workspace, kind: str) -> Home:
+    for home in homes(ws):
+        if home.kind == kind:
+            return home
+    raise MemexError(f"no {kind} memory folder here")
+
+
+def delete(loaded: Loaded) -> None:
+    try:
+        loaded.path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise MemexError(f"cannot delete {loaded.path}: {exc.strerror or exc}") from None

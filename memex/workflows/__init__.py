@@ -1,0 +1,1 @@
+"""What a command does, over storage, the index and search."""

@@ -1,0 +1,247 @@
+"""`git memex doctor`: ok / warn / fail lines about this machine and repository.
+
+Each check is a plain function `(ws) -> list[Check]` in CHECKS; adding one is
+appending a function. Only a `fail` makes doctor exit 1: a warning is advice.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memex.storage import gitio, store, usage
+from memex.storage.homes import Workspace
+
+LEVELS = ("ok", "warn", "fail")
+SHOWN = 3  # files named in a line; --json has them all
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: str  # ok | warn | fail
+    message: str
+    hint: str | None = None
+    paths: tuple[str, ...] = ()  # the files a check is about, when it has any
+
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"name": self.name, "level": self.level,
+                                  "message": self.message, "hint": self.hint}
+        if self.paths:
+            out["paths"] = list(self.paths)
+        return out
+
+
+def check_git(ws: Workspace) -> list[Check]:
+    if gitio.git_binary() is None:
+        return [Check("git", "fail", "git is not installed or not on PATH",
+                      "install git; project memories travel by git")]
+    version = gitio.run(["--version"], check=False).stdout.strip()
+    checks = [Check("git", "ok", version or "git found")]
+    if ws.repo is None:
+        checks.append(Check("repo", "warn", "not inside a git repository: project memories "
+                            "stay local on this machine"))
+    else:
+        checks.append(Check("repo", "ok", f"repository {ws.repo.toplevel}"))
+    return checks
+
+
+def check_merge_driver(ws: Workspace) -> list[Check]:
+    if ws.repo is None:
+        return []
+    top = ws.repo.toplevel
+    probe = f"{ws.memory_dir_name}/01AAAAAAAAAAAAAAAAAAAAAAAA.md"
+    out = gitio.run(["check-attr", "merge", "--", probe], cwd=top, check=False).stdout
+    attribute = out.strip().rsplit(": ", 1)[-1] if out.strip() else "unspecified"
+    driver = ws.config.get("merge.memex.driver")
+    if attribute != "memex":
+        return [Check("merge-driver", "warn", f"{ws.memory_dir_name}/*.md has no merge=memex "
+                      "attribute: memory files get git's plain text merge",
+                      "git memex init (writes .gitattributes and the driver config)")]
+    if not driver and ws.config.get("merge.memex.name"):
+        return [Check("merge-driver", "fail", "merge.memex.name is set but merge.memex.driver "
+                      "is not: git aborts every merge of a memory file", "git memex init")]
+    if not driver:
+        return [Check("merge-driver", "warn", ".gitattributes names the memex merge driver "
+                      "but this clone does not configure it (merge.memex.driver): git "
+                      "silently falls back to a text merge", "git memex init")]
+    try:
+        program = shlex.split(driver)[0]
+    except (ValueError, IndexError):
+        program = ""
+    if not program or shutil.which(program) is None:
+        return [Check("merge-driver", "warn", f"merge.memex.driver runs {program or driver!r}, "
+                      "which is not found on PATH", "git memex init (rewrites the command)")]
+    return [Check("merge-driver", "ok", f"merge driver configured: {driver}")]
+
+
+def check_hooks(ws: Workspace) -> list[Check]:
+    if ws.repo is None:
+        return []
+    from memex.workflows import githooks
+
+    top = ws.repo.toplevel
+    state = githooks.installed(top)
+    framework = (top / ".pre-commit-config.yaml").exists()
+    if all(state.values()):
+        return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
+    missing = [name for name, ok in state.items() if not ok]
+    if framework and not state["pre-commit"]:
+        return [Check("hooks", "ok", "hooks come from the pre-commit framework "
+                      "(.pre-commit-config.yaml); plain hooks missing: " + ", ".join(missing))]
+    return [Check("hooks", "warn", "git-memex git hooks not installed: " + ", ".join(missing),
+                  "git memex init --git-hooks (or the pre-commit framework)")]
+
+
+def check_quarantine(ws: Workspace) -> list[Check]:
+    """Unreadable files in every home; each check names its own files, since verify
+    sees only the repo's folder and the outbox and personal folders are outside it."""
+    _, bad = store.scan_all(ws)
+    if not bad:
+        return [Check("quarantine", "ok", "every memory file parses")]
+    folder = ws.memory_dir
+    in_repo = [q for q in bad if folder is not None and q.path.parent == folder]
+    elsewhere = [q for q in bad if q not in in_repo]
+    checks = []
+    for items, where, hint in (
+            (in_repo, "in the repo", "edit or git rm each; git memex verify lists every one "
+             "with its rule"),
+            (elsewhere, "outside the repo (outbox or personal)", "edit or delete each file "
+             "by hand; git memex doctor --json lists every path")):
+        if not items:
+            continue
+        shown = "; ".join(f"{q.path}: {q.reason}" for q in items[:SHOWN])
+        more = f" (+{len(items) - SHOWN} more)" if len(items) > SHOWN else ""
+        checks.append(Check("quarantine", "warn", f"{len(items)} unreadable memory file(s) "
+                            f"{where}, skipped and left untouched: {shown}{more}", hint,
+                            tuple(str(q.path) for q in items)))
+    return checks
+
+
+def check_outbox_key(ws: Workspace) -> list[Check]:
+    """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
+    if ws.repo is None:
+        return []
+    from memex.workflows import rekey
+
+    old = rekey.old_outboxes(ws)
+    if not old:
+        return [Check("outbox", "ok", f"the outbox is keyed by this repo's id {ws.repo_id}")]
+    checks = []
+    for item in old:
+        flag = "" if len(old) == 1 else f" --from {item.repo_id}"
+        checks.append(Check(
+            "outbox", "warn", f"the repo_id changed (origin changed or was added): "
+            f"{item.drafts} draft(s) wait in the outbox of {item.describe()}, invisible "
+            f"under the current id {ws.repo_id}", f"git memex rekey{flag}"))
+    return checks
+
+
+def check_index(ws: Workspace) -> list[Check]:
+    """The search index, opened read-only: present, intact, this version, up to date.
+    Doctor never repairs it (the next reading command does that by itself)."""
+    import sqlite3
+
+    from memex.index import build, schema
+
+    path = build.db_path(ws)
+    if not path.exists():
+        return [Check("index", "ok", "no index yet; the next reading command builds it")]
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            intact = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            version = schema.version(conn)
+            indexed, _ = build.indexed_files(conn) if intact else ({}, {})
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return [Check("index", "warn", f"the index at {path} cannot be read ({exc})",
+                      "it is a cache: the next reading command rebuilds it")]
+    if not intact:
+        return [Check("index", "warn", f"the index at {path} is damaged",
+                      "git memex reindex --full (or just read: it is rebuilt)")]
+    if version != schema.SCHEMA_VERSION:
+        return [Check("index", "ok", f"the index is of schema {version}; the next reading "
+                      "command rebuilds it for this version")]
+    on_disk, _ = build.scan_disk(ws)
+    behind = sum(1 for p, st in on_disk.items() if p not in indexed
+                 or (indexed[p].size, indexed[p].mtime_ns) != (st.size, st.mtime_ns))
+    behind += sum(1 for p in indexed if p not in on_disk)
+    if behind:
+        return [Check("index", "ok", f"index healthy; {behind} file(s) changed since the "
+                      "last refresh (the next reading command catches up)")]
+    return [Check("index", "ok", f"index healthy and current ({len(indexed)} file(s))")]
+
+
+def check_mcp_configs(ws: Workspace) -> list[Check]:
+    """Every MCP config git-memex wrote here still points at a command that exists."""
+    from memex.core import jsonc
+    from memex.workflows import clients
+
+    if ws.repo is None:
+        return []
+    out: list[Check] = []
+    for host in clients.JSON_HOSTS.values():
+        path = ws.repo.toplevel / host.file
+        try:
+            data = jsonc.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        node: object = data
+        for key in host.section:
+            node = node.get(key) if isinstance(node, dict) else None
+        entry = node.get(clients.SERVER) if isinstance(node, dict) else None
+        if not isinstance(entry, dict):
+            continue
+        command = entry.get("command")
+        program = command[0] if isinstance(command, list) and command else command
+        if not isinstance(program, str) or not program:
+            out.append(Check("mcp", "fail", f"{host.file}: the {clients.SERVER} server has "
+                             "no command", f"git memex init --client {host.name}"))
+        elif shutil.which(program) is None:
+            out.append(Check("mcp", "fail", f"{host.file}: {program} is not a command here",
+                             f"git memex init --client {host.name}"))
+        else:
+            out.append(Check("mcp", "ok", f"{host.label}: {host.file} runs {program}"))
+    return out
+
+
+def check_usage_log(ws: Workspace) -> list[Check]:
+    """The usage log rotates at memex.usageMaxBytes; one far past it is not rotating
+    (record() never fails a command, so this is where a read-only home shows)."""
+    path = usage.log_path(ws.home)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return [Check("usage-log", "ok", "no usage log yet")]
+    limit = usage.limit(ws)
+    if limit > 0 and size > 2 * limit:
+        return [Check("usage-log", "warn",
+                      f"the usage log {path} is {size:,} bytes, over twice its limit "
+                      f"({limit:,}): it is not being rotated",
+                      hint=f"make {ws.home} writable, or remove {usage.old_path(ws.home)} "
+                      "if it is not a file")]
+    return [Check("usage-log", "ok", f"usage log {size:,} bytes"
+                  + (f" (rotated at {limit:,})" if limit > 0 else " (never rotated)"))]
+
+
+CHECKS: list[Callable[[Workspace], list[Check]]] = [
+    # The index check runs before anything that reads memories (and so refreshes it).
+    check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
+    check_outbox_key, check_mcp_configs, check_usage_log,
+]
+
+
+def run(ws: Workspace) -> list[Check]:
+    out: list[Check] = []
+    for check in CHECKS:
+        out.extend(check(ws))
+    return out
+
+
+def failed(checks: list[Check]) -> bool:
+    return any(c.level == "fail" for c in checks)
+

@@ -1,0 +1,105 @@
+"""The plain git hooks git-memex ships (hooks/ in the repo) and their installation.
+
+The scripts are kept here, in the package, so that `git memex init --git-hooks` works
+from any install; `python -m memex.workflows.githooks hooks` writes the committed copies in
+hooks/ and a test keeps the two equal. Every script is POSIX sh.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memex.storage import gitio
+
+MARKER = "# git-memex hook"
+
+_PRE_COMMIT = f"""#!/bin/sh
+{MARKER}: secret scan of staged memory files (git memex init --git-hooks installs it).
+# Blocks a commit that would add an unmasked secret or <private> block, or a personal
+# or visibility: private memory, to the memory folder; names file and line, never the
+# secret. Bypass once with `git commit --no-verify`.
+if command -v git-memex-scan >/dev/null 2>&1; then
+    exec git-memex-scan --staged
+fi
+echo "git-memex: git-memex-scan not found on PATH; memory secret scan skipped" >&2
+exit 0
+"""
+
+_REFRESH = f"""#!/bin/sh
+{MARKER}: refresh the memory index after git changed the working tree.
+# Fast and never failing the git command: the index is a cache, rebuilt on demand anyway.
+{{guard}}if command -v git-memex-reindex >/dev/null 2>&1; then
+    git-memex-reindex --quiet >/dev/null 2>&1 </dev/null
+fi
+exit 0
+"""
+
+HOOKS: dict[str, str] = {
+    "pre-commit": _PRE_COMMIT,
+    "post-merge": _REFRESH.replace("{guard}", ""),
+    # post-checkout gets (old, new, flag): flag 0 is a file checkout, not worth a refresh
+    "post-checkout": _REFRESH.replace("{guard}", '[ "${3:-1}" = "0" ] && exit 0\n'),
+}
+
+
+@dataclass
+class HookResult:
+    installed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # someone else's hook, left alone
+
+
+def hooks_dir(toplevel: Path) -> Path:
+    return gitio.git_path(toplevel, "hooks")
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def install(toplevel: Path) -> HookResult:
+    """Install each hook unless a hook that is not ours is already there."""
+    target = hooks_dir(toplevel)
+    target.mkdir(parents=True, exist_ok=True)
+    result = HookResult()
+    for name, text in HOOKS.items():
+        path = target / name
+        if path.exists():
+            if not is_ours(path):
+                result.skipped.append(f"{path} exists and is not git-memex's; left alone "
+                                      f"(call `{_call(name)}` from it to chain)")
+                continue
+            if path.read_text(encoding="utf-8", errors="replace") == text:
+                result.unchanged.append(f"{name} hook already installed")
+                continue
+        path.write_text(text, encoding="utf-8")
+        os.chmod(path, 0o755)
+        result.installed.append(f"installed the {name} hook in {path.parent}")
+    return result
+
+
+def _call(name: str) -> str:
+    return "git-memex-scan --staged" if name == "pre-commit" else "git-memex-reindex --quiet"
+
+
+def installed(toplevel: Path) -> dict[str, bool]:
+    target = hooks_dir(toplevel)
+    return {name: is_ours(target / name) for name in HOOKS}
+
+
+def write_copies(folder: Path) -> None:
+    folder.mkdir(exist_ok=True)
+    for name, text in HOOKS.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        os.chmod(path, 0o755)
+
+
+if __name__ == "__main__":
+    write_copies(Path(sys.argv[1] if len(sys.argv) > 1 else "hooks"))

@@ -1,0 +1,570 @@
+"""Keeping a store true and small: retention decay, ROT candidates, the health report.
+
+Retention follows OpenMemory Plus's Ebbinghaus model: e^(-t/S) with t the days since
+the last access and S = 30 + 10 x accesses + 50 if pinned, lifted towards 1 by an
+importance boost (pinned 0.5, high importance 0.3, high confidence 0.2, frequent
+use 0.1; at most 0.5). Access statistics come from `access_stats` and are never
+written into memory files: losing them loses nothing a person decided.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memex.core import clock, gcpause, lifecycle, model
+from memex.core.errors import MemexError
+from memex.storage import store, usage
+from memex.storage.homes import Workspace
+from memex.workflows import conflicts, snapshot, writes
+
+AccessStats = dict[str, tuple[int, str]]
+
+# Operations in the usage log that are not a person or agent reading a memory.
+NOT_ACCESS = frozenset({"write", "delete", "list", "export", "import", "clean", "health",
+                        "migrate", "link", "pin"})
+
+BASE_STRENGTH = 30.0
+CONFIDENCE_VALUE = {"high": 1.0, "medium": 0.7, "low": 0.4}
+STATE_LIMITS = ((0.7, "active"), (0.3, "aging"), (0.1, "stale"), (0.0, "cleanup"))
+UNUSED_DAYS = 90  # long unaccessed: retention below 0.1 and this many days unused
+STALE_HEAD_DAYS = 60
+NEAR_DUPLICATE = 0.8
+_WORD = re.compile(r"\w+", re.UNICODE)
+_TRIVIAL = re.compile(
+    r"^(?:test(?:ing)?(?: memory| note| entry)?|this is a test|tmp|temp|asdf+|qwerty|foo|bar|"
+    r"baz|foobar|hello(?: world)?|ok(?:ay)?|done|works|it works|fixed|wip|todo|lorem ipsum"
+    r".*|测试.*|test(?:ing)? \d.*)[\s\W\d]*$",
+    re.IGNORECASE,
+)
+TINY_CHARS = 10
+# A wide (CJK) character carries about what a short English word does: it counts as
+# this many characters toward TINY_CHARS, so "我喜欢用 vim" is not tiny but "好的" is.
+WIDE_CHAR_WEIGHT = 3
+
+
+# ---------------------------------------------------------------- access statistics
+
+
+def access_stats(ws: Workspace) -> AccessStats:
+    """id -> (access count, last access) from the usage log, for this project and personal.
+
+    A personal memory follows its owner from project to project, so its accesses
+    count wherever they happened. (The index will serve these later; the shape stays.)
+    """
+    personal = store.memory_ids(ws.personal_dir)
+    here: dict[str, list[object]] = {}
+    for entry in usage.entries(ws.home):
+        if entry.get("op") in NOT_ACCESS:
+            continue
+        ids = entry.get("ids")
+        at = entry.get("at")
+        if not isinstance(ids, list) or not isinstance(at, str):
+            continue
+        this_repo = entry.get("repo_id") == ws.repo_id
+        for memory_id in ids:
+            if not isinstance(memory_id, str) or not (this_repo or memory_id in personal):
+                continue
+            slot = here.setdefault(memory_id, [0, ""])
+            slot[0] = int(str(slot[0])) + 1
+            if at > str(slot[1]):
+                slot[1] = at
+    return {k: (int(str(v[0])), str(v[1])) for k, v in here.items()}
+
+
+# ---------------------------------------------------------------- retention
+
+
+@dataclass(frozen=True)
+class Retention:
+    value: float
+    state: str  # active | aging | stale | cleanup
+    days_unused: float
+    accesses: int
+
+    def as_json(self) -> dict[str, object]:
+        return {"retention": round(self.value, 3), "state": self.state,
+                "days_unused": round(self.days_unused, 1), "accesses": self.accesses}
+
+
+def _days_between(earlier: str, later: datetime) -> float:
+    if not earlier:
+        return 0.0
+    try:
+        moment = clock.parse_time(earlier)
+    except ValueError:
+        return 0.0
+    return max(0.0, (later - moment).total_seconds() / 86400)
+
+
+_IMPORTANCE_BOOST = {"high": 0.3, "normal": 0.0, "low": 0.0}
+
+
+def retention(memory: model.Memory, accesses: int, last_access: str, now: datetime
+              ) -> Retention:
+    """How well a memory is "remembered" now, 0..1 (see the module docstring)."""
+    last = max(last_access or "", memory.updated_at or "", memory.created_at or "")
+    days = _days_between(last, now)
+    strength = BASE_STRENGTH + 10 * accesses + (50 if memory.pinned else 0)
+    base = math.exp(-days / strength)
+    boost = 0.5 if memory.pinned else 0.0
+    boost += _IMPORTANCE_BOOST.get(memory.importance, 0.0)
+    boost += 0.2 if memory.confidence == "high" else 0.0
+    boost += 0.1 if accesses > 5 else 0.0
+    boost = min(boost, 0.5)
+    value = min(1.0, max(0.0, base + boost * (1 - base)))
+    state = STATE_LIMITS[-1][1]
+    for limit, name in STATE_LIMITS:
+        if value >= limit:
+            state = name
+            break
+    return Retention(value, state, days, accesses)
+
+
+def retentions(memories: Iterable[model.Memory], stats: AccessStats, now: datetime
+               ) -> dict[str, Retention]:
+    never = (0, "")
+    return {m.id: retention(m, *stats.get(m.id, never), now) for m in memories}
+
+
+# ---------------------------------------------------------------- ROT candidates
+
+
+@dataclass
+class Candidate:
+    """A memory `clean` offers to retire, with why."""
+
+    item: store.Loaded
+    group: str  # redundant | obsolete | trivial
+    reason: str
+    keep: str | None = None  # redundant: the memory that stays
+
+    @property
+    def id(self) -> str:
+        return self.item.id
+
+    @property
+    def shared(self) -> bool:
+        return self.item.home.in_git
+
+    def as_json(self) -> dict[str, object]:
+        m = self.item.memory
+        return {"id": m.id, "group": self.group, "reason": self.reason, "keep": self.keep,
+                "scope": m.scope, "home": self.item.home.kind, "status": m.status,
+                "title": m.title or m.summary, "path": str(self.item.path)}
+
+
+def _words(text: str) -> frozenset[str]:
+    if text.isascii():  # lowering first splits ASCII the same way, in one call
+        return frozenset(_WORD.findall(text.lower()))
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE
+                    ) -> list[tuple[int, int, float]]:
+    """Pairs (i, j, jaccard) of texts whose word sets are at least `threshold` alike.
+
+    A prefix-filtered set-similarity join: words are ordered rarest first, and two
+    sets that reach the threshold must share one of their first few words, so only
+    pairs sharing a rare word are compared (exact, not sampled).
+    """
+    with gcpause.paused():
+        return _near_duplicates(texts, threshold)
+
+
+def _near_duplicates(texts: Sequence[str], threshold: float) -> list[tuple[int, int, float]]:
+    sets = [_words(t) for t in texts]
+    sizes = [len(s) for s in sets]
+    freq: Counter[str] = Counter()
+    for s in sets:
+        freq.update(s)
+    # rarest first, ties by the word: one integer per word sorts as (freq[w], w) would
+    rank = {w: n for n, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}
+    by_rank = rank.__getitem__
+    index: dict[str, list[int]] = {}
+    out: list[tuple[int, int, float]] = []
+    for i, words in enumerate(sets):
+        if not words:
+            continue
+        size = len(words)
+        ordered = sorted(words, key=by_rank)
+        prefix = size - math.ceil(threshold * size) + 1
+        candidates: set[int] = set()
+        for word in ordered[:prefix]:
+            posting = index.get(word)
+            if posting is None:
+                index[word] = [i]
+                continue
+            candidates.update(posting)
+            posting.append(i)
+        for j in candidates:
+            other_size = sizes[j]
+            if (size if size < other_size else other_size) < threshold * (
+                    other_size if size < other_size else size):
+                continue
+            shared = len(words & sets[j])
+            score = shared / (size + other_size - shared)  # the union's size
+            if score >= threshold:
+                out.append((j, i, score))
+    return out
+
+
+def _keeper_rank(item: store.Loaded, stats: AccessStats) -> tuple[int, int, int, str, str]:
+    m = item.memory
+    reviewed = {"published": 3, "approved": 2, "proposed": 1}.get(m.review_state or "", 0)
+    return (reviewed, int(m.pinned), stats.get(m.id, (0, ""))[0], m.updated_at, m.id)
+
+
+def text_size(text: str) -> int:
+    """Length with wide (CJK, fullwidth) characters weighted, fair to every script."""
+    return sum(WIDE_CHAR_WEIGHT if unicodedata.east_asian_width(c) in ("W", "F") else 1
+               for c in text)
+
+
+def trivial_reason(memory: model.Memory) -> str | None:
+    text = " ".join(memory.body.split())
+    # Weighting never shrinks a size, so only texts short already need the per-char pass.
+    if len(text) < TINY_CHARS and text_size(text) < TINY_CHARS:
+        return f"tiny: {len(text)} characters"
+    if _TRIVIAL.match(text) or (_TRIVIAL.match(memory.title.strip()) and len(text) < 40):
+        return "test or placeholder content"
+    return None
+
+
+def offerable(items: Sequence[store.Loaded]) -> list[store.Loaded]:
+    """What clean may offer: live memories that no person pinned."""
+    return [i for i in items if i.memory.is_live and not i.memory.pinned]
+
+
+def duplicate_pairs(live: Sequence[store.Loaded]) -> list[tuple[str, str, float]]:
+    """(id, id, jaccard) of near-duplicates within each scope."""
+    by_scope: dict[str, list[store.Loaded]] = {}
+    for item in live:
+        by_scope.setdefault(item.memory.scope, []).append(item)
+    out: list[tuple[str, str, float]] = []
+    for group in by_scope.values():
+        texts = [f"{i.memory.title}\n{i.memory.body}" for i in group]
+        for x, y, score in near_duplicates(texts):
+            out.append((group[x].id, group[y].id, score))
+    return out
+
+
+def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
+                           live: Sequence[store.Loaded], touched: set[str],
+                           threshold: float = NEAR_DUPLICATE) -> list[tuple[str, str, float]]:
+    """`duplicate_pairs` for the same memories, given its earlier result and which ids
+    changed: only pairs with a changed memory are compared again."""
+    out = [p for p in previous if p[0] not in touched and p[1] not in touched]
+    last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
+    words: dict[str, frozenset[str]] = {}
+
+    def words_of(memory_id: str) -> frozenset[str]:
+        found = words.get(memory_id)
+        if found is None:  # only the memories compared: those in a changed one's scope
+            memory = last[memory_id].memory
+            found = words[memory_id] = _words(f"{memory.title}\n{memory.body}")
+        return found
+
+    done: set[str] = set()
+    for item in live:
+        if item.id not in touched:
+            continue
+        mine = words_of(item.id)
+        size = len(mine)
+        for other in live:
+            if other.id == item.id or other.id in done or other.memory.scope != \
+                    item.memory.scope:
+                continue
+            theirs = words_of(other.id)
+            other_size = len(theirs)
+            # jaccard <= smaller / larger size: a pair too unequal in size cannot reach it
+            if (size if size < other_size else other_size) < threshold * (
+                    other_size if size < other_size else size):
+                continue
+            union = mine | theirs
+            if union and len(mine & theirs) / len(union) >= threshold:
+                out.append((other.id, item.id, len(mine & theirs) / len(union)))
+        done.add(item.id)
+    return out
+
+
+def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datetime,
+                   duplicates: Sequence[tuple[str, str, float]] | None = None,
+                   marks: dict[str, Retention] | None = None) -> list[Candidate]:
+    """ROT among live memories; pinned ones are a person's keep and never offered.
+
+    `duplicates` are precomputed `duplicate_pairs` (a cache may hold them); `marks`
+    the `retentions` of (at least) the `offerable` items (health has them already).
+    """
+    at = clock.format_time(now)
+    live = offerable(items)
+    if marks is None:
+        marks = retentions((i.memory for i in live), stats, now)
+    found: dict[str, Candidate] = {}
+
+    def offer(candidate: Candidate) -> None:
+        found.setdefault(candidate.id, candidate)
+
+    # The most telling reason wins: a date that passed, then trivial content, then a
+    # duplicate, then disuse.
+    for item in live:
+        m = item.memory
+        if lifecycle.is_expired(m, at):
+            offer(Candidate(item, "obsolete", f"expired at {m.expires_at}"))
+        elif m.valid_until and m.valid_until <= at:
+            offer(Candidate(item, "obsolete", f"no longer true since {m.valid_until} "
+                                              "(valid_until)"))
+    for item in live:
+        reason = trivial_reason(item.memory)
+        if reason:
+            offer(Candidate(item, "trivial", reason))
+    by_id = {i.id: i for i in live}
+    for id_a, id_b, score in duplicates if duplicates is not None else duplicate_pairs(live):
+        a, b = by_id.get(id_a), by_id.get(id_b)
+        if a is not None and b is not None:
+            keep, drop = sorted((a, b), key=lambda i: _keeper_rank(i, stats), reverse=True)
+            same = writes.normalised_content(a.memory.body) == writes.normalised_content(
+                b.memory.body)
+            what = "same text as" if same else f"near-duplicate ({score:.0%} same words) of"
+            if drop.id not in found and keep.id not in found:
+                offer(Candidate(drop, "redundant", f"{what} {keep.id[:10]}", keep=keep.id))
+    for item in live:
+        m = item.memory
+        ret = marks[m.id]
+        if ret.value < 0.1 and ret.days_unused >= UNUSED_DAYS:
+            offer(Candidate(item, "obsolete", f"not used for {int(ret.days_unused)} days "
+                                              f"(retention {ret.value:.2f})"))
+        elif m.supersedes and ret.value < 0.3 and ret.days_unused >= STALE_HEAD_DAYS:
+            offer(Candidate(item, "obsolete",
+                            f"stale head of a revised chain (supersedes {m.supersedes[:10]}): "
+                            f"not used for {int(ret.days_unused)} days "
+                            f"(retention {ret.value:.2f})"))
+    order = {"redundant": 0, "obsolete": 1, "trivial": 2}
+    return sorted(found.values(), key=lambda c: (order[c.group], c.id))
+
+
+def retire(ws: Workspace, candidate: Candidate) -> writes.WriteResult:
+    """Retire (archive) a candidate, the reason kept in its status_history."""
+    note = f"clean: {candidate.group}: {candidate.reason}"
+    return writes.set_status(ws, candidate.id, "archived", note=note)
+
+
+def delete(ws: Workspace, candidate: Candidate) -> Path:
+    """Delete a personal or outbox candidate's file (shared ones are only retired)."""
+    if candidate.shared:
+        raise MemexError(f"{candidate.id} is shared: it is retired, never deleted, by clean")
+    writes.delete(ws, candidate.id)
+    return candidate.item.path
+
+
+# ---------------------------------------------------------------- pull staleness
+
+
+def stale_after_days(ws: Workspace) -> float:
+    """memex.staleAfter in days, read by the one parser every command uses (pull's)."""
+    from memex.workflows import pull
+
+    return pull.stale_after(ws).total_seconds() / 86400
+
+
+@dataclass
+class PullState:
+    has_remote: bool
+    last_fetch: str | None
+    age_days: float | None
+    stale_after_days: float
+
+    @property
+    def stale(self) -> bool:
+        if not self.has_remote:
+            return False
+        return self.age_days is None or self.age_days > self.stale_after_days
+
+    def as_json(self) -> dict[str, object]:
+        return {"has_remote": self.has_remote, "last_fetch": self.last_fetch,
+                "age_days": None if self.age_days is None else round(self.age_days, 1),
+                "stale_after_days": self.stale_after_days, "stale": self.stale}
+
+
+def pull_state(ws: Workspace, now: datetime) -> PullState:
+    """When the repo last fetched: the mtime of FETCH_HEAD (worktree or common dir)."""
+    limit = stale_after_days(ws)
+    if ws.repo is None:
+        return PullState(False, None, None, limit)
+    has_remote = any(k.startswith("remote.") and k.endswith(".url") for k in ws.config)
+    times = []
+    for folder in {ws.repo.git_dir, ws.repo.common_dir}:
+        try:
+            times.append((folder / "FETCH_HEAD").stat().st_mtime)
+        except OSError:
+            continue
+    if not times:
+        return PullState(has_remote, None, None, limit)
+    moment = datetime.fromtimestamp(max(times), tz=now.tzinfo)
+    age = max(0.0, (now - moment).total_seconds() / 86400)
+    return PullState(has_remote, clock.format_time(moment), age, limit)
+
+
+# ---------------------------------------------------------------- health
+
+
+@dataclass
+class Health:
+    total: int
+    by_scope: dict[str, int]
+    by_status: dict[str, int]
+    by_review_state: dict[str, int]
+    outbox: int
+    quarantined: int
+    legacy: int
+    pull: PullState
+    parts: dict[str, float]
+    score: int
+    grade: str
+    rot: int
+    conflicts: int
+    retention_states: dict[str, int]
+    next_steps: list[str] = field(default_factory=list)
+    outbox_private: int = 0  # of `outbox`: visibility private, never submitted
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "score": self.score, "grade": self.grade,
+            "parts": {k: round(v, 3) for k, v in self.parts.items()},
+            "total": self.total, "by_scope": self.by_scope, "by_status": self.by_status,
+            "by_review_state": self.by_review_state, "outbox": self.outbox,
+            "outbox_private": self.outbox_private,
+            "retention": self.retention_states, "rot_candidates": self.rot,
+            "open_conflicts": self.conflicts, "quarantined": self.quarantined,
+            "v1_files": self.legacy, "pull": self.pull.as_json(),
+            "next_steps": self.next_steps,
+        }
+
+
+def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Conflict]:
+    return [conflicts.Conflict(str(c["a"]), str(c["b"]),
+                               [conflicts.Reason(r["rule"], r["detail"]) for r in c["reasons"]],
+                               bool(c["acknowledged"])) for c in data]
+
+
+def cached_duplicates(snap: snapshot.Snapshot) -> list[tuple[str, str, float]]:
+    """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
+    duplicates = snap.cached("duplicates")
+    if duplicates is None:
+        live = offerable(snap.items)
+        earlier = snap.previous("duplicates")
+        duplicates = (update_duplicate_pairs(earlier, live, snap.touched)
+                      if earlier is not None else duplicate_pairs(live))
+        snap.remember("duplicates", duplicates)
+    return [(a, b, float(x)) for a, b, x in duplicates]
+
+
+def grade(score: int) -> str:
+    return "excellent" if score >= 80 else "good" if score >= 60 else "needs attention"
+
+
+def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
+    """The store's health: counts, the score with its parts, and what to do next."""
+    with gcpause.paused():
+        return _health(ws, stats)
+
+
+def _health(ws: Workspace, stats: AccessStats | None) -> Health:
+    now = clock.now()
+    at = clock.format_time(now)
+    snap = snapshot.load(ws)
+    items, bad = snap.items, snap.quarantined
+    if stats is None:
+        stats = access_stats(ws)
+    memories = [i.memory for i in items]
+    total = len(memories)
+    by_scope = Counter(m.scope for m in memories)
+    by_status = Counter(m.status for m in memories)
+    by_review = Counter(m.review_state or "none" for m in memories)
+    live = [i for i in items if i.memory.is_live]
+    eligible = [i.memory for i in live if not lifecycle.is_expired(i.memory, at)
+                and i.memory.review_state != "rejected"]
+    # Each live item's retention once: the report's states and clean's disuse test.
+    marks = retentions((i.memory for i in live), stats, now)
+    states = Counter(r.state for r in marks.values())
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap), marks)
+    cached = snap.cached("conflicts")
+    if cached is None:
+        earlier = snap.previous("conflicts")
+        found = (conflicts.update(_conflicts_of(earlier), (i.memory for i in live),
+                                  snap.touched)
+                 if earlier is not None else conflicts.find(i.memory for i in live))
+        snap.remember("conflicts", [c.as_json() for c in found])
+    else:
+        found = _conflicts_of(cached)
+    snap.save()
+    current = {m.id for m in eligible}
+    open_conflicts = [c for c in found if not c.acknowledged and c.a in current
+                      and c.b in current]
+    in_conflict = {x for c in open_conflicts for x in (c.a, c.b)}
+    base = len(live) or 1
+    parts = {
+        "active_ratio": by_status.get("active", 0) / total if total else 1.0,
+        "rot_ratio": len(rot) / base if live else 0.0,
+        "average_confidence": (sum(CONFIDENCE_VALUE.get(i.memory.confidence, 0.7)
+                                   for i in live) / len(live)) if live else 1.0,
+        "conflict_ratio": len(in_conflict) / base if live else 0.0,
+    }
+    score = round(100 * (0.3 * parts["active_ratio"] + 0.2 * (1 - parts["rot_ratio"])
+                         + 0.3 * parts["average_confidence"]
+                         + 0.2 * (1 - parts["conflict_ratio"])))
+    legacy = sum(1 for q in bad if q.reason == store.LEGACY_REASON)
+    outbox = sum(1 for i in items if i.home.kind == "outbox")
+    private = sum(1 for i in items if i.home.kind == "outbox"
+                  and i.memory.visibility == "private")
+    pull = pull_state(ws, now)
+    steps: list[str] = []
+    if legacy:
+        steps.append(f"git memex migrate: {legacy} v1 file(s) are skipped until migrated")
+    if len(bad) > legacy:
+        steps.append(f"fix or remove {len(bad) - legacy} unreadable file(s) "
+                     "(git memex list shows which)")
+    if open_conflicts:
+        steps.append(f"git memex conflicts: {len(open_conflicts)} possible contradiction(s) "
+                     "to decide")
+    if rot:
+        steps.append(f"git memex clean: {len(rot)} ROT candidate(s) to review")
+    if pull.stale:
+        when = "never" if pull.age_days is None else f"{int(pull.age_days)} days ago"
+        steps.append(f"git memex pull: last fetched {when}")
+    if outbox - private:  # a private draft stays here: submit refuses it
+        steps.append(f"git memex submit: {outbox - private} draft(s) in the outbox")
+    proposed = sum(1 for i in items if i.home.in_git and i.memory.review_state == "proposed")
+    if proposed:
+        steps.append(f"git memex promote: {proposed} proposed memory(ies) await review")
+    return Health(
+        total=total, by_scope=dict(by_scope), by_status=dict(by_status),
+        by_review_state=dict(by_review), outbox=outbox, quarantined=len(bad), legacy=legacy,
+        pull=pull, parts=parts, score=score, grade=grade(score), rot=len(rot),
+        conflicts=len(open_conflicts), retention_states=dict(states), next_steps=steps,
+        outbox_private=private,
+    )
+
+
+def clean_plan(ws: Workspace, only: Sequence[str] = ()
+               ) -> tuple[list[Candidate], list[store.Quarantined]]:
+    """The ROT candidates `clean` offers (only: restrict to these id prefixes)."""
+    with gcpause.paused():
+        snap = snapshot.load(ws)
+        found = rot_candidates(snap.items, access_stats(ws), clock.now(),
+                               cached_duplicates(snap))
+        snap.save()
+    if only:
+        wanted = [store.find(ws, x).id for x in only]
+        found = [c for c in found if c.id in wanted]
+        missing = [w for w in wanted if w not in {c.id for c in found}]
+        if missing:
+            raise MemexError(f"not a clean-up candidate: {', '.join(m[:10] for m in missing)}")
+    return found, snap.quarantined

@@ -1,0 +1,374 @@
+"""Export and import: a portable JSON Lines archive, and open-memex folders.
+
+The archive is JSON Lines: a manifest line, then one line per memory holding its
+home (personal | outbox | repo | org), its file name, a sha256 and the file's exact
+text. Carrying the text rather than re-emitting fields is what makes a round trip
+byte-identical (hand-edited comments, key order and unknown keys included), and
+a line per memory keeps a damaged archive readable: a bad line is reported and the
+rest still import. (A tar.gz would also carry the bytes, but its member names are
+paths to police and one corrupt block loses everything after it.)
+
+Import never overwrites a differing memory: the same bytes are "unchanged", other
+bytes are a conflict, reported, with a nonzero exit. Every entry passes redaction
+and the size limit; names that are not `<ULID>.md` are refused, and so is an entry
+whose text does not match its `sha256`. Nothing private and nothing unsubmitted
+lands in a shared folder: a draft exported from the repo (or org) folder goes to
+the matching outbox, and a `visibility: private` memory that is not a draft is
+refused there (private never enters git; a foreign one lands as an outbox draft). A git-memex
+archive is restored unchanged; foreign data (an open-memex `.ai/open-memex/`
+folder, or JSON lines with fields instead of text) gets `via: import` and keys
+that say where it came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memex.core import clock, frontmatter, model, redact
+from memex.core.errors import InvalidMemory, MemexError, UsageError
+from memex.core.ulid import is_ulid, new_ulid
+from memex.storage import homes, store, usage
+from memex.storage.homes import Workspace
+from memex.workflows import migrate, writes
+
+FORMAT = "git-memex-export"
+VERSION = 1
+OPEN_MEMEX_DIR = Path(".ai") / "open-memex"
+
+
+# ---------------------------------------------------------------- export
+
+
+def export_lines(ws: Workspace, include_personal: bool = False
+                 ) -> tuple[list[str], list[store.Quarantined]]:
+    """The archive's lines: this project's memories (outbox + repo); personal memories and
+    `visibility: private` project memories only on request (private never leaves the
+    machine by default)."""
+    scopes = ["project", "personal"] if include_personal else ["project"]
+    entries: list[dict[str, Any]] = []
+    skipped: list[store.Quarantined] = []
+    for home in store.homes(ws, scopes):
+        for path in store.memory_files(home.path):
+            try:
+                loaded = store.read(path, home)
+                text = store.read_text(path)
+            except (InvalidMemory, OSError) as exc:
+                skipped.append(store.Quarantined(path, str(exc)))
+                continue
+            if loaded.memory.visibility == "private" and not include_personal:
+                continue
+            entries.append({
+                "home": home.kind, "name": path.name, "id": loaded.id,
+                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text,
+            })
+    manifest = {
+        "format": FORMAT, "version": VERSION, "exported_at": clock.now_str(),
+        "repo_id": ws.repo_id, "include_personal": include_personal, "count": len(entries),
+    }
+    lines = [json.dumps(manifest, ensure_ascii=False)]
+    lines += [json.dumps(e, ensure_ascii=False) for e in entries]
+    usage.record_in(ws, "export", [str(e["id"]) for e in entries])
+    return lines, skipped
+
+
+# ---------------------------------------------------------------- import
+
+
+@dataclass
+class Entry:
+    """One memory to import, wherever it came from."""
+
+    where: str  # "line 3" or a file path, for messages
+    home: str | None  # the home it was exported from (None: decide from the memory)
+    name: str | None
+    text: str | None = None
+    sha256: object = None  # the archive's checksum of `text`, when it carries one
+    data: dict[str, Any] | None = None
+    body: str = ""
+    foreign: bool = False
+
+
+@dataclass
+class ImportReport:
+    imported: list[tuple[str, str]] = field(default_factory=list)  # (id, path)
+    unchanged: list[str] = field(default_factory=list)
+    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
+    notices: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.conflicts and not self.rejected
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "ok": self.ok, "dry_run": self.dry_run,
+            "imported": [{"id": i, "path": p} for i, p in self.imported],
+            "unchanged": self.unchanged,
+            "conflicts": [{"id": i, "reason": r} for i, r in self.conflicts],
+            "rejected": [{"where": w, "reason": r} for w, r in self.rejected],
+            "notices": self.notices,
+        }
+
+
+def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[Entry]:
+    line_limit = 8 * limit + 65536  # a JSON-escaped body of `limit` bytes plus its header
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise MemexError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        first = True
+        for number, raw in enumerate(handle, start=1):
+            where = f"line {number}"
+            if not raw.strip():
+                continue
+            if len(raw) > line_limit:
+                report.rejected.append((where, f"entry of {len(raw)} bytes is over the "
+                                               f"size limit (memex.maxBytes {limit})"))
+                continue
+            try:
+                item = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                report.rejected.append((where, f"not a JSON line ({exc})"))
+                first = False
+                continue
+            if not isinstance(item, dict):
+                report.rejected.append((where, "not a JSON object"))
+                continue
+            if first and "format" in item:
+                first = False
+                if item.get("format") != FORMAT:
+                    raise UsageError(f"{path}: not a git-memex export "
+                                     f"(format {item.get('format')!r})")
+                if not isinstance(item.get("version"), int) or item["version"] > VERSION:
+                    raise UsageError(f"{path}: export version {item.get('version')!r} is "
+                                     "newer than this git-memex reads")
+                continue
+            first = False
+            if isinstance(item.get("text"), str):
+                home = item.get("home")
+                yield Entry(where, home if isinstance(home, str) else "",
+                            item.get("name") if isinstance(item.get("name"), str) else "",
+                            text=item["text"], sha256=item.get("sha256"))
+            elif isinstance(item.get("front_matter"), dict):
+                yield Entry(where, None, None, data=item["front_matter"],
+                            body=str(item.get("body") or ""), foreign=True)
+            else:
+                report.rejected.append((where, "no `text` or `front_matter` in the entry"))
+
+
+def _folder_entries(folder: Path, report: ImportReport) -> Iterator[Entry]:
+    """An open-memex protocol-v2 folder (`.ai/open-memex/` or the folder itself)."""
+    nested = folder / OPEN_MEMEX_DIR
+    root = nested if nested.is_dir() else folder
+    for path in sorted(root.rglob("*.md")):
+        rel = path.relative_to(root)
+        if path.is_symlink() or any(p.startswith(".") for p in rel.parts):
+            report.rejected.append((str(path), "symlink or hidden path: skipped"))
+            continue
+        if path.name.lower() in ("readme.md", "index.md", "changelog.md"):
+            continue
+        try:
+            parsed = frontmatter.parse(store.read_text(path))
+        except (InvalidMemory, OSError) as exc:
+            report.rejected.append((str(path), str(exc)))
+            continue
+        yield Entry(str(path), None, None, data=parsed.data, body=parsed.body, foreign=True)
+
+
+def _safe_name(name: str) -> str | None:
+    if "/" in name or "\\" in name or ".." in name or "\0" in name:
+        return None
+    if not name.endswith(".md") or not is_ulid(name[:-3]):
+        return None
+    return name
+
+
+def _home_path(ws: Workspace, kind: str, memory: model.Memory) -> Path:
+    if kind == "personal":
+        return ws.personal_dir
+    if kind == "outbox":
+        return ws.home / "outbox" / homes.outbox_name(memory.repo_id or ws.repo_id)
+    if kind == "repo":
+        if ws.memory_dir is None:
+            raise MemexError("a shared (repo) memory needs a git repository to land in")
+        return ws.memory_dir
+    if kind in ("org", "org-outbox"):
+        if ws.org_repo is None:
+            raise MemexError("an org memory needs `git config memex.orgRepo PATH`")
+        return ws.org_repo / ws.memory_dir_name if kind == "org" else ws.org_outbox_dir
+    raise MemexError(f"unknown home {kind!r}")
+
+
+def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> tuple[model.Memory, str]:
+    """A memory from another tool's fields, stamped as imported; and its home."""
+    data = dict(entry.data or {})
+    if model.legacy_version(data) is not None:
+        data = migrate.convert(data, notes)
+    original_id = str(data.get("id") or "")
+    if not is_ulid(original_id.upper()):
+        data["id"] = new_ulid()
+        if original_id:
+            data["imported_id"] = original_id
+    else:
+        data["id"] = original_id.upper()
+    data.setdefault("scope", "project")
+    if data.get("scope") == "user":
+        data["scope"] = "personal"
+    for key in ("created_at", "updated_at"):
+        data.setdefault(key, clock.now_str())
+    for key, value in list(data.items()):
+        if value is None:
+            del data[key]
+    if data.get("via") and data.get("via") != "import":
+        data["imported_via"] = data["via"]
+    data["via"] = "import"
+    data.setdefault("source", "import")
+    memory = model.from_front_matter(data, entry.body)
+    if memory.scope == "personal":
+        memory.repo_id = None
+        return memory, "personal"
+    if memory.scope == "org":
+        raise MemexError("org memories are imported into the org repository itself")
+    if memory.repo_id and memory.repo_id != ws.repo_id:
+        memory.extra["imported_repo_id"] = memory.repo_id
+    memory.repo_id = ws.repo_id
+    shared = memory.review_state in ("proposed", "approved", "published")
+    if shared and memory.visibility == "private":
+        # private never enters git: keep it on this machine, as a draft of ours
+        memory.extra["imported_review_state"] = memory.review_state
+        memory.review_state = "draft"
+        notes.append("visibility: private, so kept in the outbox as a draft")
+        shared = False
+    if shared and ws.memory_dir is not None:
+        return memory, "repo"
+    if memory.review_state is None or not shared:
+        memory.review_state = memory.review_state or "draft"
+    return memory, "outbox"
+
+
+def _check_sha256(entry: Entry) -> None:
+    """An archive entry whose text is not what its checksum says is damaged or edited."""
+    if entry.sha256 is None or entry.text is None:
+        return  # hand-made archives may leave it out
+    actual = hashlib.sha256(entry.text.encode("utf-8")).hexdigest()
+    if not isinstance(entry.sha256, str) or entry.sha256.lower() != actual:
+        raise MemexError(f"sha256 {entry.sha256!r} does not match the entry's text "
+                         f"({actual}): damaged or edited; not imported")
+
+
+def _shared_landing(kind: str, memory: model.Memory, notes: list[str]) -> str:
+    """Where an archive entry from a shared (git) folder may land: drafts go to the
+    outbox (only `submit` moves a draft into git); a private memory never enters git."""
+    if kind not in ("repo", "org"):
+        return kind
+    if memory.review_state == "draft":
+        outbox = "outbox" if kind == "repo" else "org-outbox"
+        notes.append(f"review_state: draft, so imported into the {outbox} (submit it to "
+                     "share it), not the shared folder")
+        return outbox
+    if memory.visibility == "private":
+        raise MemexError(f"{memory.id} is visibility: private with review_state "
+                         f"{memory.review_state}: private memories never enter the shared "
+                         f"({kind}) folder; not imported")
+    return kind
+
+
+def _find_existing(ws: Workspace, memory_id: str) -> Path | None:
+    for home in store.homes(ws):
+        candidate = home.path / f"{memory_id}.md"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def import_path(ws: Workspace, source: Path, dry_run: bool = False) -> ImportReport:
+    """Import an archive file or an open-memex folder into this workspace."""
+    report = ImportReport(dry_run=dry_run)
+    limit = writes.max_bytes(ws)
+    if source.is_dir():
+        entries: Iterable[Entry] = _folder_entries(source, report)
+    elif source.is_file():
+        entries = _archive_entries(source, limit, report)
+    else:
+        raise UsageError(f"no such file or folder: {source}")
+    seen: set[str] = set()
+    for entry in entries:
+        try:
+            _import_one(ws, entry, limit, report, seen, dry_run)
+        except MemexError as exc:
+            report.rejected.append((entry.where, str(exc)))
+    if report.imported and not dry_run:
+        usage.record_in(ws, "import", [i for i, _ in report.imported])
+    return report
+
+
+def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
+                seen: set[str], dry_run: bool) -> None:
+    notes: list[str] = []
+    parsed: frontmatter.Parsed | None = None
+    if entry.foreign:
+        memory, kind = _foreign_memory(ws, entry, notes)
+    else:
+        name = _safe_name(entry.name or "")
+        if name is None:
+            raise MemexError(f"refused file name {entry.name!r}: only <ULID>.md, no folders")
+        if entry.home not in store.HOME_KINDS:
+            raise MemexError(f"unknown home {entry.home!r}")
+        kind = entry.home
+        assert entry.text is not None
+        _check_sha256(entry)
+        if "\0" in entry.text:
+            raise MemexError("entry holds NUL bytes")
+        parsed = frontmatter.parse(entry.text)
+        if model.legacy_version(parsed.data) is not None:
+            raise MemexError(store.LEGACY_REASON + " (before exporting)")
+        memory = model.from_front_matter(parsed.data, parsed.body)
+        if name != f"{memory.id}.md":
+            raise MemexError(f"file name {name} does not match its id {memory.id}")
+        if memory.scope != store.SCOPE_OF_HOME[kind]:
+            raise MemexError(f"scope {memory.scope!r} does not belong in the {kind} folder")
+        kind = _shared_landing(kind, memory, notes)
+    size = len(memory.body.encode("utf-8"))
+    if size > limit:
+        raise MemexError(f"{memory.id}: body of {size} bytes is over the {limit}-byte limit "
+                         "(memex.maxBytes); not imported")
+    if memory.id in seen:
+        raise MemexError(f"{memory.id} appears twice in the input")
+    seen.add(memory.id)
+    joined = redact.redact(memory.title + "\n\0\n" + memory.body)
+    if joined.changed:
+        memory.title, _, memory.body = joined.text.partition("\n\0\n")
+        report.notices.append(f"{memory.id}: {joined.notice()}")
+    model.validate(memory)
+    if entry.foreign or joined.changed or entry.text is None:
+        text = frontmatter.rewrite(memory, parsed)
+    else:
+        text = entry.text
+    target = _home_path(ws, kind, memory) / f"{memory.id}.md"
+    existing = _find_existing(ws, memory.id)
+    if existing is None and target.is_file():
+        existing = target
+    if existing is not None:
+        try:
+            current = existing.read_bytes()
+        except OSError as exc:
+            raise MemexError(f"cannot read {existing}: {exc.strerror or exc}") from None
+        if current == text.encode("utf-8"):
+            report.unchanged.append(memory.id)
+        else:
+            report.conflicts.append((memory.id, f"{existing} exists with other content; "
+                                                "left as it is (compare, then supersede "
+                                                "or delete one by hand)"))
+        return
+    report.notices.extend(f"{memory.id}: {n}" for n in notes)
+    if not dry_run:
+        store.write_atomic(target, text)
+    report.imported.append((memory.id, str(target)))

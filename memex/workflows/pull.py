@@ -1,0 +1,276 @@
+"""`pull`: fetch + fast-forward only, with a receipt of the memories that came in; and
+how stale the last fetch is (DESIGN.md "Last pull"). Nothing here runs on its own."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path, PurePosixPath
+
+from memex.core import clock, frontmatter, model
+from memex.core.errors import InvalidMemory, MemexError, UsageError
+from memex.storage import gitio, store
+from memex.storage.homes import Workspace
+
+DEFAULT_STALE_AFTER = timedelta(days=7)
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|sec|min|hours?|days?|weeks?)?\s*$",
+                   re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+# ---------------------------------------------------------------- staleness
+
+
+def parse_span(text: str) -> timedelta | None:
+    """`7d`, `12h`, `2w`, `30m`, `3 days`, or a bare number of days; None if unreadable."""
+    match = _SPAN.match(text)
+    if not match:
+        return None
+    unit = (match.group(2) or "d").lower()
+    return timedelta(seconds=float(match.group(1)) * _UNIT_SECONDS[unit[0]])
+
+
+def stale_after(ws: Workspace) -> timedelta:
+    """memex.staleAfter (`7d`, `36h`, `2w`, `1.5d`, a bare number of days); a value that
+    does not parse is named on stderr once and the default used."""
+    value = ws.setting("memex.staleAfter")
+    span = parse_span(value) if value else None
+    if span is None and value:
+        ws.warn_setting("memex.staleAfter", value, "a duration (like 7d, 36h, 2w)",
+                        "7d")
+    return span if span is not None else DEFAULT_STALE_AFTER
+
+
+def last_fetch(ws: Workspace) -> datetime | None:
+    """When this checkout last fetched: the mtime of FETCH_HEAD (None: never, or no git)."""
+    if ws.repo is None:
+        return None
+    for folder in (ws.repo.git_dir, ws.repo.common_dir):
+        try:
+            mtime = os.stat(folder / "FETCH_HEAD").st_mtime
+        except OSError:
+            continue
+        return datetime.fromtimestamp(int(mtime), UTC)
+    return None
+
+
+def staleness(ws: Workspace) -> tuple[datetime | None, bool]:
+    """(last fetch time or None, whether it is older than memex.staleAfter).
+
+    A checkout that never fetched (a fresh clone) is not called stale: there is no
+    time to compare, and the clone itself just brought everything.
+    """
+    last = last_fetch(ws)
+    if last is None:
+        return None, False
+    return last, clock.now() - last > stale_after(ws)
+
+
+def describe_age(span: timedelta) -> str:
+    seconds = max(int(span.total_seconds()), 0)
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return "moments"
+
+
+def stale_warning(ws: Workspace) -> str | None:
+    """One line for commands that read, when the last pull is old; else None."""
+    last, stale = staleness(ws)
+    if not stale or last is None:
+        return None
+    age = describe_age(clock.now() - last)
+    return (f"last pull was {age} ago (memex.staleAfter is {describe_age(stale_after(ws))}); "
+            "teammates' memories may be missing: git memex pull")
+
+
+# ---------------------------------------------------------------- pull
+
+
+@dataclass(frozen=True)
+class Change:
+    id: str
+    title: str
+    review_state: str | None
+    status: str | None
+    path: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"id": self.id, "title": self.title, "review_state": self.review_state,
+                "status": self.status, "path": self.path}
+
+
+@dataclass
+class PullReceipt:
+    remote: str
+    ref: str
+    before: str | None
+    after: str | None
+    commits: int = 0
+    new: list[Change] = field(default_factory=list)
+    changed: list[Change] = field(default_factory=list)
+    retired: list[Change] = field(default_factory=list)
+    removed: list[Change] = field(default_factory=list)
+    ahead: int = 0
+    indexed: int | None = None  # files the index (re)read after the fast-forward
+    index_memories: int | None = None  # memories the index holds afterwards
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.before == self.after
+
+    def as_json(self) -> dict[str, object]:
+        return {"remote": self.remote, "ref": self.ref, "before": self.before,
+                "after": self.after, "commits": self.commits,
+                "up_to_date": self.up_to_date, "ahead": self.ahead,
+                "new": [c.as_json() for c in self.new],
+                "changed": [c.as_json() for c in self.changed],
+                "retired": [c.as_json() for c in self.retired],
+                "removed": [c.as_json() for c in self.removed],
+                "indexed": self.indexed, "index_memories": self.index_memories,
+                "notices": self.notices}
+
+
+def _tracking(top: Path, branch: str, remote: str | None) -> tuple[str, str]:
+    """(remote, remote-tracking ref) to fast-forward to."""
+    config = gitio.config_map(top)  # keys lower-cased
+    up_remote = config.get(f"branch.{branch.lower()}.remote")
+    merge = config.get(f"branch.{branch.lower()}.merge")
+    remotes = gitio.remotes(top)
+    if remote is not None:
+        if remote not in remotes:
+            known = ", ".join(remotes) or "none"
+            raise UsageError(f"no remote named {remote!r} (remotes: {known})")
+        name = merge.removeprefix("refs/heads/") if merge and up_remote == remote else branch
+        return remote, f"{remote}/{name}"
+    if not up_remote or not merge or up_remote == ".":
+        hint = f"git branch --set-upstream-to {remotes[0]}/{branch}" if remotes else \
+            "git remote add origin URL"
+        raise MemexError(f"branch {branch} has no upstream to pull from ({hint}, or name a "
+                         "REMOTE); nothing changed")
+    return up_remote, f"{up_remote}/{merge.removeprefix('refs/heads/')}"
+
+
+def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
+         prompt: bool = False) -> PullReceipt:
+    """Fetch, then fast-forward the current branch only; never merge, rebase or commit.
+
+    Anything in the way (diverged history, local changes git would overwrite, no
+    upstream, a failed fetch) is a MemexError and the branch and working tree are
+    unchanged. `prompt` False keeps git from asking for credentials.
+    """
+    from memex.workflows import team
+
+    if scope == "project" and ws.repo is None:
+        raise MemexError("not inside a git repository: pull fetches and fast-forwards the "
+                         "repository you run it in; cd into a clone (or pull the org memory "
+                         "repo with --org)")
+    tgt = team.target(ws, scope)
+    top = tgt.toplevel
+    branch = gitio.current_branch(top)
+    if branch is None:
+        raise MemexError("HEAD is detached: check out a branch to pull; nothing changed")
+    busy = gitio.operation_in_progress(tgt.repo)
+    if busy:
+        raise MemexError(f"{busy} is in progress; finish or abort it first; nothing changed")
+    remote_name, ref = _tracking(top, branch, remote)
+    env = None if prompt else {"GIT_TERMINAL_PROMPT": "0"}
+    fetched = gitio.run(["fetch", "--quiet", remote_name], cwd=top, check=False, env=env)
+    if fetched.returncode != 0:
+        message = (fetched.stderr or fetched.stdout).strip()
+        raise MemexError(f"fetch from {remote_name} failed; nothing changed:\n{message}")
+    target_sha = gitio.rev_parse(top, ref)
+    if target_sha is None:
+        raise MemexError(f"{ref} does not exist after the fetch (has the branch been pushed "
+                         "there?); nothing changed")
+    before = gitio.rev_parse(top, "HEAD")
+    receipt = PullReceipt(remote_name, ref, before, before)
+    if before == target_sha:
+        return receipt
+    if before is not None and gitio.is_ancestor(top, target_sha, before):
+        count = gitio.run(["rev-list", "--count", f"{target_sha}..{before}"], cwd=top).stdout
+        receipt.ahead = int(count.strip() or 0)
+        return receipt
+    if before is not None and not gitio.is_ancestor(top, before, target_sha):
+        raise MemexError(
+            f"cannot fast-forward {branch} to {ref}: the two have diverged. pull never merges "
+            f"or rebases; do it yourself (git rebase {ref}, or git merge {ref}); nothing "
+            "changed")
+    merged = gitio.run(["merge", "--ff-only", "--quiet", ref], cwd=top, check=False, env=env)
+    if merged.returncode != 0:
+        message = (merged.stderr or merged.stdout).strip()
+        raise MemexError(f"cannot fast-forward {branch} to {ref}; nothing changed:\n{message}")
+    receipt.after = gitio.rev_parse(top, "HEAD")
+    receipt.commits = int(gitio.run(
+        ["rev-list", "--count", f"{before}..HEAD" if before else "HEAD"], cwd=top
+    ).stdout.strip() or 0)
+    _fill_receipt(receipt, top, ws.memory_dir_name)
+    _refresh_index(ws, receipt)
+    return receipt
+
+
+def _refresh_index(ws: Workspace, receipt: PullReceipt) -> None:
+    """DESIGN.md: pull = fetch + fast-forward, then reindex. Incremental (only files
+    whose size or mtime moved are read); the fast-forward has happened, so an index
+    problem is a notice, never a failed pull (the next read rebuilds it anyway)."""
+    import sqlite3
+
+    from memex import index
+
+    try:
+        report = index.refresh(ws)
+    except (sqlite3.Error, OSError) as exc:
+        receipt.notices.append(f"the search index was not refreshed ({exc}); the next "
+                               "search rebuilds it")
+        return
+    receipt.indexed = report.new + report.changed + report.moved
+    receipt.index_memories = report.memories
+    receipt.notices.extend(report.warnings)
+
+
+def parse_memory(text: str | None) -> model.Memory | None:
+    """The memory in a file's text (a blob read from git), or None: absent or invalid."""
+    if text is None:
+        return None
+    try:
+        memory, _ = frontmatter.load(text)
+    except InvalidMemory:
+        return None
+    return memory
+
+
+def _fill_receipt(receipt: PullReceipt, top: Path, folder: str) -> None:
+    """What came in, from the memory folder before/after (the index is rebuilt elsewhere)."""
+    old = receipt.before or EMPTY_TREE
+    new = receipt.after or "HEAD"
+    proc = gitio.run(["diff", "--name-status", "--no-renames", "-z", old, new, "--", folder],
+                     cwd=top, check=False)
+    fields = proc.stdout.split("\0")
+    entries = [(status, path) for status, path in zip(fields[0::2], fields[1::2], strict=False)
+               if path and store.is_memory_name(PurePosixPath(path).name)]
+    specs = [f"{new}:{p}" for _, p in entries]
+    if receipt.before:
+        specs += [f"{old}:{p}" for status, p in entries if status != "A"]
+    texts = gitio.read_blobs(top, specs)
+    for status, path in entries:
+        stem = PurePosixPath(path).stem
+        after = parse_memory(texts.get(f"{new}:{path}"))
+        before = parse_memory(texts.get(f"{old}:{path}")) if receipt.before else None
+        shown = after or before
+        change = Change(stem, shown.title if shown else "(unreadable)",
+                        shown.review_state if shown else None,
+                        shown.status if shown else None, path)
+        if status == "A":
+            receipt.new.append(change)
+        elif status == "D":
+            receipt.removed.append(change)
+        elif (before is not None and after is not None and before.is_live
+              and not after.is_live):
+            receipt.retired.append(change)
+        else:
+            receipt.changed.append(change)

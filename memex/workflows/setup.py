@@ -1,0 +1,124 @@
+"""Setting a repository up for git-memex (`git memex init`): idempotent steps."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memex.core.errors import MemexError, UsageError
+from memex.storage import gitio, homes
+from memex.storage.homes import Workspace
+
+FOLDER_README = """\
+# Project memories (git-memex)
+
+Each `<ULID>.md` file here is one memory: YAML front matter, then Markdown.
+They arrive by `git memex submit` and are reviewed in pull requests like code.
+See https://github.com/ (git-memex README) or `git help memex`.
+"""
+
+
+@dataclass
+class InitResult:
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = False
+              ) -> InitResult:
+    if ws.repo is None:
+        raise MemexError("not inside a git repository: `git memex init` sets up a repo "
+                         "(personal memories need no setup)")
+    top = ws.repo.toplevel
+    result = InitResult()
+    name = dir_name or ws.memory_dir_name
+    if dir_name is not None and not homes._safe_dir_name(dir_name):
+        raise UsageError(f"not a folder inside the repo: {dir_name!r}")
+    config_file = top / homes.MEMEXCONFIG
+    current = gitio.config_map(top, config_file).get("memex.dir")
+    if current != name:
+        gitio.run(["config", "--file", str(config_file), "memex.dir", name], cwd=top)
+        result.changed.append(f"wrote memex.dir = {name} to {homes.MEMEXCONFIG}")
+        ws.team_config["memex.dir"] = name
+    else:
+        result.unchanged.append(f"{homes.MEMEXCONFIG} already sets memex.dir = {name}")
+    folder = top / name
+    readme = folder / "README.md"
+    if not folder.is_dir():
+        folder.mkdir(parents=True)
+        result.changed.append(f"created {name}/")
+    if not readme.exists():
+        readme.write_text(FOLDER_README, encoding="utf-8")
+        result.changed.append(f"wrote {name}/README.md")
+    else:
+        result.unchanged.append(f"{name}/ exists")
+    _merge_attribute(top, name, result)
+    _merge_driver_config(top, result)
+    if git_hooks:
+        from memex.workflows import githooks
+
+        hooks = githooks.install(top)
+        result.changed += hooks.installed
+        result.unchanged += hooks.unchanged
+        result.warnings += hooks.skipped
+    return result
+
+
+# ---------------------------------------------------------------- the merge driver
+
+DRIVER_NAME = "git-memex field-level merge of memory files"
+DRIVER_ARGS = "merge-driver %O %A %B %L %P"
+
+
+def attribute_line(dir_name: str) -> str:
+    return f"{dir_name}/*.md merge=memex"
+
+
+def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
+    """Add `<dir>/*.md merge=memex` to .gitattributes, keeping whatever else it holds."""
+    path = top / ".gitattributes"
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemexError(f"cannot read {path}: {exc}") from None
+    pattern = f"{dir_name}/*.md"
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0] == pattern and "merge=memex" in words[1:]:
+            result.unchanged.append(f".gitattributes already names the memex merge driver "
+                                    f"for {pattern}")
+            return
+    if text and not text.endswith("\n"):
+        text += "\n"
+    text += attribute_line(dir_name) + "\n"
+    from memex.storage import store
+
+    store.write_atomic(path, text)
+    result.changed.append(f"added `{attribute_line(dir_name)}` to .gitattributes")
+
+
+def driver_command() -> str:
+    """The merge driver command line: git-memex by name when PATH finds it, else by path."""
+    found = shutil.which("git-memex")
+    if found is None:
+        beside = Path(sys.executable).parent / "git-memex"
+        if beside.exists():
+            return f"{shlex.quote(str(beside))} {DRIVER_ARGS}"
+    return f"git-memex {DRIVER_ARGS}"
+
+
+def _merge_driver_config(top: Path, result: InitResult) -> None:
+    """merge.memex.name / .driver in this clone's git config (git config is not shared:
+    every clone runs `git memex init` once; `git memex doctor` says when it is missing)."""
+    current = gitio.config_map(top)
+    wanted = {"merge.memex.name": DRIVER_NAME, "merge.memex.driver": driver_command()}
+    for key, value in wanted.items():
+        if current.get(key) == value:
+            result.unchanged.append(f"git config {key} is set")
+            continue
+        gitio.run(["config", "--local", key, value], cwd=top)
+        result.changed.append(f"set git config {key} = {value}")

@@ -1,0 +1,414 @@
+"""Every write git-memex makes to a memory file: capture, update, supersede, forget, status.
+
+One redaction function runs on every path; every write is validated, atomic and logged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memex.core import clock, lifecycle, model, redact
+from memex.core.errors import InvalidMemory, MemexError, UsageError
+from memex.core.ulid import new_ulid
+from memex.storage import store, usage
+from memex.storage.homes import Workspace
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class CaptureRequest:
+    text: str
+    scope: str | None = None
+    type: str = "knowledge"
+    title: str | None = None
+    tags: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    importance: str = "normal"
+    role: str = "knowledge"
+    confidence: str = "medium"
+    source: str = "user"
+    via: str = "cli"
+    trust_level: str | None = None
+    visibility: str = "internal"
+    language: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
+    expires_at: str | None = None
+    canonical_ref: str | None = None
+    supersedes: str | None = None
+
+
+@dataclass
+class WriteResult:
+    memory: model.Memory
+    path: Path
+    created: bool
+    dry_run: bool = False
+    redaction: redact.Redaction | None = None
+    near_duplicates: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    possible_conflicts: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "id": self.memory.id, "scope": self.memory.scope, "status": self.memory.status,
+            "review_state": self.memory.review_state, "path": str(self.path),
+            "created": self.created, "dry_run": self.dry_run,
+            "near_duplicates": self.near_duplicates,
+            "redacted": [f.kind for f in self.redaction.findings] if self.redaction else [],
+            "possible_conflicts": self.possible_conflicts,
+        }
+
+
+def max_bytes(ws: Workspace) -> int:
+    return ws.int_setting("memex.maxBytes", model.DEFAULT_MAX_BYTES)
+
+
+def _redact_fields(title: str, body: str) -> tuple[str, str, redact.Redaction]:
+    joined = redact.redact(title + "\n\0\n" + body)
+    new_title, _, new_body = joined.text.partition("\n\0\n")
+    return new_title, new_body, joined
+
+
+def normalised_content(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def similar(a: str, b: str) -> bool:
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return False
+    return len(wa & wb) / len(wa | wb) >= 0.8
+
+
+def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
+    """Live memories of the scope whose text is nearly the same: only the best search
+    hits are compared, so the check stays cheap however large the store."""
+    from memex.search import engine as search
+
+    try:
+        hits = search.search(ws, search.SearchRequest(
+            query=body[:2000], limit=10, scopes=(scope,), record_access=False,
+            vectors=False)).hits  # near-identical text: words suffice, no model load
+    except MemexError:
+        return []
+    return [h.id for h in hits if similar(h.memory.body, body)]
+
+
+def default_title(body: str, limit: int = 80) -> str:
+    """The first line with words in it (not a `---` rule or a lone fence), unmarked."""
+    first = next((line.strip() for line in body.splitlines() if _WORD.search(line)), "")
+    first = first.lstrip("#>*- ").strip()
+    if len(first) <= limit:
+        return first
+    cut = first[:limit].rsplit(" ", 1)[0] or first[:limit]
+    return cut.rstrip(",;:.") + "\u2026"
+
+
+def default_scope(ws: Workspace) -> str:
+    return "project" if ws.in_git else "personal"
+
+
+def _target_home(ws: Workspace, scope: str) -> store.Home:
+    if scope == "personal":
+        return store.Home("personal", ws.personal_dir)
+    if scope == "project":
+        return store.Home("outbox", ws.outbox_dir)
+    if scope == "org":
+        if ws.org_repo is None:
+            raise UsageError("org scope needs `git config memex.orgRepo PATH` (a local clone)")
+        return store.Home("org-outbox", ws.org_outbox_dir)
+    raise UsageError(f"unknown scope {scope!r}")
+
+
+def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteResult:
+    """Save a new memory (or return the identical live one). Nothing written on error."""
+    try:
+        scope = model.check_enum("scope", req.scope or default_scope(ws))
+        for name in ("type", "importance", "role", "confidence", "source", "visibility"):
+            model.check_enum(name, getattr(req, name))
+    except InvalidMemory as exc:
+        raise UsageError(str(exc)) from None
+    body = req.text.replace("\r\n", "\n").lstrip("\ufeff").strip()
+    if not body:
+        raise UsageError("nothing to capture: the text is empty")
+    limit = max_bytes(ws)
+    size = len(body.encode("utf-8"))
+    if size > limit:
+        raise MemexError(
+            f"memory body is {size} bytes, over the {limit}-byte limit (memex.maxBytes); "
+            "nothing was saved"
+        )
+    if "\0" in body:
+        raise UsageError("the text contains NUL bytes; nothing was saved")
+    title, body, redaction = _redact_fields((req.title or "").strip(), body)
+    if not title:
+        title = default_title(body)
+    try:
+        tags = model.normalise_tags(req.tags)
+    except InvalidMemory as exc:
+        raise UsageError(str(exc)) from None
+    notices: list[str] = []
+    if req.scope is None and not ws.in_git:
+        notices.append("not in a git repository: saved as a personal memory "
+                       "(--scope project keeps a local-only project memory)")
+    if scope == "project" and not ws.in_git:
+        notices.append("not in a git repository: project memories stay local on this machine "
+                       f"({ws.outbox_dir})")
+    if req.visibility == "private" and scope != "personal":
+        notices.append("visibility private: this memory will never be submitted to the repo")
+
+    from memex.index import views
+
+    visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
+    content = normalised_content(body)
+    near: list[str] = []
+    for other in visible:
+        if other.memory.scope != scope or not other.memory.is_live:
+            continue
+        if normalised_content(other.memory.body) == content:
+            return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
+                               redaction=redaction, notices=notices)
+        if title and other.memory.title.casefold() == title.casefold():
+            near.append(other.memory.id)
+    near += [i for i in _similar_ids(ws, scope, body) if i not in near]
+
+    home = _target_home(ws, scope)
+    at = clock.now_str()
+    trust = req.trust_level or ("reviewed" if req.via == "cli" and req.source == "user"
+                                else "untrusted")
+    memory = model.Memory(
+        id=new_ulid(), scope=scope, type=req.type, title=title, body=body,
+        repo_id=ws.repo_id if scope != "personal" else None, visibility=req.visibility,
+        tags=tags, paths=list(dict.fromkeys(p.strip() for p in req.paths if p.strip())),
+        language=req.language, role=req.role,
+        instruction_state="draft" if req.role == "instruction" else None,
+        trust_level=trust, importance=req.importance, confidence=req.confidence,
+        review_state="draft" if scope != "personal" else None,
+        source=req.source, via=req.via, created_by=ws.identity(),
+        created_at=at, updated_at=at, valid_from=req.valid_from, valid_until=req.valid_until,
+        expires_at=req.expires_at, canonical_ref=req.canonical_ref, supersedes=req.supersedes,
+    )
+    model.validate(memory)
+    path = store.new_path(home, memory.id)
+    result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
+                         near_duplicates=near, notices=notices)
+    _note_conflicts(result, [x.memory for x in visible if x.memory.id != req.supersedes])
+    if dry_run:
+        return result
+    store.save(store.Loaded(memory, path, home))
+    usage.record_in(ws, "write", [memory.id])
+    return result
+
+
+def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
+    """Contradictions with live memories become a notice; nothing is written for them."""
+    from memex.workflows import conflicts
+
+    mine = result.memory.id[:10]
+    for found in conflicts.against(result.memory, others):
+        why = "; ".join(r.detail for r in found.reasons)
+        other = found.b[:10]
+        result.possible_conflicts.append({"id": found.b, "reason": why})
+        result.notices.append(
+            f"may contradict {other}: {why}. Both stay active; decide with `git memex "
+            f"supersede {other} TEXT`, `git memex link {mine} contradicts {other}`, or "
+            f"`git memex link {mine} related {other}` if they agree")
+
+
+CONTENT_FIELDS = ("title", "body")
+
+
+@dataclass
+class UpdateRequest:
+    body: str | None = None
+    title: str | None = None
+    add_tags: list[str] = field(default_factory=list)
+    remove_tags: list[str] = field(default_factory=list)
+    importance: str | None = None
+    confidence: str | None = None
+    type: str | None = None
+    paths: list[str] | None = None
+
+
+def check_editable(loaded: store.Loaded, via: str) -> None:
+    """DESIGN.md "Editing shared memories"."""
+    memory = loaded.memory
+    if via == "mcp" and loaded.home.in_git:
+        raise MemexError(
+            f"{memory.id} is shared ({memory.review_state}); agents edit only drafts and "
+            "personal memories: use memory_supersede to propose a successor"
+        )
+    if memory.review_state == "published":
+        raise MemexError(
+            f"{memory.id} is published: it is not edited but superseded "
+            f"(git memex supersede {memory.id[:10]} TEXT)"
+        )
+    if memory.status == "superseded":
+        raise MemexError(f"{memory.id} is superseded by {memory.superseded_by}; edit that one")
+
+
+def _find_or_none(ws: Workspace, memory_id: str) -> store.Loaded | None:
+    try:
+        return store.find(ws, memory_id)
+    except MemexError:  # gone, or unreadable: nothing to repair there
+        return None
+
+
+def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
+    """Write the chain completion reads only show (DESIGN.md: the next write fixes it).
+
+    Fixes the predecessor that a memory `supersedes` and the memory itself when a
+    successor claims it. Pending supersedes (outbox draft over a shared memory) are
+    left for submit.
+    """
+    from memex.index import views
+
+    notices: list[str] = []
+    memory = loaded.memory
+    at = clock.now_str()
+    pairs: list[tuple[store.Loaded, store.Loaded]] = []
+    if memory.supersedes and (old := _find_or_none(ws, memory.supersedes)) is not None:
+        pairs.append((old, loaded))
+    for successor_id in views.successor_ids(ws, memory.id):  # the index: no file scan
+        if (successor := _find_or_none(ws, successor_id)) is not None:
+            pairs.append((loaded, successor))
+    for old, new in pairs:
+        if old.memory.superseded_by == new.id and old.memory.status == "superseded":
+            continue
+        if old.memory.superseded_by and old.memory.superseded_by != new.id:
+            continue  # two successors: a conflict for a person, not a repair
+        if not old.memory.is_live or not new.memory.is_live:
+            continue
+        if old.home.in_git and not new.home.in_git:
+            continue  # pending: retired by the commit that submits the successor
+        retired, _ = lifecycle.supersede(old.memory, new.memory, at, ws.identity())
+        old.memory = retired
+        store.save(old)
+        notices.append(f"repaired the supersede chain: {old.id} is superseded by {new.id}")
+    return notices
+
+
+def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli",
+           note: str | None = None) -> WriteResult:
+    loaded = store.find(ws, id_or_prefix)
+    repaired = repair_chain(ws, loaded)
+    if loaded.memory.status == "superseded" and repaired:
+        raise MemexError(f"{repaired[-1]}; edit its successor {loaded.memory.superseded_by}")
+    check_editable(loaded, via)
+    old = loaded.memory
+    new = old.copy()
+    title = req.title if req.title is not None else old.title
+    if req.body is not None and req.title is None and old.title == default_title(old.body):
+        title = ""  # the title was derived from the old body: derive it from the new one
+    body = (req.body if req.body is not None else old.body).replace("\r\n", "\n").strip()
+    body = body.lstrip("\ufeff")
+    if not body:
+        raise UsageError("a memory body cannot be empty (use `git memex forget`)")
+    size = len(body.encode("utf-8"))
+    if size > max_bytes(ws):
+        raise MemexError(f"memory body is {size} bytes, over the limit (memex.maxBytes)")
+    # Every write redacts the whole text, also what an earlier hand edit or a merge put there.
+    new.title, new.body, redaction = _redact_fields(title.strip(), body)
+    if not new.title:
+        new.title = default_title(new.body)
+    for name in ("importance", "confidence", "type"):
+        value = getattr(req, name)
+        if value is not None:
+            setattr(new, name, model.check_enum(name, value))
+    if req.add_tags or req.remove_tags:
+        remove = set(req.remove_tags)
+        try:
+            tags = model.normalise_tags(new.tags + req.add_tags)
+        except InvalidMemory as exc:
+            raise UsageError(str(exc)) from None
+        new.tags = [t for t in tags if t not in remove]
+    if req.paths is not None:
+        new.paths = list(dict.fromkeys(p for p in req.paths if p))
+    if new == old:
+        return WriteResult(old, loaded.path, created=False, redaction=redaction,
+                           notices=[*repaired, "nothing changed"])
+    at = clock.now_str()
+    new.revision = old.revision + 1
+    new.updated_at = at
+    notices: list[str] = list(repaired)
+    content_changed = any(getattr(new, f) != getattr(old, f) for f in CONTENT_FIELDS)
+    if content_changed and via == "mcp":
+        # Words an agent wrote are unreviewed, whoever wrote the original (rule 1).
+        new.trust_level = "untrusted"
+        if new.instruction_state == "approved":
+            new.instruction_state = "draft"
+            notices.append(f"{old.id}: an agent changed an approved instruction; it is a "
+                           "draft instruction again until a person approves it")
+    if content_changed and old.review_state == "approved" and loaded.home.in_git:
+        new.review_state = "proposed"
+        new.review_history.append(lifecycle.history_entry(
+            at, ws.identity(), "approved", "proposed", note or "content edited"))
+        notices.append(f"{old.id}: content changed, so it is proposed again for review")
+    if loaded.home.in_git:
+        notices.append(f"edited {loaded.path} in the working tree; commit it when ready")
+    loaded.memory = new
+    store.save(loaded)
+    usage.record_in(ws, "write", [new.id])
+    return WriteResult(new, loaded.path, created=False, redaction=redaction, notices=notices)
+
+
+def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteResult, Path]:
+    """Write a successor of OLD and retire OLD (for shared memories: at submit)."""
+    old = store.find(ws, old_id)
+    if old.memory.status == "superseded":
+        raise lifecycle.TransitionError(
+            f"{old.id} is already superseded by {old.memory.superseded_by}; supersede that one")
+    if not old.memory.is_live:
+        raise lifecycle.TransitionError(
+            f"{old.id} is {old.memory.status}; restore it first with `status active`")
+    req.scope = old.memory.scope
+    if not req.text.strip():
+        raise UsageError("the replacement text is empty")
+    req.tags = req.tags or list(old.memory.tags)
+    req.paths = req.paths or list(old.memory.paths)
+    req.supersedes = old.id
+    if req.type == "knowledge":
+        req.type = old.memory.type
+    result = capture(ws, req)
+    if not result.created:
+        raise MemexError(f"that text is already memory {result.memory.id}; nothing superseded")
+    if old.home.in_git:
+        result.notices.append(
+            f"{old.id} is shared: the successor {result.memory.id} is a draft, and "
+            f"{old.id} is retired in the commit that submits it (git memex submit)")
+        return result, old.path
+    retired, _ = lifecycle.supersede(old.memory, result.memory, clock.now_str(), ws.identity())
+    old.memory = retired
+    store.save(old)
+    usage.record_in(ws, "write", [old.id])
+    return result, old.path
+
+
+def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None = None,
+               via: str = "cli") -> WriteResult:
+    loaded = store.find(ws, id_or_prefix)
+    if via == "mcp" and loaded.home.in_git:
+        raise MemexError(f"{loaded.id} is shared; agents change only drafts and personal ones")
+    new = lifecycle.set_status(loaded.memory, status, clock.now_str(), ws.identity(), note)
+    loaded.memory = new
+    store.save(loaded)
+    usage.record_in(ws, "write", [new.id])
+    notices = []
+    if loaded.home.in_git:
+        notices.append(f"changed {loaded.path} in the working tree; commit it when ready")
+    return WriteResult(new, loaded.path, created=False, notices=notices)
+
+
+def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
+    loaded = store.find(ws, id_or_prefix)
+    store.delete(loaded)
+    usage.record_in(ws, "delete", [loaded.id])
+    return loaded
