@@ -6,7 +6,7 @@ query to plain terms (memex.index.tokens), and runs BM25 lanes: memories that
 hold every term first, then every term but one, then any term, filling up to the limit.
 Terms found in most memories are left out of the any-term lane (they cost the most
 and rank the least); a term the index has never seen is tried as a prefix.
-Eligibility is reads.eligible on the chain-completed memory, the same rule `list`
+Eligibility is policy.eligible on the chain-completed memory, the same rule `list`
 uses; SQL only narrows the candidates first.
 """
 
@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memex.core import clock, model
+from memex.core import clock, model, policy
 from memex.core.errors import UsageError
 from memex.index import build, schema, tokens
 from memex.index.views import as_read
@@ -32,7 +32,6 @@ from memex.search import dense as embed
 from memex.search.dense import fusion, vectors
 from memex.storage import homes, store
 from memex.storage.homes import Workspace
-from memex.workflows import reads
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -329,7 +328,7 @@ _COLUMNS = (
 
 
 def _filters(req: SearchRequest, at: str, moment: str | None) -> tuple[str, list[object]]:
-    """SQL that narrows candidates; reads.eligible still decides each one."""
+    """SQL that narrows candidates; policy.eligible still decides each one."""
     sql = ["m.shadowed = 0"]
     args: list[object] = []
     if req.scopes is not None:
@@ -590,7 +589,7 @@ def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
                    moment: str | None) -> list[tuple[Any, ...]]:
     if req.include_all:
         return rows
-    return [r for r in rows if reads.eligible(_eligibility_view(r), at, moment)]
+    return [r for r in rows if policy.eligible(_eligibility_view(r), at, moment)]
 
 
 def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,

@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from memex.core import clock
+from memex.core import clock, policy
 from memex.core.errors import MemexError
 from memex.storage import store
 from memex.storage.homes import Workspace
@@ -64,7 +64,7 @@ def why_not(item: store.Loaded, at: str) -> str | None:
         return f"trust_level {m.trust_level}"
     if m.review_state not in ("approved", "published"):
         return f"review_state {m.review_state}"
-    if m.status != "active" or not reads.eligible(m, at):
+    if m.status != "active" or not policy.eligible(m, at):
         return f"not current ({m.status})"
     return None
 

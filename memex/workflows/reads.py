@@ -8,11 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memex.core import clock, lifecycle, model
+from memex.core import clock, model, policy
 from memex.storage import store
 from memex.storage.homes import Workspace
-
-HIDDEN_REVIEW = ("rejected",)
 
 
 @dataclass
@@ -22,34 +20,6 @@ class View:
     items: list[store.Loaded] = field(default_factory=list)
     quarantined: list[store.Quarantined] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-def eligible(memory: model.Memory, at: str, as_of: str | None = None) -> bool:
-    """DESIGN.md "Eligibility" for a default read."""
-    if as_of is not None:
-        return visible_as_of(memory, as_of)
-    if memory.status not in model.LIVE_STATUSES:
-        return False
-    if memory.review_state in HIDDEN_REVIEW:
-        return False
-    if lifecycle.is_expired(memory, at):
-        return False
-    if memory.valid_until and memory.valid_until <= at:
-        return False
-    return not (memory.valid_from and memory.valid_from > at)
-
-
-def visible_as_of(memory: model.Memory, moment: str) -> bool:
-    """Created by T, not retired by T, and T inside valid_from..valid_until."""
-    if memory.created_at and memory.created_at > moment:
-        return False
-    if memory.retired_at and memory.retired_at <= moment:
-        return False
-    if memory.valid_from and memory.valid_from > moment:
-        return False
-    if memory.valid_until and memory.valid_until <= moment:
-        return False
-    return not (memory.expires_at and memory.expires_at <= moment)
 
 
 def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
@@ -64,7 +34,7 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
     for item in snap.items:
         if wanted is not None and item.memory.scope not in wanted:
             continue
-        if not include_all and not eligible(item.memory, at, as_of):
+        if not include_all and not policy.eligible(item.memory, at, as_of):
             continue
         view.items.append(item)
     view.items.sort(key=lambda x: (x.memory.updated_at, x.id), reverse=True)
