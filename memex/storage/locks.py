@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -119,9 +120,30 @@ def lock_timeout(ws: Workspace) -> float:
 
 @contextlib.contextmanager
 def writing(ws: Workspace) -> Iterator[None]:
-    """The write lock of this workspace's home, with its configured wait."""
-    with write_lock(ws.home, lock_timeout(ws)):
+    """The write lock of this workspace's home, with its configured wait; a submit a
+    killed process left half-done in this repo is settled first (storage.journal)."""
+    timeout = lock_timeout(ws)
+    with write_lock(ws.home, timeout):
+        if _held_count(ws.home) == 1:
+            _settle(ws, timeout)
         yield
+
+
+def _settle(ws: Workspace, timeout: float) -> None:
+    """What a killed writer left: its temp files, and a half-done submit."""
+    from memex.storage import journal, store
+
+    for folder in (ws.outbox_dir, ws.personal_dir, ws.memory_dir):
+        if folder is not None:
+            store.clean_stale_temps(folder)
+    notice = journal.settle(ws.repo, timeout)
+    if notice:
+        print(f"git-memex: {notice}", file=sys.stderr)
+
+
+def _held_count(home: Path) -> int:
+    with _held_guard:
+        return _held.get(str(home / LOCK_NAME), 0)
 
 
 def holds_write_lock(func: Callable[Concatenate[Workspace, P], R]

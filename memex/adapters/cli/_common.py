@@ -44,6 +44,12 @@ def read_workspace(repo: str | None = None) -> Any:
     stale = pull.stale_warning(ws)
     if stale:
         warn(stale)
+    if ws.repo is not None:
+        from memex.storage import journal
+
+        interrupted = journal.pending_notice(ws.repo)
+        if interrupted:
+            warn(interrupted)
     return ws
 
 
