@@ -229,10 +229,10 @@ def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
             run(["add", "--intent-to-add", "--", *new], cwd=top)
         iostep.step("git commit")
         run(["commit", "--quiet", "--no-edit", "-m", message, "--only", "--", *rel], cwd=top)
-        iostep.step("git committed")
     except BaseException:
         _restore_index(index, before)
         raise
+    iostep.step("git committed", fails=False)  # a kill point only: the commit is made
     return run(["rev-parse", "HEAD"], cwd=top).stdout.strip()
 
 

@@ -383,7 +383,11 @@ def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded
             if record.restored():
                 record.remove()
         raise
-    record.remove()
+    if not any(d.path.exists() for d in drafts):
+        # Done. An outbox copy that could not be deleted keeps the journal, and the
+        # next writing command finishes the move.
+        with contextlib.suppress(OSError):
+            record.remove()
 
 
 def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
@@ -491,6 +495,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
         if isinstance(exc, gitio.GitError):
             raise MemexError(f"the commit failed, so nothing moved (the outbox and the repo "
                              f"are as before):\n{exc}") from None
+        if isinstance(exc, OSError):
+            raise store.write_failed(exc, tgt.toplevel, "commit in") from None
         raise
 
 

@@ -129,6 +129,12 @@ def handle_errors(func: F) -> F:
         except MemexError as exc:
             click.echo(f"{PROG}: error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except OSError as exc:  # the last net: a step the library did not word
+            if isinstance(exc, BrokenPipeError):
+                raise
+            where = f" ({exc.filename})" if exc.filename else ""
+            click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
+            sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
 
