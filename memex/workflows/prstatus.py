@@ -19,7 +19,7 @@ from memex.core import clock, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import hosts
+from memex.workflows import freshness, hosts
 
 PENDING = ("proposed", "approved")
 
@@ -86,7 +86,6 @@ def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
               env: Mapping[str, str] | None = None) -> PrReport:
     """The report (and with `apply`, the moves; with `commit`, one memory-only commit)."""
-    from memex.workflows import pull as pulling
     from memex.workflows import team
 
     if commit and not apply:
@@ -98,7 +97,7 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
     if branch is None:
         raise MemexError("HEAD is detached: check out the branch whose PR to look at")
     default_ref = gitio.remote_default_branch(top)
-    last, _ = pulling.staleness(ws)
+    last, _ = freshness.staleness(ws)
     report = PrReport(branch, default_ref, None, None, None, False,
                       clock.format_time(last) if last else None)
 

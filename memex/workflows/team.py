@@ -3,7 +3,8 @@
 Personal memories become team knowledge only by explicit steps: `propose` copies
 them into the outbox as drafts, `submit` moves drafts into the repo's memory folder
 in one local commit holding only memory files, `promote` flips review states in place.
-Pull and staleness are in `memex.workflows.pull`, the PR mapping in `memex.workflows.prstatus`.
+Pull is in `memex.workflows.pull`, staleness in `memex.workflows.freshness`, the PR
+mapping in `memex.workflows.prstatus`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, store, usage
 from memex.storage.homes import Workspace
+from memex.workflows import freshness
 
 TARGETS = ("project", "org")
 
@@ -639,8 +641,6 @@ class SyncStatus:
 
 def sync_status(ws: Workspace) -> SyncStatus:
     """The outbox, every in-repo memory by review state, and where the branch stands."""
-    from memex.workflows import pull as pulling
-
     loaded, bad = store.scan_all(ws, ["project", "org"])
     outbox = [x for x in loaded if x.home.is_outbox]
     by_state: dict[str, list[store.Loaded]] = {s: [] for s in model.REVIEW_STATES[1:]}
@@ -662,7 +662,7 @@ def sync_status(ws: Workspace) -> SyncStatus:
                                cwd=top, check=False).stdout.split()
             if len(counts) == 2:
                 ahead, behind = int(counts[0]), int(counts[1])
-    last, stale = pulling.staleness(ws)
+    last, stale = freshness.staleness(ws)
     return SyncStatus(outbox, by_state, bad, uncommitted, branch, up, ahead, behind,
                       clock.format_time(last) if last else None, stale)
 

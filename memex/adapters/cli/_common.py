@@ -38,10 +38,10 @@ def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
 
 def read_workspace(repo: str | None = None) -> Any:
     """The workspace of a command that reads, with the stale-pull warning DESIGN.md asks."""
-    from memex.workflows import pull
+    from memex.workflows import freshness
 
     ws = workspace(repo)
-    stale = pull.stale_warning(ws)
+    stale = freshness.stale_warning(ws)
     if stale:
         warn(stale)
     return ws
