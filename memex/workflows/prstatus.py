@@ -19,7 +19,7 @@ from memex.core import clock, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import freshness, hosts
+from memex.workflows import freshness, hosts, pull, team
 
 PENDING = ("proposed", "approved")
 
@@ -77,8 +77,6 @@ def host_timeout(ws: Workspace) -> float:
 
 def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
     """Whether `ref` holds this memory's content (same id, title and body)."""
-    from memex.workflows import pull, team
-
     there = pull.parse_memory(gitio.show_blob(top, ref, rel))
     return there is not None and there.id == memory.id and team.same_content(there, memory)
 
@@ -86,8 +84,6 @@ def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
               env: Mapping[str, str] | None = None) -> PrReport:
     """The report (and with `apply`, the moves; with `commit`, one memory-only commit)."""
-    from memex.workflows import team
-
     if commit and not apply:
         raise UsageError("--commit needs --apply")
     if ws.repo is None or ws.memory_dir is None:
@@ -209,8 +205,6 @@ def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
         for _, loaded in moves:
             store.save(loaded)
     except BaseException:
-        from memex.workflows import team
-
         team.restore_files(dict(previous))
         raise
     for action, loaded in moves:

@@ -10,6 +10,7 @@ from memex.core import frontmatter, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
+from memex.workflows import team
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -90,8 +91,6 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
     upstream, a failed fetch) is a MemexError and the branch and working tree are
     unchanged. `prompt` False keeps git from asking for credentials.
     """
-    from memex.workflows import team
-
     if scope == "project" and ws.repo is None:
         raise MemexError("not inside a git repository: pull fetches and fast-forwards the "
                          "repository you run it in; cd into a clone (or pull the org memory "
