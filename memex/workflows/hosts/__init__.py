@@ -10,14 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from memex.storage.homes import normalise_url
-from memex.workflows.hosts.base import HostError, Provider, PullRequest
+from memex.workflows.hosts.base import HostError, PullRequest
 
 __all__ = ["DEFAULT_TIMEOUT", "HostError", "Provider", "PullRequest", "RemoteRepo",
            "parse_remote", "provider_for"]
 
 DEFAULT_TIMEOUT = 10.0
+
+
+class Provider(Protocol):
+    """A PR host for one repository."""
+
+    name: str  # "github"
+    slug: str  # "owner/repo"
+
+    def pull_request(self, branch: str) -> PullRequest | None:
+        """The PR whose head is `branch` (the open one, else the latest); None if none."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,9 @@
-"""What every PR host shares: the PullRequest it answers with, the HostError it raises
-and the Provider interface (here so a provider module never imports the registry)."""
+"""What every PR host module shares: the PullRequest it answers with and the HostError
+it raises (here, so a provider module never imports the registry in `hosts`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from memex.core.errors import MemexError
 
@@ -34,14 +33,3 @@ class PullRequest:
                 "merged": self.merged, "review": self.review, "head_sha": self.head_sha,
                 "base_ref": self.base_ref, "approvers": list(self.approvers),
                 "requesters": list(self.requesters)}
-
-
-class Provider(Protocol):
-    """A PR host for one repository."""
-
-    name: str  # "github"
-    slug: str  # "owner/repo"
-
-    def pull_request(self, branch: str) -> PullRequest | None:
-        """The PR whose head is `branch` (the open one, else the latest); None if none."""
-        ...
