@@ -330,8 +330,7 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
         a, b = by_id.get(id_a), by_id.get(id_b)
         if a is not None and b is not None:
             keep, drop = sorted((a, b), key=lambda i: _keeper_rank(i, stats), reverse=True)
-            same = writes.normalised_content(a.memory.body) == writes.normalised_content(
-                b.memory.body)
+            same = model.normalised_text(a.memory.body) == model.normalised_text(b.memory.body)
             what = "same text as" if same else f"near-duplicate ({score:.0%} same words) of"
             if drop.id not in found and keep.id not in found:
                 offer(Candidate(drop, "redundant", f"{what} {keep.id[:10]}", keep=keep.id))

@@ -78,7 +78,7 @@ def host_timeout(ws: Workspace) -> float:
 def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
     """Whether `ref` holds this memory's content (same id, title and body)."""
     there = pull.parse_memory(gitio.show_blob(top, ref, rel))
-    return there is not None and there.id == memory.id and team.same_content(there, memory)
+    return there is not None and there.id == memory.id and model.same_content(there, memory)
 
 
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,

@@ -71,12 +71,6 @@ def _redact_memory(memory: model.Memory) -> tuple[model.Memory, redact.Redaction
     return memory.copy(title=title.text, body=body.text), joined
 
 
-def same_content(a: model.Memory, b: model.Memory) -> bool:
-    """Same title and body, whitespace aside."""
-    return (" ".join(a.title.split()), " ".join(a.body.split())) == (
-        " ".join(b.title.split()), " ".join(b.body.split()))
-
-
 # ---------------------------------------------------------------- propose
 
 
@@ -143,7 +137,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
     results: list[Proposed] = []
     for original in originals:
         earlier = next((x for x in existing if x.memory.derived_from == original.id
-                        and x.memory.is_live and same_content(x.memory, original.memory)),
+                        and x.memory.is_live and model.same_content(x.memory, original.memory)),
                        None)
         if earlier is not None:
             results.append(Proposed(original, earlier.memory, earlier.path, created=False,
@@ -376,7 +370,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         path = store.new_path(tgt.home, draft.id)
         present = _read_repo_file(path, tgt.home)
         if present is not None:
-            if not same_content(present.memory, memory):
+            if not model.same_content(present.memory, memory):
                 raise MemexError(
                     f"{draft.id} already exists in the repo with other content ({path}); "
                     "a person must decide which is right; nothing moved")
