@@ -44,6 +44,7 @@ INTERFACES = {
 # `python -m memex.cli`, the path configs written before the layer move still use: a
 # forwarder to the adapters' dispatcher, nothing else.
 LEGACY_ENTRY = ROOT / "cli"
+LEGACY_LAYERS = {"cli": "adapters"}
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,8 @@ def _within(name: str, prefix: str) -> bool:
 def layer_of(name: str, package: str, layers: Sequence[str]) -> int:
     """The layer's rank (0 = innermost); the package's own __init__ counts as core."""
     parts = name.split(".")
-    if len(parts) > 1 and parts[1] in layers:
-        return layers.index(parts[1])
-    return 0
+    part = LEGACY_LAYERS.get(parts[1], parts[1]) if len(parts) > 1 else ""
+    return layers.index(part) if part in layers else 0
 
 
 def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
