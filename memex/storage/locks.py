@@ -14,31 +14,19 @@ never waits for itself).
 from __future__ import annotations
 
 import contextlib
-import functools
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from memex.core.errors import MemexError
-
-if TYPE_CHECKING:
-    from memex.storage.homes import Workspace
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
 LOCK_NAME = ".write.lock"
-# Seconds a writer waits for another before giving up (memex.lockTimeout). Long enough
-# that any queue of writers on one machine drains (a capture holds it ~10-50 ms).
-LOCK_TIMEOUT = 60
 _POLL_SECONDS = (0.002, 0.005, 0.01, 0.02, 0.05)
 
 _held: dict[str, int] = {}
@@ -113,46 +101,7 @@ def write_lock(home: Path, timeout: float | None = None) -> Iterator[None]:
         yield
 
 
-def lock_timeout(ws: Workspace) -> float:
-    """`memex.lockTimeout` in seconds (0 or less: fail at once when busy)."""
-    return max(0, ws.int_setting("memex.lockTimeout", LOCK_TIMEOUT))
-
-
-@contextlib.contextmanager
-def writing(ws: Workspace) -> Iterator[None]:
-    """The write lock of this workspace's home, with its configured wait; a submit a
-    killed process left half-done in this repo is settled first (storage.journal)."""
-    timeout = lock_timeout(ws)
-    with write_lock(ws.home, timeout):
-        if _held_count(ws.home) == 1:
-            _settle(ws, timeout)
-        yield
-
-
-def _settle(ws: Workspace, timeout: float) -> None:
-    """What a killed writer left: its temp files, and a half-done submit."""
-    from memex.storage import journal, store
-
-    for folder in (ws.outbox_dir, ws.personal_dir, ws.memory_dir):
-        if folder is not None:
-            store.clean_stale_temps(folder)
-    notice = journal.settle(ws.repo, timeout)
-    if notice:
-        print(f"git-memex: {notice}", file=sys.stderr)
-
-
-def _held_count(home: Path) -> int:
+def held_count(home: Path, name: str = LOCK_NAME) -> int:
+    """How many times this process holds `home/name` (0: not held)."""
     with _held_guard:
-        return _held.get(str(home / LOCK_NAME), 0)
-
-
-def holds_write_lock(func: Callable[Concatenate[Workspace, P], R]
-                     ) -> Callable[Concatenate[Workspace, P], R]:
-    """Run a library write (its first argument the workspace) under `writing(ws)`."""
-
-    @functools.wraps(func)
-    def wrapper(ws: Workspace, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with writing(ws):
-            return func(ws, *args, **kwargs)
-
-    return wrapper
+        return _held.get(str(home / name), 0)

@@ -12,7 +12,7 @@ from pathlib import Path
 from memex.core import clock, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
-from memex.storage import locks, store, usage
+from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -73,10 +73,6 @@ def _redact_fields(title: str, body: str) -> tuple[str, str, redact.Redaction]:
     return new_title, new_body, joined
 
 
-def normalised_content(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -128,7 +124,7 @@ def _target_home(ws: Workspace, scope: str) -> store.Home:
     raise UsageError(f"unknown scope {scope!r}")
 
 
-@locks.holds_write_lock
+@writelock.holds_write_lock
 def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteResult:
     """Save a new memory (or return the identical live one). Nothing written on error.
     The identical-content check and the write happen under the home's write lock, so
@@ -171,12 +167,12 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     from memex.index import views
 
     visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
-    content = normalised_content(body)
+    content = model.normalised_text(body)
     near: list[str] = []
     for other in visible:
         if other.memory.scope != scope or not other.memory.is_live:
             continue
-        if normalised_content(other.memory.body) == content:
+        if model.normalised_text(other.memory.body) == content:
             return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
                                redaction=redaction, notices=notices)
         if title and other.memory.title.casefold() == title.casefold():
@@ -227,7 +223,7 @@ def _identical_unindexed(home: store.Home, indexed: set[str], content: str
             other = store.read(path, home)
         except (InvalidMemory, OSError):
             continue
-        if other.memory.is_live and normalised_content(other.memory.body) == content:
+        if other.memory.is_live and model.normalised_text(other.memory.body) == content:
             return other
     return None
 
@@ -320,7 +316,7 @@ def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
     return notices
 
 
-@locks.holds_write_lock
+@writelock.holds_write_lock
 def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli",
            note: str | None = None) -> WriteResult:
     loaded = store.find(ws, id_or_prefix)
@@ -385,7 +381,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     return WriteResult(new, loaded.path, created=False, redaction=redaction, notices=notices)
 
 
-@locks.holds_write_lock
+@writelock.holds_write_lock
 def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteResult, Path]:
     """Write a successor of OLD and retire OLD (for shared memories: at submit)."""
     old = store.find(ws, old_id)
@@ -418,7 +414,7 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
     return result, old.path
 
 
-@locks.holds_write_lock
+@writelock.holds_write_lock
 def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None = None,
                via: str = "cli") -> WriteResult:
     loaded = store.find(ws, id_or_prefix)
@@ -434,7 +430,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     return WriteResult(new, loaded.path, created=False, notices=notices)
 
 
-@locks.holds_write_lock
+@writelock.holds_write_lock
 def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
     loaded = store.find(ws, id_or_prefix)
     store.delete(loaded)
