@@ -365,7 +365,7 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
                 if not store.is_memory_name(entry.name) or entry.path in states:
                     continue
                 try:
-                    if not entry.is_file():
+                    if not entry.is_file(follow_symlinks=False):
                         continue
                     st = entry.stat()
                 except OSError:
@@ -471,7 +471,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
         data = contents.get(path)
         if data is None:
             try:
-                data = Path(path).read_bytes()
+                data = store.read_bytes(Path(path))
             except OSError:
                 hashed.pop(path, None)  # vanished or unreadable between stat and read
                 continue
@@ -608,7 +608,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         problem: str | None = None
         try:
             if data is None:
-                data = Path(path).read_bytes()
+                data = store.read_bytes(Path(path))
             seen = known.get(path)
             if seen is not None and seen.data == data:
                 loaded = store.from_parsed(seen.parsed, Path(path), homes[kind], seen.memory)

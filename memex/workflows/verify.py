@@ -102,7 +102,7 @@ def _read_all(paths: list[Path], top: Path, report: Report) -> list[_File]:
         report.checked += 1
         rel = _rel(path, top)
         try:
-            data = path.read_bytes()
+            data = store.read_bytes(path)
             text = store.decode(data)
         except (InvalidMemory, OSError) as exc:
             report.failures.append(Failure("parse", rel, str(exc) or type(exc).__name__))
@@ -270,8 +270,12 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
         raise UsageError("--require-recall and --require-write need --since TIME")
     top = ws.repo.toplevel
     report = Report(folder=ws.memory_dir_name)
-    paths = list(store.memory_files(ws.memory_dir))
+    memory_dir = store.inside_repo(ws.memory_dir, top)
+    paths = list(store.memory_files(memory_dir))
     files = _read_all(paths, top, report)
+    for special in store.special_files(memory_dir):
+        report.checked += 1
+        report.failures.append(Failure("parse", _rel(special.path, top), special.reason))
     existing = {p.stem for p in paths}
     repairs = _check_graph(files, existing, report)
     if fix and repairs:
