@@ -73,13 +73,15 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
     """The homes visible from this workspace, for the scopes asked (default all)."""
     wanted = set(scopes) if scopes is not None else {"personal", "project", "org"}
     out: list[Home] = []
+    # The repo's copy of an id comes first: where an id is both in the repo and in the
+    # outbox (an interrupted submit, an import), reads show the reviewed repo copy.
     if "project" in wanted:
-        out.append(Home("outbox", ws.outbox_dir))
         if ws.memory_dir is not None and ws.repo is not None:
             out.append(Home("repo", inside_repo(ws.memory_dir, ws.repo.toplevel)))
+        out.append(Home("outbox", ws.outbox_dir))
     if "org" in wanted and ws.org_repo is not None:
-        out.append(Home("org-outbox", ws.org_outbox_dir))
         out.append(Home("org", inside_repo(ws.org_repo / ws.memory_dir_name, ws.org_repo)))
+        out.append(Home("org-outbox", ws.org_outbox_dir))
     if "personal" in wanted:
         out.append(Home("personal", ws.personal_dir))
     return out
@@ -273,12 +275,13 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
         raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
 
 
-def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None
-              ) -> list[Loaded]:
-    """`find` for many ids with one listing of the homes (same errors, same order)."""
+def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None,
+              first: str | None = None) -> list[Loaded]:
+    """`find` for many ids with one listing of the homes (same errors, same order);
+    `first` names a home kind whose copy of an id wins (submit takes the outbox's)."""
     wanted = [(text, normalise_id(text)) for text in ids]
     names: dict[str, tuple[Home, Path]] = {}
-    for home in homes(ws, scopes):
+    for home in sorted(homes(ws, scopes), key=lambda h: h.kind != first):
         for path in memory_files(home.path):
             names.setdefault(path.stem.upper(), (home, path))
     out: list[Loaded] = []

@@ -228,7 +228,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
     if not ids:
         raise UsageError("name the drafts to submit, or --all")
     chosen: list[store.Loaded] = []
-    for loaded in store.find_many(ws, ids):
+    for loaded in store.find_many(ws, ids, first=tgt.outbox.kind):
         kind = loaded.home.kind
         if kind == "personal":
             raise MemexError(f"{loaded.id} is personal: personal memories are never submitted; "

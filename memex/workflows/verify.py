@@ -27,6 +27,8 @@ RULES: dict[str, str] = {
     "personal": "no personal memory inside the repo",
     "private": "no visibility: private memory inside the repo",
     "secret": "no unmasked secret or <private> block",
+    "size": "a body is at most the team's memex.maxBytes (.memexconfig; default 64 KiB)",
+    "duplicate": "an id is in one place only (not also an outbox draft)",
     "index": "the index, once refreshed, covers every readable memory file",
     "recall": "a memory was read after --since",
     "write": "a memory was written after --since",
@@ -276,6 +278,7 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     for special in store.special_files(memory_dir):
         report.checked += 1
         report.failures.append(Failure("parse", _rel(special.path, top), special.reason))
+    _check_limits(ws, files, report)
     existing = {p.stem for p in paths}
     repairs = _check_graph(files, existing, report)
     if fix and repairs:
@@ -285,6 +288,37 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
     return report
+
+
+def team_max_bytes(ws: Workspace) -> int:
+    """The body limit the gate enforces: the team's value (.memexconfig), never a
+    person's git config, so a local verify and CI agree."""
+    value = ws.team_config.get("memex.maxbytes")
+    try:
+        return int(value) if value is not None else model.DEFAULT_MAX_BYTES
+    except ValueError:
+        ws.warn_setting("memex.maxBytes", value or "", "a whole number",
+                        str(model.DEFAULT_MAX_BYTES))
+        return model.DEFAULT_MAX_BYTES
+
+
+def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
+    """The size rule, and ids that are also outbox drafts (the repo copy is read)."""
+    limit = team_max_bytes(ws)
+    for f in files:
+        size = len(f.memory.body.encode("utf-8"))
+        if size > limit:
+            report.failures.append(Failure(
+                "size", f.rel, f"the body is {size} bytes, over the team's limit of {limit} "
+                "(memex.maxBytes in .memexconfig)"))
+    in_outbox = store.memory_ids(ws.outbox_dir)
+    for f in files:
+        if f.memory.id in in_outbox:
+            draft = store.new_path(store.Home("outbox", ws.outbox_dir), f.memory.id)
+            report.failures.append(Failure(
+                "duplicate", f.rel, f"{f.memory.id} is also an outbox draft ({draft}); reads "
+                f"show this repo copy. If it was submitted, delete the draft (rm '{draft}'); "
+                "if the draft is newer, supersede the repo copy with its text, then delete it"))
 
 
 def _rerun(ws: Workspace, since: str | None, require_recall: bool, require_write: bool,
