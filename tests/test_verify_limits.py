@@ -48,3 +48,6 @@ def test_an_id_in_the_outbox_and_the_repo_fails_verify_and_reads_show_the_repo_c
     assert [h["title"] for h in hits] == ["Approved team rule"]
     shown = invoke_json("show", repo_copy.stem)
     assert shown["title"] == "Approved team rule"
+    doctor = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "duplicates")
+    assert doctor["level"] == "warn" and sorted(doctor["paths"]) == sorted(
+        [str(repo_copy), str(draft)])
