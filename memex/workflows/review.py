@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,8 @@ from memex.workflows import hosts, memdiff
 
 MARKER = "<!-- git-memex review -->"
 DEFAULT_RANGE = "origin/HEAD...HEAD"
+# near-duplicates share 80% of their words: the start of a text finds them as well
+NEAR_QUERY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -151,24 +154,66 @@ def _instructions(out: Review) -> None:
                                         "context once approved"))
 
 
-def _base_memories(ws: Workspace, rng: memdiff.Range, touched: set[str]
+def _worktree_is_head(ws: Workspace, rng: memdiff.Range) -> bool:
+    """Whether the index (the working tree's folder) holds HEAD's side of the range."""
+    assert ws.repo is not None
+    top = ws.repo.toplevel
+    head = memdiff.head_or_empty(top)
+    return rng.new == head and not memdiff.changed_paths(
+        top, memdiff.Range(head, memdiff.WORKTREE, ""), ws.memory_dir_name)
+
+
+def _base_from_index(ws: Workspace, fresh: list[model.Memory], touched: set[str]
+                     ) -> list[model.Memory]:
+    """BASE's live memories that could pair with the PR's: those past conflicts' gate
+    (a shared tag or overlapping paths, decided on the index's tag and path columns)
+    and the best word matches of each new text (near-duplicate candidates, as capture
+    finds them). Only those rows become Memory objects."""
+    import json
+
+    from memex.index import build, tokens, views
+    from memex.search import engine
+    from memex.workflows import conflicts
+
+    tags = {t.lower() for m in fresh for t in m.tags}
+    paths = [p for m in fresh for p in m.paths]
+    wanted: set[str] = set()
+    with build.open_index(ws) as index:  # refreshed once; each query reads it as it is
+        for memory in fresh:
+            text = f"{memory.title}\n{memory.body}"[:NEAR_QUERY_CHARS]
+            words = tokens.query_terms(text)
+            if words:
+                req = engine.SearchRequest(query=text, limit=min(50, 10 + len(touched)),
+                                           scopes=("project",),
+                                           record_access=False, vectors=False)
+                wanted.update(h.id for h in engine.run_query(index.conn, ws, req, words,
+                                                             None))
+        rows = index.conn.execute(
+            "SELECT rowid, id, tags, paths FROM memories WHERE home = 'repo' AND shadowed = 0"
+        ).fetchall()
+        keep = [rowid for rowid, mid, row_tags, row_paths in rows if mid not in touched and (
+            mid in wanted or conflicts.may_meet(tags, paths, json.loads(row_tags),
+                                                json.loads(row_paths)))]
+        out: list[model.Memory] = []
+        for start in range(0, len(keep), 500):
+            chunk = keep[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out += [views.as_read(*row) for row in index.conn.execute(
+                "SELECT doc, body, eff_status, eff_retired_at, eff_superseded_by FROM "
+                f"memories WHERE rowid IN ({marks})", chunk)]
+    return [m for m in out if m.status in model.LIVE_STATUSES]
+
+
+def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
                    ) -> list[model.Memory]:
-    """The live memories on BASE other than those the PR touches."""
+    """Every live memory of BASE's folder, read from git in one `cat-file --batch`."""
     assert ws.repo is not None
     top, folder = ws.repo.toplevel, ws.memory_dir_name
-    head = memdiff.head_or_empty(top)
-    clean = rng.new == head and not memdiff.changed_paths(
-        top, memdiff.Range(head, memdiff.WORKTREE, ""), folder)
-    if clean:  # the index holds HEAD's folder: everything but the PR's files is BASE's
-        from memex.index import views
-
-        items = [i.memory for i in views.snapshot(ws).items if i.home.kind == "repo"]
-    else:
-        listing = gitio.run(["ls-tree", "-z", "--name-only", rng.old, "--", f"{folder}/"],
-                            cwd=top, check=False).stdout
-        paths = [p for p in listing.split("\0") if p and store.in_memory_folder(folder, p)]
-        texts = memdiff.read_side(top, rng.old, paths)
-        items = [m for m in (_parsed(t) for t in texts.values()) if m is not None]
+    listing = gitio.run(["ls-tree", "-z", "--name-only", rng.old, "--", f"{folder}/"],
+                        cwd=top, check=False).stdout
+    paths = [p for p in listing.split("\0") if p and store.in_memory_folder(folder, p)]
+    texts = memdiff.read_side(top, rng.old, paths)
+    items = [m for m in (_parsed(t) for t in texts.values()) if m is not None]
     return [m for m in items if m.id not in touched and m.status in model.LIVE_STATUSES]
 
 
@@ -186,16 +231,21 @@ def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
              and c.category in ("new", "changed")]
     if not fresh:
         return
-    base = _base_memories(ws, rng, {c.id for c in out.changes})
+    touched = {c.id for c in out.changes}
+    if _worktree_is_head(ws, rng):  # the index holds HEAD: BASE is it minus the PR
+        base = _base_from_index(ws, fresh, touched)
+    else:
+        base = _base_from_git(ws, rng, touched)
     words = [(m.id, hygiene.word_set(f"{m.title}\n{m.body}")) for m in base]
     titles = {m.id: m.title or m.summary for m in base}
+    cache: dict[str, conflicts.Features] = {}
     for memory in fresh:
         for other, score in hygiene.duplicates_of(f"{memory.title}\n{memory.body}", words):
             out.findings.append(Finding(
                 "near-duplicate", memory.id,
                 f"{score:.0%} same words as {other[:10]} ({titles[other]}): supersede it "
                 "instead?", other=other))
-        for conflict in conflicts.against(memory, base):
+        for conflict in conflicts.against(memory, base, cache):
             other = conflict.b if conflict.a == memory.id else conflict.a
             reasons = "; ".join(f"{r.rule}: {r.detail}" for r in conflict.reasons)
             state = " (acknowledged)" if conflict.acknowledged else ""
@@ -210,16 +260,25 @@ def _tree_files(top: Path, side: str) -> list[str]:
         listing = gitio.run(["ls-files", "-z"], cwd=top).stdout
     else:
         listing = gitio.run(["ls-tree", "-r", "-z", "--name-only", side], cwd=top).stdout
-    return [p for p in listing.split("\0") if p]
+    return sorted(p for p in listing.split("\0") if p)
 
 
 def glob_matches(glob: str, files: list[str]) -> bool:
-    """Whether a `paths` glob names a file of the tree (a folder names what is in it)."""
+    """Whether a `paths` glob names a file of the tree (a folder names what is in it).
+    `files` is sorted: only those under the glob's fixed prefix are matched."""
+    import bisect
+
     pattern = glob.strip().lstrip("./").lstrip("/")
     if not pattern:
         return True
+    prefix = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
     folder = pattern.rstrip("/") + "/"
-    return any(fnmatch.fnmatchcase(f, pattern) or f.startswith(folder) for f in files)
+    for f in files[bisect.bisect_left(files, prefix):]:
+        if not f.startswith(prefix):
+            break
+        if fnmatch.fnmatchcase(f, pattern) or f.startswith(folder):
+            return True
+    return False
 
 
 def _paths(top: Path, out: Review, side: str) -> None:
