@@ -203,6 +203,10 @@ def test_textconv_makes_git_diff_readable(team: Dev) -> None:
     assert "+review_state: approved" in shown
     logged = team.git("log", "-p", "--", str(path.relative_to(team.clone)))
     assert "+memory " + m.id in logged
+    odd = team.clone / "latin1.md"
+    odd.write_bytes(b"caf\xe9\n")
+    raw = invoke("diff", "--textconv", str(odd))
+    assert raw.exit_code == 0 and raw.stdout_bytes == b"caf\xe9\n"
 
 
 # ---------------------------------------------------------------- log

@@ -45,14 +45,18 @@ def cli(rev_range: str | None, staged: bool, exit_code: bool, textconv: str | No
     `diff.memex.textconv` (and `.gitattributes` names `diff=memex`), so plain
     `git diff`, `git log -p` and `git show` print memory files in a readable form.
     """
+    from memex.core.errors import InvalidMemory, MemexError
+    from memex.workflows import memdiff
+
     if textconv is not None:
         from memex.storage import store
-        from memex.workflows import memdiff
 
-        click.echo(memdiff.readable(store.decode(Path(textconv).read_bytes())), nl=False)
+        data = Path(textconv).read_bytes()
+        try:
+            click.echo(memdiff.readable(store.decode(data)), nl=False)
+        except InvalidMemory:  # binary or not UTF-8: git shows it as it is
+            click.echo(data, nl=False)
         return
-    from memex.core.errors import MemexError
-    from memex.workflows import memdiff
 
     ws = _common.workspace()
     if ws.repo is None:
