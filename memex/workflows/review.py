@@ -17,7 +17,9 @@ folder is HEAD's, else from git in one `cat-file --batch`.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -28,7 +30,7 @@ from memex.core import model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import hosts, memdiff
+from memex.workflows import conflicts, hosts, hygiene, memdiff, prstatus, pull, scan
 
 MARKER = "<!-- git-memex review -->"
 DEFAULT_RANGE = "origin/HEAD...HEAD"
@@ -101,8 +103,6 @@ def review(ws: Workspace, spec: str | None = None) -> Review:
 
 
 def _scan(out: Review) -> None:
-    from memex.workflows import scan
-
     texts = [(c.path, c.new_text) for c in out.changes if c.new_text is not None]
     ids = {c.path: c.id for c in out.changes}
     for hit in scan.check_texts(texts):
@@ -169,11 +169,8 @@ def _base_from_index(ws: Workspace, fresh: list[model.Memory], touched: set[str]
     (a shared tag or overlapping paths, decided on the index's tag and path columns)
     and the best word matches of each new text (near-duplicate candidates, as capture
     finds them). Only those rows become Memory objects."""
-    import json
-
     from memex.index import build, tokens, views
     from memex.search import engine
-    from memex.workflows import conflicts
 
     tags = {t.lower() for m in fresh for t in m.tags}
     paths = [p for m in fresh for p in m.paths]
@@ -218,14 +215,10 @@ def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
 
 
 def _parsed(text: str | None) -> model.Memory | None:
-    from memex.workflows import pull
-
     return pull.parse_memory(text)
 
 
 def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
-    from memex.workflows import conflicts, hygiene
-
     fresh = [c.new for c in out.changes
              if c.new is not None and c.new.status in model.LIVE_STATUSES
              and c.category in ("new", "changed")]
@@ -266,8 +259,6 @@ def _tree_files(top: Path, side: str) -> list[str]:
 def glob_matches(glob: str, files: list[str]) -> bool:
     """Whether a `paths` glob names a file of the tree (a folder names what is in it).
     `files` is sorted: only those under the glob's fixed prefix are matched."""
-    import bisect
-
     pattern = glob.strip().lstrip("./").lstrip("/")
     if not pattern:
         return True
@@ -323,8 +314,6 @@ def post(ws: Workspace, body: str, number: int | None = None,
          env: Mapping[str, str] | None = None) -> Posted:
     """Post `body` as the PR's one review comment (updated in place on a later run).
     Never raises for the host: a refusal comes back as `error`, one line."""
-    from memex.workflows import prstatus
-
     environ = os.environ if env is None else env
     provider, why_not = prstatus.provider(ws, environ)
     if provider is None:

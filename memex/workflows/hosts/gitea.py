@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memex.workflows.hosts import HostError, PullRequest
+from memex.workflows.hosts.base import HostError, PullRequest
 from memex.workflows.hosts.rest import Rest, mapping
 
 PAGE = "50"

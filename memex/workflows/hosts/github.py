@@ -11,7 +11,7 @@ import urllib.error
 from collections.abc import Mapping
 from typing import Any
 
-from memex.workflows.hosts import HostError, PullRequest
+from memex.workflows.hosts.base import HostError, PullRequest
 from memex.workflows.hosts.rest import Rest, cli_token, mapping
 
 DEFAULT_API = "https://api.github.com"

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from memex.workflows.hosts import HostError, PullRequest
+from memex.workflows.hosts.base import HostError, PullRequest
 from memex.workflows.hosts.rest import Rest, cli_token, mapping
 
 

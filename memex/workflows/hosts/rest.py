@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memex import __version__
-from memex.workflows.hosts import HostError
+from memex.workflows.hosts.base import HostError
 
 MAX_BYTES = 5_000_000
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
