@@ -33,6 +33,7 @@ LAZY: Mapping[str, str] = {
     "memex.workflows.clients": "init --client and doctor's client checks (the MCP tools)",
     "memex.workflows.hosts.github": "only when a GitHub PR is asked about (urllib)",
     "memex.workflows.conflicts": "capture's contradiction check only",
+    "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",
