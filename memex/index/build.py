@@ -144,6 +144,12 @@ def forget_connections() -> None:
     _OPEN.clear()
 
 
+def forget(ws: Workspace) -> None:
+    """Close the kept connection to this workspace's index only (a temporary index
+    about to be deleted), leaving every other index's connection open."""
+    _drop(db_path(ws))
+
+
 def _drop(path: Path) -> None:
     kept = _OPEN.pop(str(path), None)
     if kept is not None:
