@@ -78,8 +78,10 @@ def _submit_all_or_nothing(base: Path, draft: str) -> None:
     assert ".memex" not in _git(base, "status", "--porcelain")
 
 
+# A capture's steps are the first steps of supersede (which captures the successor,
+# then retires the old one), so supersede covers them; the next command after every
+# kill is itself a capture.
 COMMANDS: dict[str, Callable[[dict[str, str]], list[str]]] = {
-    "capture": lambda ids: ["capture", "a new memory written while killed"],
     "update": lambda ids: ["update", ids["other"], "--tag", "killed"],
     "supersede": lambda ids: ["supersede", ids["other"], "a successor text"],
     "submit": lambda ids: ["submit", ids["draft"]],
