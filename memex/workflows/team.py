@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, frontmatter, lifecycle, model, redact
+from memex.core import clock, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, store, usage
@@ -446,7 +446,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
     try:
         for item in items:
             previous[item.path] = item.path.read_bytes() if item.path.exists() else None
-            store.write_atomic(item.path, frontmatter.rewrite(item.memory, item.parsed))
+            item.memory, text = store.render(item.memory, item.parsed)
+            store.write_atomic(item.path, text)
         return gitio.commit_only(tgt.repo, [i.path for i in items] + list(unchanged), message)
     except BaseException as exc:
         restore_files(previous)
