@@ -21,6 +21,7 @@ inputs are scanned in linear time.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import string
@@ -158,6 +159,18 @@ def _compile(rule: secret_rules.TokenRule) -> _Rule:
 
 _TOKEN_RULES: tuple[_Rule, ...] = tuple(_compile(r) for r in secret_rules.TOKEN_RULES)
 
+
+def _needle_index() -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each distinct needle with the rules it gates (the keyword prefilter)."""
+    index: dict[str, list[int]] = {}
+    for i, rule in enumerate(_TOKEN_RULES):
+        for needle in rule.needles:
+            index.setdefault(needle, []).append(i)
+    return tuple((needle, tuple(rules)) for needle, rules in index.items())
+
+
+_NEEDLES = _needle_index()
+
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # Body of a BEGIN without END: the following lines that look like base64 or PEM headers.
@@ -169,8 +182,9 @@ _PEM_LOOSE_BODY = re.compile(
 # rest of the key name, which may be anything like AWS_ or client, does not matter).
 _ASSIGN_WORD = (
     r"passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
-    r"|account[_-]?key|private[_-]?key|credential|(?<=[a-z0-9][_.-])key(?![a-z])"
-    r"|(?<=[a-z] )key(?= (?:is|was) )|(?<=[a-z0-9][_.-])auth(?![a-z])|(?<![a-z])creds(?![a-z])"
+    r"|account[_-]?key|private[_-]?key|credential|key(?<=[a-z0-9][_.-]key)(?![a-z])"
+    r"|key(?<=[a-z] key)(?= (?:is|was) )|auth(?<=[a-z0-9][_.-]auth)(?![a-z])"
+    r"|creds(?<![a-z]creds)(?![a-z])"
     r"|密码|口令|密钥|パスワード|暗証番号|비밀번호"
 )
 _ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
@@ -229,7 +243,7 @@ _FILLERS = frozenset("xX01*#")  # what documentation writes in place of a key's 
 # Credentials in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis,
 # amqp, https...) and a Sentry-style DSN whose user part is the key.
 _URL_CRED = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://"
+    r"://"
     r"(?P<s>[^\s:/@\"'`<>]{1,128}(?::[^\s/@\"'`<>]{1,256})?)@(?=[A-Za-z0-9\[])"
 )
 # Authorization headers and `curl -u user:password`.
@@ -349,8 +363,7 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
 
 
 def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
-    if not any(needle in text for needle in rule.needles):
-        return
+    """The matches of one rule (run only when one of its needles occurs in ``text``)."""
     for m in rule.regex.finditer(text):
         start, end = m.span("s") if rule.group else m.span()
         value = text[start:end]
@@ -358,6 +371,35 @@ def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> No
         if not _valid_token(rule.checks, body):
             continue
         out.append((prio, start, end, rule.kind, _is_masked(value)))
+
+
+# Every token format is a run of these characters at least this long: the token rules only
+# ever look at such runs, joined by newlines, so prose costs one pass of one regex.
+_RUN = re.compile(r"[A-Za-z0-9_.~+/=:@%-]{16,}")
+
+
+def _run_candidates(text: str, out: list[_Cand]) -> None:
+    """The token rules over the long runs of ``text`` (spans mapped back to ``text``)."""
+    starts: list[int] = []  # where each run starts in ``text``
+    joined_starts: list[int] = []  # ... and in ``joined``
+    pieces: list[str] = []
+    pos = 0
+    for m in _RUN.finditer(text):
+        starts.append(m.start())
+        joined_starts.append(pos)
+        pieces.append(m.group())
+        pos += len(pieces[-1]) + 1
+    if not pieces:
+        return
+    joined = "\n".join(pieces)
+    found: list[_Cand] = []
+    active = sorted({i for needle, rules in _NEEDLES if needle in joined for i in rules})
+    for i in active:
+        _token_candidates(joined, i + 1, _TOKEN_RULES[i], found)
+    for prio, start, end, kind, masked in found:
+        run = bisect.bisect_right(joined_starts, start) - 1
+        shift = starts[run] - joined_starts[run]
+        out.append((prio, start + shift, end + shift, kind, masked))
 
 
 def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], out: list[_Cand],
@@ -416,10 +458,8 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             continue
         suffix = _ASSIGN_SUFFIX.match(text, key.end())
         reached = suffix.end() if suffix else key.end()
-        if _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
-            continue
         m = _ASSIGN_VALUE.match(text, reached)
-        if m is None:
+        if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
         quote = m.group("quote")
         v = (_QUOTED_VALUE[quote] if quote else _UNQUOTED_VALUE).match(text, m.end())
@@ -457,8 +497,7 @@ def _detect(text: str) -> list[_Hit]:
     """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
     cands: list[_Cand] = []
     _pem_candidates(text, 0, cands)
-    for i, rule in enumerate(_TOKEN_RULES, start=1):
-        _token_candidates(text, i, rule, cands)
+    _run_candidates(text, cands)
     _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
     _assignment_candidates(text, len(_TOKEN_RULES) + 2, cands)
     if not cands:
