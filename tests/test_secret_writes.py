@@ -141,3 +141,32 @@ def test_team_flow_notes_are_masked(alice: Dev) -> None:
     alice.run("promote", draft, "--reject", "--note", "leaked " + SECRET)
     alice.run("promote", draft, "--resubmit", "--note", "again " + SECRET)
     assert_nowhere(alice.clone, alice.home)
+
+
+def test_scan_and_hook_report_rule_and_line_never_the_secret(repo: Path) -> None:
+    from tests.memfiles import git, memory, write
+    from tests.test_secret_families import FAMILIES, PW
+
+    picked = [s for k, s in FAMILIES if k in ("huggingface-token", "sendgrid-api-key",
+                                              "digitalocean-token", "dynatrace-token")]
+    lines = [f"line {i} holds {s}" for i, s in enumerate(picked)]
+    lines.append(f"postgres://app:{PW}@db/app")
+    path = write(repo, memory(body="\n".join(lines), tags=[SECRET]))
+    text = path.read_text(encoding="utf-8")
+    numbers = [text.splitlines().index(line) + 1 for line in lines]
+    tag_line = next(i for i, line in enumerate(text.splitlines(), 1) if TAIL in line
+                    and "line" not in line)
+    result = invoke("scan")
+    assert result.exit_code == 1
+    for number in [tag_line, *numbers]:
+        assert f".memex/{path.name}:{number}: unmasked " in result.stderr
+    for secret in [*picked, PW, SECRET]:
+        assert secret[4:] not in result.stderr + result.stdout
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    git(repo, "add", "-A")
+    proc = git(repo, "commit", "-m", "leak", check=False)
+    assert proc.returncode == 1
+    for secret in [*picked, PW, SECRET]:
+        assert secret[4:] not in proc.stderr + proc.stdout
+    for number in numbers:
+        assert f".memex/{path.name}:{number}: unmasked " in proc.stderr

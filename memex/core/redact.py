@@ -210,7 +210,7 @@ _ASSIGN_VALUE = re.compile(
       | ["']?[ \t]*,[ \t]*(?=["'])       # setProperty("KEY", "value")
       | ["'][ \t]+value[ \t]*=[ \t]*(?=["'])  # <add key="Password" value="...">
       | >\s*                            # <token>value</token>
-      | [ \t]*[：=:]                     # full-width colon
+      | [ \t]*：                         # full-width colon
       | [ \t]+(?:is|was|are|=)[ \t]+(?:(?:set[ \t]+to|now|still)[ \t]+)?  # prose
       | [ \t]*(?:是|为|は|が|：)          # 密码是 / パスワードは
       | [ \t]+(?:for|of|on|in)[ \t]+[A-Za-z0-9_.-]{1,40}[ \t]+(?:is|was|=)[ \t]+
@@ -244,12 +244,12 @@ _FILLERS = frozenset("xX01*#")  # what documentation writes in place of a key's 
 # amqp, https...) and a Sentry-style DSN whose user part is the key.
 _URL_CRED = re.compile(
     r"://"
-    r"(?P<s>[^\s:/@\"'`<>]{1,128}(?::[^\s/@\"'`<>]{1,256})?)@(?=[A-Za-z0-9\[])"
+    r"(?P<s>[^\s:/@\"'`<>]{0,128}(?::[^\s/@\"'`<>]{1,256})?)@(?=[A-Za-z0-9\[])"
 )
 # Authorization headers and `curl -u user:password`.
 _AUTH_HEADER = re.compile(
     r"authorization[\"']?\s*[:=]\s*[\"']?[ \t]*(?:(?:bearer|basic|token|api-token|digest|"
-    r"apikey|key)[ \t]+)?(?P<s>[A-Za-z0-9+/=_.~:@!$%*-]{8,})",
+    r"apikey|key)[ \t]+)?(?P<s>[A-Za-z0-9+/=_.~:@!#$%^&*-]{8,})",
     re.IGNORECASE,
 )
 _CURL_USER = re.compile(
