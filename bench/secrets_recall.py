@@ -13,6 +13,9 @@ Reads the samples from the shared bench folder (never copied into the repo):
    Families are split in two by name; the detectors were tuned on the "tune" half and the
    figure reported is the "held-out" half.
 
+A secret that gitleaks' capture cuts out of the middle of a longer token (the jwt-base64
+rule's pieces) is measured in its own texts only: alone it is not that secret.
+
 Masked: the secret no longer appears and every character after its fourth is changed (an
 "x" in the secret that the mask's "x" replaces counts as changed: nothing of it is left; the
 "secret" recorded by gitleaks is reduced to its value: quotes, the key of a `key: value`
@@ -65,6 +68,7 @@ _PREFIXES = sorted((
     "p8e-", "pat", "sc_", "b_", "dnkey-", "EZAK", "EZTK", "s-s4t2ud-", "s-s4t2af-", "pk.",
     "NRAK-", "NRJS-", "NRII-", "sm_aat_", "sm_pat_", "sm_sat_", "ZXlK", "eyJ", "-----BEGIN",
 ), key=len, reverse=True)
+_SUFFIXES = ("AA", "-X")  # anthropic keys end in AA, flutterwave keys in -X
 _MARKERS = ("T3BlbkFJ", ".atlasv1.", ".acc_", ":A", "Q~", "-us", ".eyJ", "eyJ",
             "PRIVATE KEY", "-----END", "webhookb2/", "@", "IncomingWebhook/")
 
@@ -107,6 +111,13 @@ def is_masked(text: str, out: str, secret: str) -> bool:
     return True
 
 
+def _fragment(text: str, secret: str) -> bool:
+    """Does gitleaks' capture cut ``secret`` out of the middle of a longer token?"""
+    i = text.find(secret)
+    j = i + len(secret)
+    return (i > 0 and text[i - 1].isalnum()) or (j < len(text) and text[j].isalnum())
+
+
 def _fresh_char(c: str, hex_lower: bool, hex_upper: bool, rng: random.Random) -> str:
     if c.isdigit():
         return rng.choice(string.digits)
@@ -127,11 +138,18 @@ def fresh(secret: str, rng: random.Random) -> str:
     for marker in _MARKERS:
         for m in re.finditer(re.escape(marker), secret):
             keep[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
-    letters = [c for c, k in zip(secret, keep, strict=True) if not k and c.isalpha()]
-    hex_lower = bool(letters) and all(c in "abcdef" for c in letters)
-    hex_upper = bool(letters) and all(c in "ABCDEF" for c in letters)
-    return "".join(c if k else _fresh_char(c, hex_lower, hex_upper, rng)
-                   for c, k in zip(secret, keep, strict=True))
+    for suffix in _SUFFIXES:
+        if secret.endswith(suffix) and len(secret) > 40:
+            keep[len(secret) - len(suffix):] = b"\x01" * len(suffix)
+    out = []
+    for seg in re.finditer(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", secret):
+        text = seg.group()
+        letters = [c for i, c in enumerate(text, seg.start()) if not keep[i] and c.isalpha()]
+        hexadecimal = bool(letters) and len(text) >= 8 and all(c in "abcdefABCDEF"
+                                                               for c in letters)
+        out.extend(c if keep[i] else _fresh_char(c, hexadecimal, hexadecimal, rng)
+                   for i, c in enumerate(text, seg.start()))
+    return "".join(out)
 
 
 def measure(data: dict[str, object]) -> dict[str, dict[str, list[int]]]:
@@ -153,6 +171,8 @@ def measure(data: dict[str, object]) -> dict[str, dict[str, list[int]]]:
             row[1] += 1
             distinct[secret].append(tp["text"])
         for secret, texts in distinct.items():
+            if all(_fragment(text, secret) for text in texts):
+                continue  # a piece of a longer token (jwt-base64): measured in its texts only
             for sentence in SENTENCES:
                 text = sentence.format(secret)
                 row = stats[fam]["alone"]

@@ -375,7 +375,7 @@ def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> No
 
 # Every token format is a run of these characters at least this long: the token rules only
 # ever look at such runs, joined by newlines, so prose costs one pass of one regex.
-_RUN = re.compile(r"[A-Za-z0-9_.~+/=:@%-]{16,}")
+_RUN = re.compile(r"[A-Za-z0-9_.~+/=:@%|-]{16,}")
 
 
 def _run_candidates(text: str, out: list[_Cand]) -> None:

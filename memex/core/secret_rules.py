@@ -70,7 +70,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _r("google-api-key", "AIza", "[A-Za-z0-9_-]{35}" + _END_B64URL),
     _r("alibaba-access-key-id", "LTAI", "[A-Za-z0-9]{20}" + _END, checks=NOT_FILLER | DIGIT),
     _r("azure-ad-client-secret", r"(?:[A-Za-z0-9_~.]{3}[0-9]Q~)", "[A-Za-z0-9_~.-]{31,34}"
-       + r"(?![A-Za-z0-9_~.-])", "Q~", checks=NOT_FILLER | DIGIT, width=6, before="A-Za-z0-9_~.-"),
+       + r"(?![A-Za-z0-9_~.-])", "Q~", width=6, before="A-Za-z0-9_~.-"),
     _r("digitalocean-token", "do[opr]_v1_", "[a-f0-9]{64}" + _END, "_v1_", width=7),
     _r("heroku-api-key", "HRKU-AA", "[A-Za-z0-9_-]{58}" + _END_B64URL),
     _r("databricks-token", "dapi", "[a-f0-9]{32}(?:-[0-9])?" + _END, checks=NOT_FILLER | DIGIT),
@@ -165,6 +165,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _r("mailchimp-api-key", "", "[a-f0-9]{32}-us[0-9]{1,2}" + _END, "-us",
        checks=NOT_FILLER | DIGIT | LETTER, before="A-Za-z0-9_-"),
     _r("facebook-token", "EAA[MC]", "[A-Za-z0-9]{100,}", "EAAM", "EAAC", width=4),
+    _r("facebook-token", "[0-9]{15,16}[|]", "[0-9A-Za-z_-]{27,40}" + _END_B64URL, "|",
+       checks=NOT_FILLER | LETTER, before="A-Za-z0-9"),
     _r("twitter-bearer-token", "AAAAAAAAAAAAAAAAAAAAA", "A*[A-Za-z0-9%]{80,110}",
        checks=NOT_FILLER | DIGIT),
     # --- payments, commerce
