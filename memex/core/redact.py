@@ -194,6 +194,7 @@ _CAMEL_KEY = re.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
 _NOT_SECRET_NAME = re.compile(
     r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
+    r"|(?<![a-z])bucket"
     r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
@@ -276,11 +277,11 @@ _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
 
 def _is_filler(body: str) -> bool:
-    """Mostly (4 in 5) one filler character: ``ghp_XXXX...``, ``glc_1111...``, ``00000TUVW``."""
+    """Mostly (3 in 4) one filler character: ``ghp_XXXX...``, ``glc_1111...``, ``00000TUVW``."""
     if not body:
         return True
     common = max(_FILLERS, key=body.count)
-    return body.count(common) * 5 >= len(body) * 4
+    return body.count(common) * 4 >= len(body) * 3
 
 
 def _valid_token(checks: int, body: str) -> bool:

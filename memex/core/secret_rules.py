@@ -146,7 +146,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _r("perplexity-api-key", "pplx-", "[A-Za-z0-9]{48}" + _END),
     # --- chat, mail, messaging
     _r("slack-token", "(?:xox[abposre]|xoxe\\.xox[bp]|xapp)-",
-       "[0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9_#-])",
+       "(?=[A-Za-z0-9-]{15})[0-9]+(?:-[A-Za-z0-9]+)*-[A-Za-z]*[0-9][A-Za-z0-9]*"
+       "(?![A-Za-z0-9_#-])",
        "xox", "xapp-", checks=NOT_FILLER | DIGIT, width=0, before="A-Za-z0-9_-"),
     _r("slack-webhook", "hooks\\.slack\\.com/(?:services|workflows|triggers)/",
        "(?P<s>[A-Za-z0-9+/_-]{20,})", "hooks.slack.com/", width=0, before="A-Za-z0-9_",
