@@ -179,3 +179,11 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
 def test_normal_coding_text_is_untouched(text: str) -> None:
     assert redact(text).text == text
     assert scan(text) == []
+
+
+def test_ampersand_ends_a_value_only_before_the_next_parameter() -> None:
+    secret = "Vb7" + "&@*x" + "Q2$uE9k"
+    assert redact(f"the staging password is {secret} for now").text == (
+        f"the staging password is {mask(secret)} for now")
+    out = redact(f"jdbc:postgresql://db/app?password={PW}&ssl=true").text
+    assert out.endswith(mask(PW) + "&ssl=true")

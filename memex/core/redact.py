@@ -221,7 +221,9 @@ _ASSIGN_VALUE = re.compile(
     """,
     re.VERBOSE,
 )
-_UNQUOTED_VALUE = re.compile(r"[^\s\"'`<>(){}\[\],;|\\&]+")
+_UNQUOTED_VALUE = re.compile(  # up to the next query parameter (&user=...), not any "&"
+    r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
+)
 _QUOTED_VALUE = {q: re.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
