@@ -170,3 +170,13 @@ def test_scan_and_hook_report_rule_and_line_never_the_secret(repo: Path) -> None
         assert secret[4:] not in proc.stderr + proc.stdout
     for number in numbers:
         assert f".memex/{path.name}:{number}: unmasked " in proc.stderr
+
+
+def test_dry_run_and_json_show_what_is_stored(repo: Path, memex_home: Path) -> None:
+    shown = invoke("capture", "--scope", "personal", "--dry-run", "--tag", SECRET, "body")
+    assert shown.exit_code == 0 and TAIL not in shown.stdout + shown.stderr
+    out = invoke("capture", "--scope", "personal", "--tag", SECRET, "body", "--json")
+    assert out.exit_code == 0 and TAIL not in out.stdout + out.stderr
+    mid = invoke_json("list")[0]["id"]
+    updated = invoke("update", mid, "--tag", SECRET + "9", "--json")
+    assert updated.exit_code == 0 and TAIL not in updated.stdout + updated.stderr
