@@ -175,6 +175,7 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
     "io.jsonwebtoken:jjwt-jackson-0.11.2",
     "credentialsId: 'ff083f76-7804-4ef1-80e4-fe975bb9141b'",
     "-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----",
+    'secret_key => "sk_abcdefghijklmnopqrstuvwxyz123"',
 ])
 def test_normal_coding_text_is_untouched(text: str) -> None:
     assert redact(text).text == text

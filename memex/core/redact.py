@@ -231,6 +231,8 @@ _PLACEHOLDER_WORDS = re.compile(
     r"<[a-z]|\$\{|\{\{|%\(|process\.env|getenv|environ",
     re.IGNORECASE,
 )
+# Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.
+_ALPHABET_RUN = re.compile("|".join(string.ascii_lowercase[i : i + 10] for i in range(17)))
 _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
@@ -310,7 +312,7 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
         return False
     if value[0] in "$%&*~/.<" or "://" in value:
         return False
-    if _PLACEHOLDER_WORDS.search(value):
+    if _PLACEHOLDER_WORDS.search(value) or _ALPHABET_RUN.search(value.lower()):
         return False
     if _DOTTED_IDENT.fullmatch(value):
         return False
