@@ -51,14 +51,16 @@ def target(ws: Workspace, scope: str = "project") -> Target:
                              "tree")
         config = gitio.config_map(info.toplevel)
         return Target("org", info, homes.repo_id_for(gitio.origin_url(config), info.toplevel),
-                      store.Home("org", ws.org_repo / ws.memory_dir_name),
+                      store.Home("org", store.inside_repo(ws.org_repo / ws.memory_dir_name,
+                                                          info.toplevel)),
                       store.Home("org-outbox", ws.org_outbox_dir))
     if scope != "project":
         raise UsageError(f"unknown target {scope!r}; expected project or org")
     if ws.repo is None or ws.memory_dir is None:
         raise MemexError("not inside a git repository: project memories stay in the outbox "
                          "until there is a repo to submit them to")
-    return Target("project", ws.repo, ws.repo_id, store.Home("repo", ws.memory_dir),
+    return Target("project", ws.repo, ws.repo_id,
+                  store.Home("repo", store.inside_repo(ws.memory_dir, ws.repo.toplevel)),
                   store.Home("outbox", ws.outbox_dir))
 
 
@@ -226,7 +228,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
     if not ids:
         raise UsageError("name the drafts to submit, or --all")
     chosen: list[store.Loaded] = []
-    for loaded in store.find_many(ws, ids):
+    for loaded in store.find_many(ws, ids, first=tgt.outbox.kind):
         kind = loaded.home.kind
         if kind == "personal":
             raise MemexError(f"{loaded.id} is personal: personal memories are never submitted; "
