@@ -31,9 +31,12 @@ LAZY: Mapping[str, str] = {
     "memex.search.engine": "the search engine: the index plus the query pipeline",
     "memex.search.dense.providers": "the vector lane's providers, only when one is set",
     "memex.workflows.clients": "init --client and doctor's client checks (the MCP tools)",
-    "memex.workflows.hosts.": "a PR host's provider, only when a PR is asked about (urllib)",
+    "memex.workflows.hosts.github": "only when a GitHub PR is asked about (urllib)",
+    "memex.workflows.hosts.gitlab": "only when a GitLab merge request is asked about (urllib)",
+    "memex.workflows.hosts.gitea": "only when a Gitea/Forgejo PR is asked about (urllib)",
     "importlib.metadata": "a package's version, only where one is shown (email, zipfile, csv)",
     "memex.workflows.conflicts": "capture's contradiction check only",
+    "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",
@@ -108,9 +111,6 @@ def imports(name: str, path: Path, known: Iterable[str]) -> list[Import]:
 
 
 def _within(name: str, prefix: str) -> bool:
-    """`name` is `prefix` or inside it; a prefix ending in "." means only inside it."""
-    if prefix.endswith("."):
-        return name.startswith(prefix)
     return name == prefix or name.startswith(prefix + ".")
 
 
