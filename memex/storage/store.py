@@ -517,13 +517,6 @@ def new_path(home: Home, memory_id: str) -> Path:
     return home.path / f"{memory_id}.md"
 
 
-def home_of_kind(ws: Workspace, kind: str) -> Home:
-    for home in homes(ws):
-        if home.kind == kind:
-            return home
-    raise MemexError(f"no {kind} memory folder here")
-
-
 def delete(loaded: Loaded) -> None:
     remove(loaded.path)
 
