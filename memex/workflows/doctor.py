@@ -120,6 +120,22 @@ def check_quarantine(ws: Workspace) -> list[Check]:
     return checks
 
 
+def check_duplicate_ids(ws: Workspace) -> list[Check]:
+    """One id with a file in two homes (an import, a hand copy): reads show one."""
+    dupes = store.duplicate_ids(ws)
+    if not dupes:
+        return [Check("duplicate-ids", "ok", "every memory id has one file")]
+    shown = "; ".join(f"{mid} in {' and '.join(h.kind for h in found)} (showing the "
+                      f"{found[0].kind} copy)" for mid, found in sorted(dupes.items())[:SHOWN])
+    more = f" (+{len(dupes) - SHOWN} more)" if len(dupes) > SHOWN else ""
+    paths = tuple(str(h.path / f"{mid}.md") for mid, found in sorted(dupes.items())
+                  for h in found)
+    return [Check("duplicate-ids", "warn", f"{len(dupes)} memory id(s) have a file in more "
+                  f"than one place: {shown}{more}; {store.READING_ORDER}",
+                  "compare the copies (git memex show ID names them), then delete the one "
+                  "you do not want", paths)]
+
+
 def check_outbox_key(ws: Workspace) -> list[Check]:
     """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
     if ws.repo is None:
@@ -231,7 +247,7 @@ def check_usage_log(ws: Workspace) -> list[Check]:
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
     check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
-    check_outbox_key, check_mcp_configs, check_usage_log,
+    check_duplicate_ids, check_outbox_key, check_mcp_configs, check_usage_log,
 ]
 
 
