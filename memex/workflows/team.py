@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, frontmatter, lifecycle, model, redact
+from memex.core import clock, frontmatter, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, store, usage
@@ -347,7 +347,8 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
 
 
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
-           scope: str = "project", message: str | None = None) -> SubmitResult:
+           scope: str = "project", message: str | None = None,
+           retire_approved: bool = False) -> SubmitResult:
     """Move drafts into the repo as `proposed` in one local commit of memory files only.
 
     All or nothing: the repo files are written, the commit is attempted, and on any
@@ -390,6 +391,13 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
             if old is not None and any(r.id == old.id for r in retired):
                 raise MemexError(f"two drafts supersede {old.id}; submit one of them; "
                                  "nothing moved")
+            if old is not None and not retire_approved and memory.trust_level == "untrusted" \
+                    and policy.approved_by_person(old.memory):
+                raise MemexError(
+                    f"{draft.id}, an unreviewed draft (trust_level untrusted, e.g. an agent's), "
+                    f"would retire {old.id}, which a person approved "
+                    f"({old.memory.review_state}); read both, then submit again with --yes "
+                    "to retire it, or leave that draft out; nothing moved")
             if old is not None:
                 old_retired, memory = lifecycle.supersede(old.memory, memory, at, me)
                 retired.append(store.Loaded(old_retired, old.path, old.home, old.parsed))
