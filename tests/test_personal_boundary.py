@@ -4,6 +4,7 @@ the plain git hook (`init --git-hooks`) and with the real pre-commit framework."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Callable
@@ -176,7 +177,6 @@ def test_private_outbox_memory_copied_anywhere_is_blocked(repo: Path) -> None:
     git(repo, "add", "-A")
     result = invoke("scan", "--staged", "--json")
     assert result.exit_code == 1
-    import json
     findings = json.loads(result.stdout)["findings"]
     assert findings == [{"path": "contract.md", "line": 1, "kind": "private-copy",
                          "detail": f"private memory {data['id']}, same bytes"}]
@@ -188,3 +188,38 @@ def test_unrelated_files_and_short_bodies_pass(repo: Path) -> None:
     (repo / "b.md").write_text("Something else entirely, at some length.\n", encoding="utf-8")
     git(repo, "add", "-A")
     assert invoke("scan", "--staged").exit_code == 0
+
+
+def test_home_inside_the_work_tree_is_refused_until_git_ignores_it(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 6: with GIT_MEMEX_HOME inside the work tree, `git add -A` committed personal
+    memories and the usage log with no warning."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(repo / "mx-home"))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1
+    exclude = repo / ".git" / "info" / "exclude"
+    assert f"Add this line to {exclude} (or to .gitignore): /mx-home/" in result.stderr
+    assert not (repo / "mx-home" / "personal").exists()
+    doctor = invoke("doctor", "--json")
+    assert doctor.exit_code == 1
+    home = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "home")
+    assert home["level"] == "fail" and home["hint"].endswith(": /mx-home/")
+    with exclude.open("a") as handle:
+        handle.write("/mx-home/\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    git(repo, "add", "-A")
+    assert git(repo, "status", "--porcelain").stdout == ""
+    assert invoke_json("doctor")["ok"] is True
+
+
+def test_dotfiles_repo_at_home_with_the_default_home(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    git(userhome, "init", "-q", "-b", "main")
+    monkeypatch.chdir(userhome)
+    result = invoke("list")
+    assert result.exit_code == 1
+    assert result.stderr.rstrip().endswith(
+        "/.local/share/git-memex/  (or set GIT_MEMEX_HOME to a folder outside the "
+        "repository)")

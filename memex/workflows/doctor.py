@@ -120,6 +120,21 @@ def check_quarantine(ws: Workspace) -> list[Check]:
     return checks
 
 
+def check_home_exposed(ws: Workspace) -> list[Check]:
+    """The home inside the work tree, not ignored: git would commit personal memories."""
+    from memex.storage import homes
+
+    line = homes.exposed_home(ws) if gitio.git_binary() is not None else None
+    if line is None:
+        return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
+    assert ws.repo is not None
+    exclude = ws.repo.common_dir / "info" / "exclude"
+    return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
+                  f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
+                  "personal memories and the usage log; every other command refuses to run",
+                  f"add this line to {exclude}: {line}")]
+
+
 def check_duplicate_ids(ws: Workspace) -> list[Check]:
     """One id with a file in two homes (an import, a hand copy): reads show one."""
     dupes = store.duplicate_ids(ws)
@@ -246,7 +261,7 @@ def check_usage_log(ws: Workspace) -> list[Check]:
 
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
-    check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
+    check_git, check_home_exposed, check_index, check_merge_driver, check_hooks, check_quarantine,
     check_duplicate_ids, check_outbox_key, check_mcp_configs, check_usage_log,
 ]
 
