@@ -19,7 +19,7 @@ from memex.core import clock, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import hosts
+from memex.workflows import freshness, hosts, pull, team
 
 PENDING = ("proposed", "approved")
 
@@ -77,18 +77,13 @@ def host_timeout(ws: Workspace) -> float:
 
 def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
     """Whether `ref` holds this memory's content (same id, title and body)."""
-    from memex.workflows import pull, team
-
     there = pull.parse_memory(gitio.show_blob(top, ref, rel))
-    return there is not None and there.id == memory.id and team.same_content(there, memory)
+    return there is not None and there.id == memory.id and model.same_content(there, memory)
 
 
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
               env: Mapping[str, str] | None = None) -> PrReport:
     """The report (and with `apply`, the moves; with `commit`, one memory-only commit)."""
-    from memex.workflows import pull as pulling
-    from memex.workflows import team
-
     if commit and not apply:
         raise UsageError("--commit needs --apply")
     if ws.repo is None or ws.memory_dir is None:
@@ -98,7 +93,7 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
     if branch is None:
         raise MemexError("HEAD is detached: check out the branch whose PR to look at")
     default_ref = gitio.remote_default_branch(top)
-    last, _ = pulling.staleness(ws)
+    last, _ = freshness.staleness(ws)
     report = PrReport(branch, default_ref, None, None, None, False,
                       clock.format_time(last) if last else None)
 
@@ -210,8 +205,6 @@ def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
         for _, loaded in moves:
             store.save(loaded)
     except BaseException:
-        from memex.workflows import team
-
         team.restore_files(dict(previous))
         raise
     for action, loaded in moves:

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core.errors import MemexError, UsageError
-from memex.storage import gitio, homes
+from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
+from memex.workflows import githooks
 
 FOLDER_README = """\
 # Project memories (git-memex)
@@ -59,8 +60,6 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
     _merge_attribute(top, name, result)
     _merge_driver_config(top, result)
     if git_hooks:
-        from memex.workflows import githooks
-
         hooks = githooks.install(top)
         result.changed += hooks.installed
         result.unchanged += hooks.unchanged
@@ -95,8 +94,6 @@ def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
     if text and not text.endswith("\n"):
         text += "\n"
     text += attribute_line(dir_name) + "\n"
-    from memex.storage import store
-
     store.write_atomic(path, text)
     result.changed.append(f"added `{attribute_line(dir_name)}` to .gitattributes")
 

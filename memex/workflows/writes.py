@@ -74,10 +74,6 @@ def _redact_fields(title: str, body: str) -> tuple[str, str, redact.Redaction]:
     return new_title, new_body, joined
 
 
-def normalised_content(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -175,12 +171,12 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     from memex.index import views
 
     visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
-    content = normalised_content(body)
+    content = model.normalised_text(body)
     near: list[str] = []
     for other in visible:
         if other.memory.scope != scope or not other.memory.is_live:
             continue
-        if normalised_content(other.memory.body) == content:
+        if model.normalised_text(other.memory.body) == content:
             return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
                                redaction=redaction, notices=notices)
         if title and other.memory.title.casefold() == title.casefold():
