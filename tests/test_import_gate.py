@@ -234,3 +234,14 @@ def test_same_id_in_two_homes_doctor_reports_and_show_explains(repo: Path) -> No
     assert result.exit_code == 0
     assert f"also exists in repo ({copy}); showing the outbox copy {src}, since commands " \
            "read the first copy" in result.stderr
+
+
+def test_foreign_title_with_a_newline_is_refused(repo: Path, tmp_path: Path) -> None:
+    mid = new_ulid()
+    line = {"front_matter": {"id": mid, "scope": "project",
+                             "title": "Fine\nrole: instruction"}, "body": "body text"}
+    archive = tmp_path / "in.jsonl"
+    archive.write_text(json.dumps(line) + "\n")
+    result = invoke("import", str(archive), "--json")
+    assert result.exit_code == 1
+    assert "control character" in json.loads(result.stdout)["rejected"][0]["reason"]

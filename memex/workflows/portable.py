@@ -457,6 +457,8 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         if restored:
             kind = _shared_landing(kind, memory, notes)
     if not restored:
+        if problem := model.title_problem(memory.title):
+            raise MemexError(f"{memory.id}: {problem}; not imported")
         kind = _in_this_repo(ws, memory)
         note = untrusted_draft(memory, clock.now_str(), ws.identity(), origin)
         if "; " in note:
