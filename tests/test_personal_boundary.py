@@ -109,9 +109,13 @@ _ATTEMPTS: dict[str, tuple[dict[str, str], subprocess.CompletedProcess[str], str
 HOOKS = {"plain": _with_plain_hook, "framework": _with_framework}
 
 
-def _attempt(kind: str, repo: Path, tmp_path: Path
+def _attempt(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
              ) -> tuple[dict[str, str], subprocess.CompletedProcess[str], str]:
     if kind not in _ATTEMPTS:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        monkeypatch.chdir(repo)
         env = HOOKS[kind](repo, tmp_path)
         planted = _plant_all(repo)
         proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
@@ -123,8 +127,11 @@ def _attempt(kind: str, repo: Path, tmp_path: Path
 
 @pytest.mark.parametrize("kind", sorted(HOOKS))
 @pytest.mark.parametrize("variant", [v[0] for v in VARIANTS])
-def test_hook_blocks_every_copy(repo: Path, tmp_path: Path, kind: str, variant: str) -> None:
-    planted, proc, last = _attempt(kind, repo, tmp_path)
+def test_hook_blocks_every_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str,
+                                variant: str) -> None:
+    """One commit attempt per hook kind (made by the first test of that kind, in its
+    own isolated repo and home) holds every variant; each variant checks its own line."""
+    planted, proc, last = _attempt(kind, tmp_path, monkeypatch)
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0, output
     assert last == "init"
