@@ -54,6 +54,11 @@ class PrReport:
     commit: str | None = None
     hint: str | None = None
 
+    @property
+    def host_name(self) -> str:
+        """The provider's name (github, gitlab, gitea): approvers are `name:login`."""
+        return (self.provider or "github").split(" ", 1)[0]
+
     def as_json(self) -> dict[str, object]:
         error = None
         if self.host_error is not None:
@@ -73,6 +78,13 @@ def host_timeout(ws: Workspace) -> float:
     except ValueError:
         return hosts.DEFAULT_TIMEOUT
     return seconds if seconds > 0 else hosts.DEFAULT_TIMEOUT
+
+
+def provider(ws: Workspace, env: Mapping[str, str]
+             ) -> tuple[hosts.Provider | None, str | None]:
+    """The PR host of this clone (`hosts.provider_for` with memex.host / memex.hostUrl)."""
+    return hosts.provider_for(gitio.origin_url(ws.config), env, host_timeout(ws),
+                              host=ws.setting("memex.host"), host_url=ws.setting("memex.hostUrl"))
 
 
 def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
@@ -102,14 +114,13 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
         report.could_not_see.append(f"a PR: {branch} is the default branch; merged state "
                                     "comes from git alone")
     else:
-        provider, why_not = hosts.provider_for(
-            gitio.origin_url(ws.config), os.environ if env is None else env, host_timeout(ws))
-        if provider is None:
+        host, why_not = provider(ws, os.environ if env is None else env)
+        if host is None:
             report.could_not_see.append(f"the PR: {why_not}")
         else:
-            report.provider = f"{provider.name} {provider.slug}"
+            report.provider = f"{host.name} {host.slug}"
             try:
-                report.pr = provider.pull_request(branch)
+                report.pr = host.pull_request(branch)
             except hosts.HostError as exc:
                 report.host_error = exc
                 report.could_not_see.append(f"the PR: {exc}")
@@ -182,7 +193,8 @@ def _decide(report: PrReport, item: store.Loaded, top: Path, rel: str) -> Action
         who = ", ".join(f"@{u}" for u in pr.approvers)
         if memory.review_state == "proposed":
             return Action(item, "approve", "approved", f"PR #{pr.number} approved by {who}",
-                          approved_by=f"github:{pr.approvers[0]}" if pr.approvers else None)
+                          approved_by=f"{report.host_name}:{pr.approvers[0]}"
+                          if pr.approvers else None)
         return Action(item, "none", None, f"PR #{pr.number} approved by {who}; "
                       "waits for the merge")
     return Action(item, "none", None, f"PR #{pr.number} is open; review pending")

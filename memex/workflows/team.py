@@ -10,14 +10,14 @@ mapping in `memex.workflows.prstatus`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core import clock, frontmatter, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
-from memex.storage import gitio, homes, store, usage
+from memex.storage import gitio, homes, journal, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import freshness
 
@@ -342,6 +342,7 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
         raise MemexError(f"{path} exists but cannot be read ({exc}); nothing moved") from None
 
 
+@writelock.holds_write_lock
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
            scope: str = "project", message: str | None = None,
            retire_approved: bool = False) -> SubmitResult:
@@ -349,9 +350,45 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
 
     All or nothing: the repo files are written, the commit is attempted, and on any
     failure every repo file gets its previous bytes back (new ones are deleted) and the
-    index is restored; the outbox is touched only after the commit succeeded.
+    index is restored; the outbox is touched only after the commit succeeded. A
+    process killed part-way leaves a journal the next writing command settles.
     """
     tgt = target(ws, scope)
+    with journal.repo_lock(tgt.repo, writelock.lock_timeout(ws)):
+        settled = journal.recover(tgt.repo)
+        problem = journal.index_lock_problem(tgt.repo)
+        if problem is not None:
+            raise MemexError(problem)
+        result = _submit(ws, tgt, ids, all_drafts, message, retire_approved)
+    if settled:
+        result.notices.insert(0, settled)
+    return result
+
+
+@contextlib.contextmanager
+def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded]
+               ) -> Iterator[None]:
+    """The submit journal around the repo writes, the commit and the outbox deletes."""
+    texts = {i.path: frontmatter.rewrite(i.memory, i.parsed).encode("utf-8") for i in items}
+    record = journal.begin(tgt.repo, texts, [d.path for d in drafts])
+    try:
+        yield
+    except BaseException:
+        # The commit failed and the submit put the files back itself; if that failed
+        # too, the journal stays for the next writing command to undo.
+        with contextlib.suppress(OSError, MemexError):
+            if record.restored():
+                record.remove()
+        raise
+    if not any(d.path.exists() for d in drafts):
+        # Done. An outbox copy that could not be deleted keeps the journal, and the
+        # next writing command finishes the move.
+        with contextlib.suppress(OSError):
+            record.remove()
+
+
+def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
+            message: str | None, retire_approved: bool = False) -> SubmitResult:
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
     branch = _check_git_state(tgt)
     at, me = clock.now_str(), ws.identity()
@@ -405,14 +442,16 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
     leftover = [store.new_path(tgt.home, i) for i in already]
     leftover = [p for p in leftover if _uncommitted(tgt, p)]
     commit: str | None = None
-    if planned or leftover:
-        commit = _write_and_commit(tgt, planned + retired,
-                                   message or _commit_message(planned, retired, leftover),
-                                   leftover)
-    elif already:
-        notices.append("every draft is already in the repo and committed; nothing to commit")
-    for draft in drafts:
-        if draft.id in already or any(p.id == draft.id for p in planned):
+    moved = [d for d in drafts if d.id in already or any(p.id == d.id for p in planned)]
+    with _journaled(tgt, planned + retired, moved):
+        if planned or leftover:
+            commit = _write_and_commit(tgt, planned + retired,
+                                       message or _commit_message(planned, retired, leftover),
+                                       leftover)
+        elif already:
+            notices.append("every draft is already in the repo and committed; nothing to "
+                           "commit")
+        for draft in moved:
             try:
                 store.delete(draft)
             except MemexError as exc:
@@ -460,6 +499,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
         if isinstance(exc, gitio.GitError):
             raise MemexError(f"the commit failed, so nothing moved (the outbox and the repo "
                              f"are as before):\n{exc}") from None
+        if isinstance(exc, OSError):
+            raise store.write_failed(exc, tgt.toplevel, "commit in") from None
         raise
 
 
