@@ -151,7 +151,8 @@ needs_store = pytest.mark.skipif(not STORE.is_dir(), reason="open-memex store no
 
 
 @needs_store
-def test_open_memex_store_imports_with_its_values_mapped(repo: Path, tmp_path: Path) -> None:
+def test_open_memex_store_imports_with_its_values_mapped(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = homes.workspace()
     report = invoke_json("import", str(STORE / "repo"))
     assert report["ok"] and len(report["imported"]) == 7, report
@@ -176,6 +177,9 @@ def test_open_memex_store_imports_with_its_values_mapped(repo: Path, tmp_path: P
     assert by_id["01M8SF3FCGWQDDVTNK1EATBCQ4"].status == "deprecated"
     assert "pnpm" in by_id["01M8SF3HS5D5X0JHVAJ3CB2M0B"].body  # the Chinese one
     assert invoke("verify").exit_code == 0
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2027-01-01T00:00:00Z")  # a later import
+    again = invoke_json("import", str(STORE / "repo"))  # importing twice changes nothing
+    assert not again["imported"] and sorted(again["unchanged"]) == sorted(by_id)
 
 
 @needs_store

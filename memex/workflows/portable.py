@@ -357,6 +357,25 @@ def _in_this_repo(ws: Workspace, memory: model.Memory) -> str:
     return "outbox"
 
 
+def _as_imported_before(current: bytes, memory: model.Memory,
+                        parsed: frontmatter.Parsed | None) -> str | None:
+    """The text this import would have written at the time of an earlier import of the
+    same entry (same import note, earlier `at`), so importing twice is "unchanged", not
+    a conflict; None when the file on disk is not such an earlier import."""
+    try:
+        before = frontmatter.load(current.decode("utf-8"))[0]
+    except (InvalidMemory, UnicodeDecodeError):
+        return None
+    if not before.review_history or not memory.review_history:
+        return None
+    mine, theirs = memory.review_history[-1], before.review_history[-1]
+    if {k: v for k, v in mine.items() if k != "at"} != \
+            {k: v for k, v in theirs.items() if k != "at"}:
+        return None
+    memory.review_history[-1] = {**mine, "at": theirs.get("at", mine.get("at", ""))}
+    return frontmatter.rewrite(memory, parsed)
+
+
 def _own_export(ws: Workspace, entry: Entry, memory: model.Memory) -> bool:
     """Is this entry one's own export, for this repo (or personal)? Only then is its
     review state restored as it was."""
@@ -488,6 +507,8 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             current = existing.read_bytes()
         except OSError as exc:
             raise MemexError(f"cannot read {existing}: {exc.strerror or exc}") from None
+        if not restored and current != text.encode("utf-8"):
+            text = _as_imported_before(current, memory, parsed) or text
         if current == text.encode("utf-8"):
             report.unchanged.append(memory.id)
         else:
