@@ -163,12 +163,26 @@ def blob_ids(toplevel: Path, ref: str, paths: list[str]) -> dict[str, str]:
     return out
 
 
-def same_content(toplevel: Path, ref_a: str, ref_b: str, paths: list[str]) -> set[str]:
-    """Those of `paths` whose blob at `ref_a` is byte for byte the blob at `ref_b` (same
-    blob id, present in both): the one test of "the same content is there" that
-    pr-status and pull use after squash and rebase merges."""
-    a, b = blob_ids(toplevel, ref_a, paths), blob_ids(toplevel, ref_b, paths)
-    return {p for p, oid in a.items() if b.get(p) == oid}
+def same_content(toplevel: Path, local: str, upstream: str, paths: list[str]) -> set[str]:
+    """Those of `paths` whose blob at `local` is byte for byte one that `upstream` holds:
+    at its tip, or at any point of its history of that path (a teammate may have edited
+    the file since the merge). The one test of "the same content is there" that
+    pr-status and pull use to see squash and rebase merges (same blob id)."""
+    mine = blob_ids(toplevel, local, paths)
+    there = blob_ids(toplevel, upstream, paths)
+    out = {p for p, oid in mine.items() if there.get(p) == oid}
+    rest = [p for p in mine if p not in out]
+    if rest:
+        log = run(["log", "--format=", "--raw", "--no-abbrev", "--no-renames", upstream, "--",
+                   *rest], cwd=toplevel, check=False).stdout
+        seen: dict[str, set[str]] = {}
+        for line in log.splitlines():
+            meta, _, path = line.partition("\t")
+            parts = meta.split()
+            if line.startswith(":") and len(parts) >= 4:
+                seen.setdefault(path, set()).add(parts[3])
+        out |= {p for p in rest if mine[p] in seen.get(p, set())}
+    return out
 
 
 BASE_KEY = "memexBase"
