@@ -8,6 +8,7 @@ unknown keys survive a rewrite. ruamel is imported only when a file needs it.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -272,8 +273,6 @@ def rewrite(memory: model.Memory, original: Parsed | None) -> str:
 
 
 def _field_defaults() -> dict[str, Any]:
-    import dataclasses
-
     return {f.name: f.default for f in dataclasses.fields(model.Memory)
             if f.default is not dataclasses.MISSING}
 

@@ -159,6 +159,19 @@ class Memory:
         return f"[{state}]"
 
 
+def normalised_text(text: str) -> str:
+    """`text` with every run of whitespace one space: what "same content" compares."""
+    return " ".join(text.split())
+
+
+def same_content(a: Memory, b: Memory) -> bool:
+    """Same title and body, whitespace aside: the one rule for "the same memory content"
+    (propose, submit, pr-status). Capture's and clean's duplicate checks compare bodies
+    by the same `normalised_text`."""
+    return (normalised_text(a.title), normalised_text(a.body)) == (
+        normalised_text(b.title), normalised_text(b.body))
+
+
 def summarise(title: str, body: str, limit: int = 240) -> str:
     """One line of at most `limit` characters: the title, else the body's start."""
     text = title.strip()

@@ -8,6 +8,7 @@ merge) go through the git binary so the user's hooks, signing and credentials ap
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -283,8 +284,6 @@ def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
 
 
 def _restore_index(index: Path, before: bytes | None) -> None:
-    import contextlib
-
     with contextlib.suppress(OSError):
         if before is None:
             index.unlink(missing_ok=True)

@@ -118,10 +118,8 @@ def is_memory_name(name: str) -> bool:
 def is_memory_path(rel_path: str) -> bool:
     """Whether a repo-relative path is named like a memory file (`<ULID>.md`): what the
     merge driver claims; README.md and any other name there is merged as plain text."""
-    from memex.core.ulid import ULID_RE
-
     name = PurePosixPath(rel_path).name
-    return name.endswith(".md") and ULID_RE.match(name[:-3]) is not None
+    return name.endswith(".md") and is_ulid(name[:-3])
 
 
 def read_text(path: Path) -> str:

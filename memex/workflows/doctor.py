@@ -12,8 +12,10 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memex.core import jsonc
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
+from memex.workflows import githooks, rekey, setup
 
 LEVELS = ("ok", "warn", "fail")
 SHOWN = 3  # files named in a line; --json has them all
@@ -102,8 +104,6 @@ def _program_problem(command: str, key: str) -> tuple[str, str] | None:
 def check_hooks(ws: Workspace) -> list[Check]:
     if ws.repo is None:
         return []
-    from memex.workflows import githooks, setup
-
     top = ws.repo.toplevel
     state = githooks.installed(top)
     framework = (top / ".pre-commit-config.yaml").exists()
@@ -134,8 +134,6 @@ def fix(ws: Workspace) -> list[str]:
     own hook scripts where they are installed. Returns what changed."""
     if ws.repo is None:
         return []
-    from memex.workflows import githooks, setup
-
     top = ws.repo.toplevel
     result = setup.InitResult()
     if any(githooks.installed(top).values()) and not githooks.current(top):
@@ -175,8 +173,6 @@ def check_outbox_key(ws: Workspace) -> list[Check]:
     """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
     if ws.repo is None:
         return []
-    from memex.workflows import rekey
-
     old = rekey.old_outboxes(ws)
     if not old:
         return [Check("outbox", "ok", f"the outbox is keyed by this repo's id {ws.repo_id}")]
@@ -229,7 +225,6 @@ def check_index(ws: Workspace) -> list[Check]:
 
 def check_mcp_configs(ws: Workspace) -> list[Check]:
     """Every MCP config git-memex wrote here still points at a command that exists."""
-    from memex.core import jsonc
     from memex.workflows import clients
 
     if ws.repo is None:

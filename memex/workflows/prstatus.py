@@ -22,7 +22,7 @@ from memex.core import clock, lifecycle
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import hosts
+from memex.workflows import freshness, hosts, team
 
 PENDING = ("proposed", "approved")
 
@@ -94,9 +94,6 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
     an approving review names the approver. Only the memories the branch's own commits
     changed are looked at. With the host unreachable, --apply changes nothing.
     """
-    from memex.workflows import pull as pulling
-    from memex.workflows import team
-
     if commit and not apply:
         raise UsageError("--commit needs --apply")
     if ws.repo is None or ws.memory_dir is None:
@@ -108,7 +105,7 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
         raise MemexError(f"a {busy} is in progress: finish it first" if busy else
                          "HEAD is detached: check out the branch whose PR to look at")
     default_ref = gitio.remote_default_branch(top)
-    last, _ = pulling.staleness(ws)
+    last, _ = freshness.staleness(ws)
     report = PrReport(branch, default_ref, None, None, None, False,
                       clock.format_time(last) if last else None)
 
@@ -262,8 +259,6 @@ def _decide(report: PrReport, item: store.Loaded, merged_by_git: bool) -> Action
 
 def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
     """All or nothing: every file gets its old bytes back when a write or the commit fails."""
-    from memex.workflows import team
-
     at, me = clock.now_str(), ws.identity()
     moves: list[tuple[Action, store.Loaded]] = []
     for action in report.actions:

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memex.core import frontmatter
+from memex.core import clock, frontmatter, lifecycle
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import merge
+from memex.workflows import merge, team
 
 _MARKER = re.compile(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))", re.MULTILINE)
 
@@ -243,8 +243,6 @@ def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = Fal
            ) -> Settled:
     """Two memories supersede OLD (two branches did it): keep one (`keep`, an id or
     prefix of one successor) or keep both (`both`); writes the three files, stages them."""
-    from memex.core import clock, lifecycle
-
     if (keep is None) == (not both):
         raise UsageError("choose one: --keep SUCCESSOR or --both")
     repo = _repo(ws)
@@ -289,8 +287,6 @@ def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = Fal
         gitio.run(["add", "--", *[x.path.relative_to(repo.toplevel).as_posix() for x in out]],
                   cwd=repo.toplevel)
     except BaseException:
-        from memex.workflows import team
-
         team.restore_files(dict(previous))
         raise
     return Settled(out[0], out[1], out[2], both)

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core.errors import MemexError, UsageError
-from memex.storage import gitio, homes
+from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
+from memex.workflows import githooks
 
 FOLDER_README = """\
 # Project memories (git-memex)
@@ -60,8 +61,6 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
         result.unchanged.append(f"{name}/ exists")
     _merge_attribute(top, name, result)
     if git_hooks:
-        from memex.workflows import githooks
-
         hooks = githooks.install(top)
         result.changed += hooks.installed
         result.unchanged += hooks.unchanged
@@ -106,8 +105,6 @@ def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
     if text and not text.endswith("\n"):
         text += "\n"
     text += attribute_line(dir_name) + "\n"
-    from memex.storage import store
-
     store.write_atomic(path, text)
     result.changed.append(f"added `{attribute_line(dir_name)}` to .gitattributes")
 
@@ -147,8 +144,6 @@ HOOK_SCANNER = "memex.hookScanner"
 def _hook_scanner(top: Path, config: dict[str, str]) -> dict[str, str]:
     """Where the plain pre-commit hook finds the scanner (when git-memex's hooks are in
     this clone, or the key was set before)."""
-    from memex.workflows import githooks
-
     if not any(githooks.installed(top).values()) and HOOK_SCANNER.lower() not in config:
         return {}
     scanner = executable("git-memex-scan")

@@ -3,12 +3,14 @@
 Personal memories become team knowledge only by explicit steps: `propose` copies
 them into the outbox as drafts, `submit` moves drafts into the repo's memory folder
 in one local commit holding only memory files, `promote` flips review states in place.
-Pull and staleness are in `memex.workflows.pull`, the PR mapping in `memex.workflows.prstatus`.
+Pull is in `memex.workflows.pull`, staleness in `memex.workflows.freshness`, the PR
+mapping in `memex.workflows.prstatus`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, store, usage
 from memex.storage.homes import Workspace
+from memex.workflows import freshness
 
 TARGETS = ("project", "org")
 
@@ -67,12 +70,6 @@ def _redact_memory(memory: model.Memory) -> tuple[model.Memory, redact.Redaction
         return memory, None
     joined = redact.Redaction(text="", findings=title.findings + body.findings)
     return memory.copy(title=title.text, body=body.text), joined
-
-
-def same_content(a: model.Memory, b: model.Memory) -> bool:
-    """Same title and body, whitespace aside."""
-    return (" ".join(a.title.split()), " ".join(a.body.split())) == (
-        " ".join(b.title.split()), " ".join(b.body.split()))
 
 
 # ---------------------------------------------------------------- propose
@@ -141,7 +138,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
     results: list[Proposed] = []
     for original in originals:
         earlier = next((x for x in existing if x.memory.derived_from == original.id
-                        and x.memory.is_live and same_content(x.memory, original.memory)),
+                        and x.memory.is_live and model.same_content(x.memory, original.memory)),
                        None)
         if earlier is not None:
             results.append(Proposed(original, earlier.memory, earlier.path, created=False,
@@ -382,8 +379,6 @@ DEFAULT_BRANCH_PATTERN = "memex/{user}/{date}"
 def branch_name(ws: Workspace, top: Path) -> str:
     """A new branch name from memex.branchPattern (`{user}`: the identity without its
     namespace, made ref-safe; `{date}`: today, UTC): `-2`, `-3` appended when taken."""
-    import re
-
     pattern = ws.setting("memex.branchPattern") or DEFAULT_BRANCH_PATTERN
     user = ws.identity().split(":", 1)[-1]
     user = re.sub(r"[^A-Za-z0-9._-]+", "-", user).strip("-.") or "me"
@@ -470,7 +465,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         path = store.new_path(tgt.home, draft.id)
         present = _read_repo_file(path, tgt.home)
         if present is not None:
-            if not same_content(present.memory, memory):
+            if not model.same_content(present.memory, memory):
                 raise MemexError(
                     f"{draft.id} already exists in the repo with other content ({path}); "
                     "a person must decide which is right; nothing moved")
@@ -765,8 +760,6 @@ class SyncStatus:
 
 def sync_status(ws: Workspace) -> SyncStatus:
     """The outbox, every in-repo memory by review state, and where the branch stands."""
-    from memex.workflows import pull as pulling
-
     loaded, bad = store.scan_all(ws, ["project", "org"])
     outbox = [x for x in loaded if x.home.is_outbox]
     by_state: dict[str, list[store.Loaded]] = {s: [] for s in model.REVIEW_STATES[1:]}
@@ -788,7 +781,7 @@ def sync_status(ws: Workspace) -> SyncStatus:
                                cwd=top, check=False).stdout.split()
             if len(counts) == 2:
                 ahead, behind = int(counts[0]), int(counts[1])
-    last, stale = pulling.staleness(ws)
+    last, stale = freshness.staleness(ws)
     return SyncStatus(outbox, by_state, bad, uncommitted, branch, up, ahead, behind,
                       clock.format_time(last) if last else None, stale)
 

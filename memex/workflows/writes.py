@@ -14,6 +14,7 @@ from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
+from memex.workflows import team
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -71,10 +72,6 @@ def _redact_fields(title: str, body: str) -> tuple[str, str, redact.Redaction]:
     joined = redact.redact(title + "\n\0\n" + body)
     new_title, _, new_body = joined.text.partition("\n\0\n")
     return new_title, new_body, joined
-
-
-def normalised_content(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _words(text: str) -> set[str]:
@@ -168,12 +165,12 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     from memex.index import views
 
     visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
-    content = normalised_content(body)
+    content = model.normalised_text(body)
     near: list[str] = []
     for other in visible:
         if other.memory.scope != scope or not other.memory.is_live:
             continue
-        if normalised_content(other.memory.body) == content:
+        if model.normalised_text(other.memory.body) == content:
             return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
                                redaction=redaction, notices=notices)
         if title and other.memory.title.casefold() == title.casefold():
@@ -301,8 +298,6 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     """Edit in place. A memory git tracks is not edited while a rebase, merge,
     cherry-pick, revert or am is in progress (its --abort would drop the edit) unless
     `force`; drafts and personal memories always are."""
-    from memex.workflows import team
-
     loaded = store.find(ws, id_or_prefix)
     guarded = team.guard_tracked([loaded], "this edit", force)
     repaired = repair_chain(ws, loaded)

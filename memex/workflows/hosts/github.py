@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memex import __version__
-from memex.workflows.hosts import HostError, PullRequest
+from memex.workflows.hosts.base import HostError, PullRequest
 
 DEFAULT_API = "https://api.github.com"
 MAX_BYTES = 5_000_000
