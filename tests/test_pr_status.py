@@ -35,10 +35,8 @@ def on_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     """alice submits one memory on a pushed review branch."""
     _, (alice,) = make_team(tmp_path, monkeypatch, ("alice",), origin=origin)
     alice.use()
-    alice.git("switch", "-q", "-c", BRANCH)
-    alice.git("config", f"branch.{BRANCH}.memexBase", alice.git("rev-parse", "HEAD").strip())
     mid = alice.draft("Releases are tagged vX.Y.Z from main")
-    alice.run("submit", mid)
+    alice.run("submit", "--branch-name", BRANCH, mid)  # records branch.<name>.memexBase
     alice.git("push", "-q", "-u", "origin", BRANCH)
     return alice, mid
 
@@ -304,3 +302,23 @@ def test_failed_commit_changes_no_file(tmp_path: Path, monkeypatch: pytest.Monke
     before = snapshot(alice.clone)
     assert "nothing changed" in alice.fails("pr-status", "--apply", "--commit")
     assert snapshot(alice.clone) == before
+
+
+def test_plain_branch_uses_the_fork_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """A branch made with plain `git switch -c` (no memexBase): its own commits start at
+    `git merge-base --fork-point`, which survives a squash merge of another PR."""
+    _, (alice,) = make_team(tmp_path, monkeypatch, ("alice",), origin=NO_API)
+    alice.git("switch", "-q", "-c", "plain")
+    mid = alice.draft("Made on a plain branch")
+    alice.run("submit", mid)
+    alice.run("promote", mid)
+    alice.git("commit", "-q", "-am", "approve")
+    alice.git("push", "-q", "origin", "plain")
+    alice.git("switch", "-q", "main")
+    alice.git("merge", "-q", "--squash", "plain")
+    alice.git("commit", "-q", "-m", "squashed")
+    alice.git("push", "-q", "origin", "main")
+    alice.git("switch", "-q", "plain")
+    report = status(alice, "--apply")
+    assert report["base"] and actions(report) == [("publish", "published")]
