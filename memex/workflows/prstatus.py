@@ -224,11 +224,11 @@ def _decide(report: PrReport, item: store.Loaded, merged_by_git: bool) -> Action
         if memory.review_state == "approved":
             return Action(item, "publish", "published", f"{where} merged; approved by "
                           f"{memory.approved_by or 'a promote'} before")
-        sha = (report.default_sha or "?")[:10]
-        note = f"merged into {ref or 'the default branch'} at {sha}; {NO_APPROVAL}"
+        into = f"merged into {ref or 'the default branch'}"
+        note = f"{into} at {(report.default_sha or '?')[:10]}; {NO_APPROVAL}"
         suggest = f"approve it on the record: git memex promote {short}"
-        if any(str(e.get("note", "")).endswith(NO_APPROVAL)
-               and str(e.get("note", "")).startswith(f"merged into {ref}")
+        if any(str(e.get("note", "")).startswith(into)
+               and str(e.get("note", "")).endswith(NO_APPROVAL)
                for e in memory.review_history):
             return Action(item, "none", None, f"merged; {NO_APPROVAL}, so it stays proposed; "
                           + suggest)
