@@ -32,7 +32,10 @@ LAZY: Mapping[str, str] = {
     "memex.search.dense.providers": "the vector lane's providers, only when one is set",
     "memex.workflows.clients": "init --client and doctor's client checks (the MCP tools)",
     "memex.workflows.hosts.github": "only when a GitHub PR is asked about (urllib)",
+    "memex.workflows.hosts.gitlab": "only when a GitLab merge request is asked about (urllib)",
+    "memex.workflows.hosts.gitea": "only when a Gitea/Forgejo PR is asked about (urllib)",
     "memex.workflows.conflicts": "capture's contradiction check only",
+    "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

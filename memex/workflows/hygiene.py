@@ -216,6 +216,32 @@ def _near_duplicates(texts: Sequence[str], threshold: float) -> list[tuple[int, 
     return out
 
 
+def word_set(text: str) -> frozenset[str]:
+    """The words `near_duplicates` compares (lower-cased)."""
+    return _words(text)
+
+
+def duplicates_of(text: str, others: Sequence[tuple[str, frozenset[str]]],
+                  threshold: float = NEAR_DUPLICATE) -> list[tuple[str, float]]:
+    """(key, jaccard) of the (key, word_set) others at least `threshold` alike to
+    `text`: `near_duplicates`' measure for one new text against a set."""
+    words = _words(text)
+    size = len(words)
+    out: list[tuple[str, float]] = []
+    if not size:
+        return out
+    for key, theirs in others:
+        other_size = len(theirs)
+        if (size if size < other_size else other_size) < threshold * (
+                other_size if size < other_size else size):
+            continue
+        shared = len(words & theirs)
+        score = shared / (size + other_size - shared)
+        if score >= threshold:
+            out.append((key, score))
+    return out
+
+
 def _keeper_rank(item: store.Loaded, stats: AccessStats) -> tuple[int, int, int, str, str]:
     m = item.memory
     reviewed = {"published": 3, "approved": 2, "proposed": 1}.get(m.review_state or "", 0)

@@ -57,9 +57,13 @@ class PrReport:
     applied: list[str] = field(default_factory=list)
     commit: str | None = None
     hint: str | None = None
-    host: str | None = None  # the provider's name: github, gitlab, gitea
     base: str | None = None  # where the branch started (memexBase or the fork point)
     default_sha: str | None = None
+
+    @property
+    def host_name(self) -> str:
+        """The provider's name (github, gitlab, gitea): approvers are `name:login`."""
+        return (self.provider or "github").split(" ", 1)[0]
 
     def as_json(self) -> dict[str, object]:
         error = None
@@ -83,6 +87,13 @@ def host_timeout(ws: Workspace) -> float:
 
 
 NO_APPROVAL = "no approval recorded"
+
+
+def provider(ws: Workspace, env: Mapping[str, str]
+             ) -> tuple[hosts.Provider | None, str | None]:
+    """The PR host of this clone (`hosts.provider_for` with memex.host / memex.hostUrl)."""
+    return hosts.provider_for(gitio.origin_url(ws.config), env, host_timeout(ws),
+                              host=ws.setting("memex.host"), host_url=ws.setting("memex.hostUrl"))
 
 
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
@@ -114,15 +125,13 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
         report.could_not_see.append(f"a PR: {branch} is the default branch; merged state "
                                     "comes from git alone")
     else:
-        provider, why_not = hosts.provider_for(
-            gitio.origin_url(ws.config), os.environ if env is None else env, host_timeout(ws))
-        if provider is None:
+        host, why_not = provider(ws, os.environ if env is None else env)
+        if host is None:
             report.could_not_see.append(f"the PR: {why_not}")
         else:
-            report.provider = f"{provider.name} {provider.slug}"
-            report.host = provider.name
+            report.provider = f"{host.name} {host.slug}"
             try:
-                report.pr = provider.pull_request(branch)
+                report.pr = host.pull_request(branch)
             except hosts.HostError as exc:
                 report.host_error = exc
                 report.could_not_see.append(f"the PR: {exc}")
@@ -214,7 +223,8 @@ def _decide(report: PrReport, item: store.Loaded, merged_by_git: bool) -> Action
     memory, pr, ref = item.memory, report.pr, report.default_ref
     short = memory.id[:10]
     approvers = pr.approvers if pr is not None else ()
-    approver = f"{report.host}:{approvers[0]}" if approvers and report.host else None
+    approver = f"{report.host_name}:{approvers[0]}" if approvers and report.provider \
+        else None
     if pr is not None and pr.merged and approver is not None:
         who = ", ".join(f"@{u}" for u in approvers)
         return Action(item, "publish", "published", f"PR #{pr.number} merged, approved by "

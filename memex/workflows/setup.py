@@ -80,10 +80,11 @@ DRIVER_ARGS = "merge-driver %O %A %B %L %P"
 
 # memory files only: ULID-named (26 characters, the first 0-7), directly in the folder
 ULID_GLOB = "[0-7]" + "?" * 25
+ATTRIBUTES = ("merge=memex", "diff=memex")
 
 
 def attribute_line(dir_name: str) -> str:
-    return f"{dir_name}/{ULID_GLOB}.md merge=memex"
+    return f"{dir_name}/{ULID_GLOB}.md {' '.join(ATTRIBUTES)}"
 
 
 def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
@@ -95,13 +96,22 @@ def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise MemexError(f"cannot read {path}: {exc}") from None
-    for line in text.splitlines():
+    patterns = (f"{dir_name}/*.md", f"{dir_name}/{ULID_GLOB}.md")
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
         words = line.split()
-        if words and words[0] in (f"{dir_name}/*.md", f"{dir_name}/{ULID_GLOB}.md") \
-                and "merge=memex" in words[1:]:
-            result.unchanged.append(f".gitattributes already names the memex merge driver "
-                                    f"for {words[0]}")
+        if not words or words[0] not in patterns or "merge=memex" not in words[1:]:
+            continue
+        pattern = words[0]
+        missing = [a for a in ATTRIBUTES if a not in words[1:]]
+        if not missing:
+            result.unchanged.append(f".gitattributes already names the memex merge and "
+                                    f"diff drivers for {pattern}")
             return
+        lines[number] = line.rstrip() + " " + " ".join(missing)  # an older init's line
+        store.write_atomic(path, "\n".join(lines) + "\n")
+        result.changed.append(f"added {' '.join(missing)} to {pattern} in .gitattributes")
+        return
     if text and not text.endswith("\n"):
         text += "\n"
     text += attribute_line(dir_name) + "\n"
@@ -138,6 +148,17 @@ def _merge_driver(top: Path, config: dict[str, str]) -> dict[str, str]:
     return {"merge.memex.name": DRIVER_NAME, "merge.memex.driver": driver_command()}
 
 
+def textconv_command() -> str:
+    """`diff.memex.textconv`: the installed git-memex by absolute path (git runs it for
+    `git diff`, `git log -p` and `git show` whatever PATH holds then)."""
+    program = executable("git-memex") or str(Path(sys.executable).parent / "git-memex")
+    return f"{shlex.quote(program)} diff --textconv"
+
+
+def _diff_driver(top: Path, config: dict[str, str]) -> dict[str, str]:
+    return {"diff.memex.textconv": textconv_command()}
+
+
 HOOK_SCANNER = "memex.hookScanner"
 
 
@@ -153,6 +174,7 @@ def _hook_scanner(top: Path, config: dict[str, str]) -> dict[str, str]:
 # name -> the keys and values this clone's git config should hold (empty: nothing to do)
 REGISTRATIONS: dict[str, Callable[[Path, dict[str, str]], dict[str, str]]] = {
     "merge driver": _merge_driver,
+    "diff driver": _diff_driver,
     "hook scanner": _hook_scanner,
 }
 

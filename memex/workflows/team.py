@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
-from memex.storage import gitio, homes, store, usage
+from memex.storage import gitio, homes, journal, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import freshness
 
@@ -425,6 +425,7 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
         raise MemexError(f"{path} exists but cannot be read ({exc}); nothing moved") from None
 
 
+@writelock.holds_write_lock
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
            scope: str = "project", message: str | None = None, new_branch: bool = False,
            new_branch_name: str | None = None, force: bool = False) -> SubmitResult:
@@ -432,7 +433,8 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
 
     All or nothing: the repo files are written, the commit is attempted, and on any
     failure every repo file gets its previous bytes back (new ones are deleted) and the
-    index is restored; the outbox is touched only after the commit succeeded.
+    index is restored; the outbox is touched only after the commit succeeded. A
+    process killed part-way leaves a journal the next writing command settles.
 
     `new_branch` (or a `new_branch_name`) first makes a branch as `git switch -c`
     does (named by memex.branchPattern), commits there and stays on it, recording
@@ -440,6 +442,43 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
     out again and the new one deleted. Nothing makes a branch without it.
     """
     tgt = target(ws, scope)
+    with journal.repo_lock(tgt.repo, writelock.lock_timeout(ws)):
+        settled = journal.recover(tgt.repo)
+        problem = journal.index_lock_problem(tgt.repo)
+        if problem is not None:
+            raise MemexError(problem)
+        result = _submit(ws, tgt, ids, all_drafts, message, new_branch, new_branch_name,
+                         force)
+    if settled:
+        result.notices.insert(0, settled)
+    return result
+
+
+@contextlib.contextmanager
+def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded]
+               ) -> Iterator[None]:
+    """The submit journal around the repo writes, the commit and the outbox deletes."""
+    texts = {i.path: frontmatter.rewrite(i.memory, i.parsed).encode("utf-8") for i in items}
+    record = journal.begin(tgt.repo, texts, [d.path for d in drafts])
+    try:
+        yield
+    except BaseException:
+        # The commit failed and the submit put the files back itself; if that failed
+        # too, the journal stays for the next writing command to undo.
+        with contextlib.suppress(OSError, MemexError):
+            if record.restored():
+                record.remove()
+        raise
+    if not any(d.path.exists() for d in drafts):
+        # Done. An outbox copy that could not be deleted keeps the journal, and the
+        # next writing command finishes the move.
+        with contextlib.suppress(OSError):
+            record.remove()
+
+
+def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
+            message: str | None, new_branch: bool, new_branch_name: str | None,
+            force: bool) -> SubmitResult:
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
     make_branch = new_branch or new_branch_name is not None
     branch = _check_git_state(tgt, make_branch, force, notices)
@@ -492,34 +531,36 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
     leftover = [store.new_path(tgt.home, i) for i in already]
     leftover = [p for p in leftover if _uncommitted(tgt, p)]
     commit: str | None = None
-    if planned or leftover:
-        made: tuple[str | None, str | None] | None = None
-        if make_branch:
-            branch = new_branch_name or branch_name(ws, tgt.toplevel)
-            made = _switch_new(tgt, branch)
-        try:
-            commit = _write_and_commit(tgt, planned + retired,
-                                       message or _commit_message(planned, retired, leftover),
-                                       leftover)
-        except BaseException:
-            if made is not None:
-                _switch_back(tgt, branch, *made)
-            raise
-        if made is not None and made[1]:
-            gitio.run(["config", f"branch.{branch}.{gitio.BASE_KEY}", made[1]],
-                      cwd=tgt.toplevel, check=False)
-        elif not make_branch:
-            notice = _default_branch_notice(tgt, branch)
-            if notice:
-                notices.append(notice)
-    elif already:
-        notices.append("every draft is already in the repo and committed; nothing to commit")
-    for draft in drafts:
-        if draft.id in already or any(p.id == draft.id for p in planned):
-            try:
-                store.delete(draft)
-            except MemexError as exc:
-                notices.append(f"submitted, but the outbox copy stays: {exc}")
+    moved = [d for d in drafts if d.id in already or any(p.id == d.id for p in planned)]
+    made: tuple[str | None, str | None] | None = None
+    if (planned or leftover) and make_branch:
+        branch = new_branch_name or branch_name(ws, tgt.toplevel)
+        made = _switch_new(tgt, branch)
+    try:
+        with _journaled(tgt, planned + retired, moved):
+            if planned or leftover:
+                commit = _write_and_commit(
+                    tgt, planned + retired,
+                    message or _commit_message(planned, retired, leftover), leftover)
+            elif already:
+                notices.append("every draft is already in the repo and committed; nothing "
+                               "to commit")
+            for draft in moved:
+                try:
+                    store.delete(draft)
+                except MemexError as exc:
+                    notices.append(f"submitted, but the outbox copy stays: {exc}")
+    except BaseException:
+        if made is not None:
+            _switch_back(tgt, branch, *made)
+        raise
+    if made is not None and made[1]:
+        gitio.run(["config", f"branch.{branch}.{gitio.BASE_KEY}", made[1]],
+                  cwd=tgt.toplevel, check=False)
+    elif commit and not make_branch:
+        notice = _default_branch_notice(tgt, branch)
+        if notice:
+            notices.append(notice)
     usage.record_in(ws, "write", [p.id for p in planned + retired], repo_id=tgt.repo_id)
     result = SubmitResult(tgt, planned, retired, already, commit, branch, notices)
     if commit:
@@ -563,6 +604,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
         if isinstance(exc, gitio.GitError):
             raise MemexError(f"the commit failed, so nothing moved (the outbox and the repo "
                              f"are as before):\n{exc}") from None
+        if isinstance(exc, OSError):
+            raise store.write_failed(exc, tgt.toplevel, "commit in") from None
         raise
 
 

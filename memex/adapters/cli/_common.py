@@ -46,6 +46,12 @@ def read_workspace(repo: str | None = None) -> Any:
     stale = freshness.stale_warning(ws)
     if stale:
         warn(stale)
+    if ws.repo is not None:
+        from memex.storage import journal
+
+        interrupted = journal.pending_notice(ws.repo)
+        if interrupted:
+            warn(interrupted)
     return ws
 
 
@@ -152,6 +158,11 @@ def exit_code_for(exc: BaseException) -> int:
     if isinstance(exc, MemexError):
         click.echo(f"{PROG}: error: {exc}", err=True)
         return int(exc.exit_code)
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        # The machine said no (EACCES, EROFS, ENOSPC) on a step the library did not word.
+        where = f" ({exc.filename})" if exc.filename else ""
+        click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
+        return 1
     if isinstance(exc, KeyboardInterrupt) or (
             isinstance(exc, click.Abort) and isinstance(exc.__context__, KeyboardInterrupt)):
         click.echo(f"{PROG}: interrupted", err=True)

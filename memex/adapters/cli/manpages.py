@@ -132,8 +132,10 @@ def render_main() -> str:
     lines += [
         ".SH SETTINGS",
         "Personal settings are git config keys (repo or global): \\fBmemex.dir\\fR, "
-        "\\fBmemex.identity\\fR, \\fBmemex.maxBytes\\fR, \\fBmemex.orgRepo\\fR. Team settings "
-        "live in the committed \\fI.memexconfig\\fR (git config syntax).",
+        "\\fBmemex.identity\\fR, \\fBmemex.maxBytes\\fR, \\fBmemex.orgRepo\\fR, "
+        "\\fBmemex.lockTimeout\\fR (seconds a write waits for another git-memex process "
+        "writing the same home before it fails as busy, changing nothing; default 60). "
+        "Team settings live in the committed \\fI.memexconfig\\fR (git config syntax).",
     ]
     lines += EXIT_STATUS + ENVIRONMENT
     lines += [".SH SEE ALSO", "\\fBgit\\fR(1)"]
