@@ -28,7 +28,7 @@ def cli(as_json: bool) -> None:
     """
     from memex.workflows import doctor
 
-    checks = doctor.run(_common.workspace(allow_missing_git=True))
+    checks = doctor.run(_common.workspace(allow_missing_git=True, home_check=False))
     if as_json:
         _common.emit_json({"ok": not doctor.failed(checks),
                            "checks": [c.as_json() for c in checks]})
