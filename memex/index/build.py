@@ -25,7 +25,7 @@ from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import store
+from memex.storage import journal, store
 from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
@@ -361,6 +361,7 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
     path's home kind. Only a stat per file: nothing is read."""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
+    half_submitted = journal.unsettled_new_files(ws.repo)
     for home in store.homes(ws):
         try:
             entries = os.scandir(home.path)
@@ -368,10 +369,11 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
             continue
         with entries:
             for entry in entries:
-                if not store.is_memory_name(entry.name) or entry.path in states:
+                if (not store.is_memory_name(entry.name) or entry.path in states
+                        or entry.path in half_submitted):
                     continue
                 try:
-                    if not entry.is_file():
+                    if not entry.is_file(follow_symlinks=False):
                         continue
                     st = entry.stat()
                 except OSError:
@@ -477,7 +479,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
         data = contents.get(path)
         if data is None:
             try:
-                data = Path(path).read_bytes()
+                data = store.read_bytes(Path(path))
             except OSError:
                 hashed.pop(path, None)  # vanished or unreadable between stat and read
                 continue
@@ -614,7 +616,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         problem: str | None = None
         try:
             if data is None:
-                data = Path(path).read_bytes()
+                data = store.read_bytes(Path(path))
             seen = known.get(path)
             if seen is not None and seen.data == data:
                 loaded = store.from_parsed(seen.parsed, Path(path), homes[kind], seen.memory)

@@ -1,9 +1,9 @@
-"""Git access.
+"""Git access: the one choke point for git, always the real git binary.
 
-Reads that run on every command (discovery, config) use the git binary or plain
-file reads: a subprocess costs ~3 ms, importing pygit2 ~0.2 s. Heavier reads
-(status, conflict stages, ancestry) import pygit2 lazily; writes (commit, fetch,
-merge) go through the git binary so the user's hooks, signing and credentials apply.
+Reads (discovery, config, status, conflict stages, blobs in one `cat-file --batch`)
+cost a subprocess of a few ms, less than importing pygit2 (docs/decisions.md,
+bench/staged_reads.py); writes (commit, fetch, merge-file) go through the binary so
+the user's hooks, signing and credentials apply.
 """
 
 from __future__ import annotations

@@ -169,6 +169,25 @@ def check_quarantine(ws: Workspace) -> list[Check]:
     return checks
 
 
+def check_duplicates(ws: Workspace) -> list[Check]:
+    """An id with a file in two homes (an interrupted submit, an import): reads show
+    the first home's copy (the repo before its outbox); a person removes the other."""
+    where: dict[str, list[str]] = {}
+    for home in store.homes(ws):
+        for mid in sorted(store.memory_ids(home.path)):
+            where.setdefault(mid, []).append(str(store.new_path(home, mid)))
+    twice = {mid: paths for mid, paths in where.items() if len(paths) > 1}
+    if not twice:
+        return [Check("duplicates", "ok", "every memory id has one file")]
+    shown = "; ".join(f"{mid} in {' and '.join(paths)} (reads show the first)"
+                      for mid, paths in list(twice.items())[:SHOWN])
+    more = f" (+{len(twice) - SHOWN} more)" if len(twice) > SHOWN else ""
+    return [Check("duplicates", "warn", f"{len(twice)} memory id(s) have two files: "
+                  f"{shown}{more}", "delete the copy that is not wanted (an outbox draft "
+                  "already submitted: rm it); git memex verify fails on repo ids also in "
+                  "the outbox", tuple(p for paths in twice.values() for p in paths))]
+
+
 def check_outbox_key(ws: Workspace) -> list[Check]:
     """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
     if ws.repo is None:
@@ -277,7 +296,7 @@ def check_usage_log(ws: Workspace) -> list[Check]:
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
     check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
-    check_outbox_key, check_mcp_configs, check_usage_log,
+    check_duplicates, check_outbox_key, check_mcp_configs, check_usage_log,
 ]
 
 

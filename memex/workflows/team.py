@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, frontmatter, lifecycle, model, redact
+from memex.core import clock, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, journal, store, usage, writelock
@@ -52,14 +52,16 @@ def target(ws: Workspace, scope: str = "project") -> Target:
                              "tree")
         config = gitio.config_map(info.toplevel)
         return Target("org", info, homes.repo_id_for(gitio.origin_url(config), info.toplevel),
-                      store.Home("org", ws.org_repo / ws.memory_dir_name),
+                      store.Home("org", store.inside_repo(ws.org_repo / ws.memory_dir_name,
+                                                          info.toplevel)),
                       store.Home("org-outbox", ws.org_outbox_dir))
     if scope != "project":
         raise UsageError(f"unknown target {scope!r}; expected project or org")
     if ws.repo is None or ws.memory_dir is None:
         raise MemexError("not inside a git repository: project memories stay in the outbox "
                          "until there is a repo to submit them to")
-    return Target("project", ws.repo, ws.repo_id, store.Home("repo", ws.memory_dir),
+    return Target("project", ws.repo, ws.repo_id,
+                  store.Home("repo", store.inside_repo(ws.memory_dir, ws.repo.toplevel)),
                   store.Home("outbox", ws.outbox_dir))
 
 
@@ -227,7 +229,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
     if not ids:
         raise UsageError("name the drafts to submit, or --all")
     chosen: list[store.Loaded] = []
-    for loaded in store.find_many(ws, ids):
+    for loaded in store.find_many(ws, ids, first=tgt.outbox.kind):
         kind = loaded.home.kind
         if kind == "personal":
             raise MemexError(f"{loaded.id} is personal: personal memories are never submitted; "
@@ -458,7 +460,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
 def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded]
                ) -> Iterator[None]:
     """The submit journal around the repo writes, the commit and the outbox deletes."""
-    texts = {i.path: frontmatter.rewrite(i.memory, i.parsed).encode("utf-8") for i in items}
+    texts = {i.path: store.render(i.memory, i.parsed)[1].encode("utf-8") for i in items}
     record = journal.begin(tgt.repo, texts, [d.path for d in drafts])
     try:
         yield
@@ -594,7 +596,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
     try:
         for item in items:
             previous[item.path] = item.path.read_bytes() if item.path.exists() else None
-            store.write_atomic(item.path, frontmatter.rewrite(item.memory, item.parsed))
+            item.memory, text = store.render(item.memory, item.parsed)
+            store.write_atomic(item.path, text)
         return gitio.commit_only(tgt.repo, [i.path for i in items] + list(unchanged), message)
     except BaseException as exc:
         restore_files(previous)

@@ -7,7 +7,6 @@ import functools
 import json
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from enum import IntEnum
 from pathlib import Path
@@ -168,6 +167,8 @@ def exit_code_for(exc: BaseException) -> int:
         click.echo(f"{PROG}: interrupted", err=True)
         return Exit.INTERRUPTED
     if debugging():
+        import traceback  # only here: it costs a hook's every start ~5 ms
+
         traceback.print_exception(exc, file=sys.stderr)
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     hint = ("" if debugging() else

@@ -59,6 +59,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     under an older, wider `.gitattributes` line) gets git merge-file's plain text merge,
     exit 0 when clean, as if no driver were configured.
     """
+    from memex.storage import store
     from memex.workflows import merge
 
     try:
@@ -66,8 +67,6 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     except ValueError:
         size = 7
     label = path or str(ours)
-    from memex.storage import store
-
     if path and not store.is_memory_path(path):
         _plain_text(base, ours, theirs, size, label)
     sides = _sides()
@@ -84,7 +83,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
         what = conflict.describe(sides.ours, sides.theirs)
         _common.note(f"git-memex: CONFLICT {label}: {what}")
     try:
-        ours.write_bytes(text.encode("utf-8"))
+        store.write_memory_text(ours, text)
     except OSError as exc:
         _common.note(f"git-memex: cannot write {ours}: {exc}")
         sys.exit(1)
