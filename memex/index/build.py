@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from memex.core import frontmatter, lifecycle, model
+from memex.core import fingerprint, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
@@ -535,6 +535,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM files")
     conn.execute("DELETE FROM memories")
     conn.execute("DELETE FROM chain_warnings")
+    conn.execute("DELETE FROM guards")
     conn.execute("DELETE FROM fts")
 
 
@@ -553,6 +554,7 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
             ids.add(row[1])
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        conn.execute("DELETE FROM guards WHERE path = ?", (path,))
     return ids
 
 
@@ -593,6 +595,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                      (dst, size, mtime, src))
         row = conn.execute("SELECT id FROM memories WHERE path = ?", (src,)).fetchone()
         conn.execute("UPDATE memories SET path = ? WHERE path = ?", (dst, src))
+        conn.execute("UPDATE guards SET path = ? WHERE path = ?", (dst, src))
         if row is not None:
             touched_ids.add(row[0])
     for path in plan.touched:
@@ -608,6 +611,8 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     files_rows: list[tuple[object, ...]] = []
     mem_rows: list[tuple[object, ...]] = []
     text_rows: list[tuple[object, ...]] = []
+    guard_rows: list[tuple[object, ...]] = []
+    object_format = ws.config.get("extensions.objectformat", "sha1")
     for done, path in enumerate(todo, 1):
         kind = kinds[path]
         state = disk[path]
@@ -624,6 +629,11 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                 loaded = store.from_text(store.decode(data), Path(path), homes[kind])
         except (InvalidMemory, OSError) as exc:
             problem = str(exc) or type(exc).__name__
+        if data is not None:
+            guard = guard_row(path, kind, data, None if problem else loaded.memory,
+                              object_format)
+            if guard is not None:
+                guard_rows.append(guard)
         files_rows.append((path, kind, size, mtime, state.hash or "", problem))
         written[path] = (FileState(size, mtime, state.hash or ""), kind)
         if problem is None:
@@ -633,10 +643,47 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
             next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
             _flush(conn, files_rows, mem_rows, text_rows)
+            conn.executemany("INSERT INTO guards (path, id, kind, blob, body_hash) "
+                             "VALUES (?, ?, ?, ?, ?)", guard_rows)
+            guard_rows.clear()
             if progress is not None:
                 progress(done, len(todo))
     derive(conn, touched_ids)
     return written
+
+
+def guard_row(path: str, kind: str, data: bytes, memory: model.Memory | None,
+              object_format: str) -> tuple[object, ...] | None:
+    """A guards row for a personal or private memory file (unreadable files of the
+    personal home included: their content is personal all the same), else None."""
+    if memory is not None:
+        if memory.scope == "personal":
+            what = "personal"
+        elif memory.visibility == "private":
+            what = "private"
+        else:
+            return None
+        body = memory.body
+        mid = memory.id
+    elif kind == "personal":
+        what, mid = "personal", Path(path).stem
+        text = fingerprint.decode_loose(data) or ""
+        body = fingerprint.loose_body(text) or text
+    else:
+        return None
+    return (path, mid, what, fingerprint.blob_id(data, object_format),
+            fingerprint.body_hash(body))
+
+
+def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+    """{blob id or body hash: (memory id, personal | private)} of every guarded file."""
+    out: dict[str, tuple[str, str]] = {}
+    for blob, body_hash, mid, kind in conn.execute(
+            "SELECT blob, body_hash, id, kind FROM guards"):
+        out[str(blob)] = (str(mid), str(kind))
+        if body_hash:
+            out[str(body_hash)] = (str(mid), str(kind))
+    return out
 
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],

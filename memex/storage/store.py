@@ -87,6 +87,25 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
     return out
 
 
+# Why a command shows the copy it shows when one id is in several homes (homes() order).
+READING_ORDER = ("commands read the first copy in the order repo folder (the reviewed "
+                 "copy), outbox, org folder, org outbox, personal")
+
+
+def copies(ws: Workspace, memory_id: str) -> list[Home]:
+    """The homes holding a file for this id, in reading order (the first one wins)."""
+    return [h for h in homes(ws) if (h.path / f"{memory_id}.md").is_file()]
+
+
+def duplicate_ids(ws: Workspace) -> dict[str, list[Home]]:
+    """{id: homes} for every id that has a file in more than one visible home."""
+    seen: dict[str, list[Home]] = {}
+    for home in homes(ws):
+        for memory_id in memory_ids(home.path):
+            seen.setdefault(memory_id, []).append(home)
+    return {i: found for i, found in seen.items() if len(found) > 1}
+
+
 def in_memory_folder(dir_name: str, rel_path: str) -> bool:
     """Is a repo-relative path (git's spelling) a memory file of the folder `dir_name`?"""
     pure = PurePosixPath(rel_path)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, lifecycle, model, redact
+from memex.core import clock, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, journal, store, usage, writelock
@@ -430,7 +430,8 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
 @writelock.holds_write_lock
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
            scope: str = "project", message: str | None = None, new_branch: bool = False,
-           new_branch_name: str | None = None, force: bool = False) -> SubmitResult:
+           new_branch_name: str | None = None, force: bool = False,
+           retire_approved: bool = False) -> SubmitResult:
     """Move drafts into the repo as `proposed` in one local commit of memory files only.
 
     All or nothing: the repo files are written, the commit is attempted, and on any
@@ -450,7 +451,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         if problem is not None:
             raise MemexError(problem)
         result = _submit(ws, tgt, ids, all_drafts, message, new_branch, new_branch_name,
-                         force)
+                         force, retire_approved)
     if settled:
         result.notices.insert(0, settled)
     return result
@@ -480,7 +481,7 @@ def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded
 
 def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
             message: str | None, new_branch: bool, new_branch_name: str | None,
-            force: bool) -> SubmitResult:
+            force: bool, retire_approved: bool = False) -> SubmitResult:
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
     make_branch = new_branch or new_branch_name is not None
     branch = _check_git_state(tgt, make_branch, force, notices)
@@ -522,6 +523,13 @@ def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
             if old is not None and any(r.id == old.id for r in retired):
                 raise MemexError(f"two drafts supersede {old.id}; submit one of them; "
                                  "nothing moved")
+            if old is not None and not retire_approved and memory.trust_level == "untrusted" \
+                    and policy.approved_by_person(old.memory):
+                raise MemexError(
+                    f"{draft.id}, an unreviewed draft (trust_level untrusted, e.g. an agent's), "
+                    f"would retire {old.id}, which a person approved "
+                    f"({old.memory.review_state}); read both, then submit again with --yes "
+                    "to retire it, or leave that draft out; nothing moved")
             if old is not None:
                 old_retired, memory = lifecycle.supersede(old.memory, memory, at, me)
                 retired.append(store.Loaded(old_retired, old.path, old.home, old.parsed))

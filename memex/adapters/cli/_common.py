@@ -31,10 +31,12 @@ def json_option(func: F) -> F:
                         help="Print machine-readable JSON on stdout.")(func)
 
 
-def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
+def workspace(repo: str | None = None, allow_missing_git: bool = False,
+              home_check: bool = True) -> Any:
     from memex.storage.homes import workspace as make
 
-    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git)
+    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git,
+                home_check=home_check)
 
 
 def read_workspace(repo: str | None = None) -> Any:

@@ -39,7 +39,7 @@ def cli(fix: bool, as_json: bool) -> None:
     """
     from memex.workflows import doctor
 
-    ws = _common.workspace(allow_missing_git=True)
+    ws = _common.workspace(allow_missing_git=True, home_check=False)
     if fix:
         for line in doctor.fix(ws):
             _common.note(f"fixed: {line}")

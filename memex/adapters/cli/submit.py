@@ -19,11 +19,14 @@ from memex.adapters.cli import _common, _render
 @click.option("--branch-name", metavar="NAME", help="Make the new branch NAME first.")
 @click.option("--force", is_flag=True, help="Commit even while a rebase, merge, cherry-pick, "
               "revert or am is in progress.")
+@click.option("--yes", "retire_approved", is_flag=True, help="Let an unreviewed draft (an "
+              "agent's) retire the person-approved memory it supersedes.")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
 def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
-        new_branch: bool, branch_name: str | None, force: bool, as_json: bool) -> None:
+        new_branch: bool, branch_name: str | None, force: bool, retire_approved: bool,
+        as_json: bool) -> None:
     """Move the outbox drafts ID... (or --all) into the repo's memory folder as
     `proposed`, stamping `proposed_by` and a `review_history` entry, then make one
     local commit on the current branch holding only those memory files (and any
@@ -51,13 +54,17 @@ def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
     supersede chain travels whole: a draft that supersedes (or is superseded by) another
     outbox draft is refused unless both are named, and the message prints the command
     that names the chain. --all takes every live draft (active or deprecated) with the
-    superseded drafts behind it and reports what it left in the outbox.
+    superseded drafts behind it and reports what it left in the outbox. A draft nobody
+    reviewed (trust_level untrusted, such as an agent's memory_supersede) that would
+    retire a memory a person approved stops the submit, naming both, until you give
+    --yes.
     """
     from memex.workflows import team
 
     result = team.submit(_common.workspace(), list(ids), all_drafts=all_drafts,
                          scope="org" if org else "project", message=message,
-                         new_branch=new_branch, new_branch_name=branch_name, force=force)
+                         new_branch=new_branch, new_branch_name=branch_name, force=force,
+                         retire_approved=retire_approved)
     for notice in result.notices:
         _common.note(f"git-memex: {notice}")
     if as_json:
