@@ -186,13 +186,6 @@ def is_memory_name(name: str) -> bool:
             and name.lower() not in _IGNORED_NAMES)
 
 
-def is_memory_path(rel_path: str) -> bool:
-    """Whether a repo-relative path is named like a memory file (`<ULID>.md`): what the
-    merge driver claims; README.md and any other name there is merged as plain text."""
-    name = PurePosixPath(rel_path).name
-    return name.endswith(".md") and is_ulid(name[:-3])
-
-
 def read_bytes(path: Path) -> bytes:
     """A memory file's bytes: a regular file only, opened without following a link and
     without blocking (a FIFO put in place of a file never hangs a read)."""
@@ -208,6 +201,13 @@ def read_bytes(path: Path) -> bytes:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidMemory("not a regular file (a FIFO, device or folder)")
         return handle.read()
+
+
+def is_memory_path(rel_path: str) -> bool:
+    """Whether a repo-relative path is named like a memory file (`<ULID>.md`): what the
+    merge driver claims; README.md and any other name there is merged as plain text."""
+    name = PurePosixPath(rel_path).name
+    return name.endswith(".md") and is_ulid(name[:-3])
 
 
 def read_text(path: Path) -> str:

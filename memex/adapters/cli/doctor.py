@@ -23,9 +23,9 @@ def cli(fix: bool, as_json: bool) -> None:
     one side of a memory file); the git hooks are installed (or the pre-commit
     framework is used) and the pre-commit hook's scanner (memex.hookScanner) resolves,
     else the hook refuses every commit; no memory file is quarantined; no memory id
-    has files in two homes (reads show the repo's copy); no outbox drafts are stranded
-    under an earlier repo_id of this clone (origin changed, or was added), else it
-    prints the `git memex rekey` command that moves
+    has files in two homes (reads show the repo's copy);
+    no outbox drafts are stranded under an earlier repo_id of this clone (origin
+    changed, or was added), else it prints the `git memex rekey` command that moves
     them; the index is readable; MCP client configs point at a working server; the
     usage log is rotating (it is not when it has grown past twice
     memex.usageMaxBytes, e.g. in a read-only GIT_MEMEX_HOME). Each warning says what

@@ -67,6 +67,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     except ValueError:
         size = 7
     label = path or str(ours)
+
     if path and not store.is_memory_path(path):
         _plain_text(base, ours, theirs, size, label)
     sides = _sides()

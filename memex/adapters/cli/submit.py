@@ -13,14 +13,14 @@ from memex.adapters.cli import _common, _render
 @click.option("--org", is_flag=True, help="Submit org drafts to the org memory repo "
               "(memex.orgRepo) instead.")
 @click.option("-m", "--message", help="The commit message (default: one line per memory).")
+@click.option("--yes", "retire_approved", is_flag=True, help="Let an unreviewed draft (an "
+              "agent's) retire the person-approved memory it supersedes.")
 @click.option("--branch", "new_branch", is_flag=True,
               help="Make a new branch for the PR first (named by memex.branchPattern, "
                    "default memex/{user}/{date}) and stay on it.")
 @click.option("--branch-name", metavar="NAME", help="Make the new branch NAME first.")
 @click.option("--force", is_flag=True, help="Commit even while a rebase, merge, cherry-pick, "
               "revert or am is in progress.")
-@click.option("--yes", "retire_approved", is_flag=True, help="Let an unreviewed draft (an "
-              "agent's) retire the person-approved memory it supersedes.")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -55,9 +55,8 @@ def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
     outbox draft is refused unless both are named, and the message prints the command
     that names the chain. --all takes every live draft (active or deprecated) with the
     superseded drafts behind it and reports what it left in the outbox. A draft nobody
-    reviewed (trust_level untrusted, such as an agent's memory_supersede) that would
-    retire a memory a person approved stops the submit, naming both, until you give
-    --yes.
+    reviewed (trust_level untrusted, such as an agent's memory_supersede) that would retire
+    a memory a person approved stops the submit, naming both, until you give --yes.
     """
     from memex.workflows import team
 
