@@ -128,7 +128,7 @@ def test_plain_pre_commit_hook_fails_closed_without_path(repo: Path) -> None:
     commit_all(repo, "init")
     scanner = git(repo, "config", "--get", "memex.hookScanner").stdout.strip()
     assert Path(scanner).is_absolute() and os.access(scanner, os.X_OK)
-    aws = "AKIA" + "Q3JX7ZLN2WPV4HTB"  # AWS's own EXAMPLE key is a documented placeholder
+    aws = "AKIA" + "Q3ZB7N2XK4LMP9RT"  # not AWS's documented EXAMPLE key
     write(repo, memory(body=f"aws key {aws}"))
     git(repo, "add", "-A")
     env = {**os.environ, "PATH": "/usr/bin:/bin"}
