@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import sqlite3
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 from memex.core import model
-from memex.index import build
+from memex.index import build, tokens
 from memex.storage import store
 from memex.storage.homes import Workspace
 
@@ -83,3 +86,98 @@ def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
         return [i for (i,) in index.conn.execute(
             "SELECT id FROM memories WHERE supersedes = ? AND shadowed = 0 AND id != ?",
             (memory_id, memory_id))]
+
+
+_LIVE = "coalesce(eff_status, status) IN ('active', 'deprecated')"
+_ROW = "rowid, path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by"
+
+
+@dataclasses.dataclass
+class Neighbours:
+    """What a capture compares a new memory with, found through the index's own FTS
+    lookups rather than by materialising every memory."""
+
+    same: store.Loaded | None  # a live memory of the scope with this text (whitespace aside)
+    same_title: list[str]  # live memories of the scope whose title is this one, case aside
+    gated: list[model.Memory]  # live memories sharing a tag or with paths (conflict gate)
+    indexed: set[str]  # the indexed paths in the target home's folder
+
+
+def _terms(text: str, most: int) -> list[str] | None:
+    """Up to MOST of the longest distinct words of TEXT as the index tokenised them (CJK
+    runs as bigrams), each an FTS5 string; None when it has no word to look up."""
+    words = tokens._WORD.findall(tokens.segment(text))
+    if any(unicodedata.combining(c) for c in text):  # Python and FTS5 split marks apart
+        words = [w for w in words if w.isascii()]
+    found = dict.fromkeys(w.lower() for w in words)
+    if not found:
+        return None
+    return [f'"{w}"' for w in sorted(found, key=len, reverse=True)[:most]]
+
+
+def _loaded(row: tuple[Any, ...]) -> store.Loaded:
+    _, path, kind, *stored = row
+    file_path = Path(path)
+    return store.Loaded(as_read(*stored), file_path, store.Home(kind, file_path.parent))
+
+
+def _matching(conn: sqlite3.Connection, column: str, terms: list[str] | None,
+              where: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Rows passing WHERE whose FTS COLUMN holds every one of TERMS (a superset of the
+    rows a caller's exact test accepts); every row passing WHERE when TERMS is None."""
+    if terms is None:
+        return conn.execute(f"SELECT {_ROW} FROM memories WHERE {where} ORDER BY rowid",
+                            args).fetchall()
+    match = f"{column} : ({' AND '.join(terms)})"
+    return conn.execute(
+        f"SELECT {_ROW} FROM memories WHERE {where} AND rowid IN "
+        "(SELECT rowid FROM fts WHERE fts MATCH ?) ORDER BY rowid", (*args, match)).fetchall()
+
+
+def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str],
+               paths: list[str], folder: Path) -> Neighbours:
+    """Capture's candidates in one open of the index. `same` and `same_title` are
+    exact (the FTS lookup only narrows); `gated` holds every live memory that may pass
+    conflicts.may_meet with TAGS and PATHS (the check itself is the caller's)."""
+    content = model.normalised_text(body)
+    live_in_scope = f"shadowed = 0 AND scope = ? AND {_LIVE}"
+    with build.open_index(ws) as index:
+        conn = index.conn
+        same = None
+        for row in _matching(conn, "body", _terms(body, 4), live_in_scope, (scope,)):
+            if model.normalised_text(row[4]) == content:
+                same = _loaded(row)
+                break
+        same_title = []
+        if title:
+            folded = title.casefold()
+            for row in _matching(conn, "title", _terms(title, 4), live_in_scope, (scope,)):
+                memory = as_read(*row[3:])
+                if memory.title.casefold() == folded:
+                    same_title.append(memory.id)
+        gated = _gated(conn, tags, paths)
+        prefix = str(folder) + os.sep
+        indexed = {p for (p,) in conn.execute(
+            "SELECT path FROM memories WHERE shadowed = 0 AND path >= ? AND path < ?",
+            (prefix, prefix[:-1] + chr(ord(os.sep) + 1)))}
+    return Neighbours(same, same_title, gated, indexed)
+
+
+def _gated(conn: sqlite3.Connection, tags: list[str], paths: list[str]) -> list[model.Memory]:
+    """Live memories sharing one of TAGS (FTS on the tags column, then exact) or, when
+    PATHS is not empty, holding paths of their own; in index order."""
+    live = f"shadowed = 0 AND {_LIVE}"
+    if any(_terms(tag, 64) is None for tag in tags):
+        rows = _matching(conn, "tags", None, live, ())  # a tag with no word: look at all
+    else:
+        phrases = [f'"{tokens.segment(tag).replace(chr(34), chr(34) * 2)}"' for tag in tags]
+        rows = []
+        if phrases:
+            rows = conn.execute(
+                f"SELECT {_ROW} FROM memories WHERE {live} AND rowid IN (SELECT rowid FROM "
+                "fts WHERE fts MATCH ?)", (f"tags : ({' OR '.join(phrases)})",)).fetchall()
+        if paths:
+            rows += conn.execute(
+                f"SELECT {_ROW} FROM memories WHERE {live} AND paths != '[]'").fetchall()
+    unique = {row[0]: row for row in rows}
+    return [as_read(*unique[rowid][3:]) for rowid in sorted(unique)]
