@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import unicodedata
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,55 @@ def _gated(conn: sqlite3.Connection, tags: list[str], paths: list[str]) -> list[
                 f"SELECT {_ROW} FROM memories WHERE {live} AND paths != '[]'").fetchall()
     unique = {row[0]: row for row in rows}
     return [as_read(*unique[rowid][3:]) for rowid in sorted(unique)]
+
+
+def _in(scopes: Sequence[str]) -> str:
+    return f"scope IN ({', '.join('?' * len(scopes))})"
+
+
+def mentioning(ws: Workspace, scopes: Sequence[str], word: str
+               ) -> tuple[list[store.Loaded], int]:
+    """Refresh the index; then the live memories of SCOPES whose front matter mentions
+    WORD (a case-insensitive LIKE: a superset for the caller's exact test), newest
+    first, and how many files are quarantined."""
+    with build.open_index(ws) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW} FROM memories WHERE shadowed = 0 AND {_in(scopes)} AND {_LIVE} "
+            "AND doc LIKE ? ORDER BY updated_at DESC, id DESC",
+            (*scopes, f"%{word}%")).fetchall()
+        quarantined = len(index.report.quarantined)
+    return [_loaded(row) for row in rows], quarantined
+
+
+def newest(ws: Workspace, scopes: Sequence[str], page: int = 64) -> Iterator[store.Loaded]:
+    """The live memories of SCOPES, most recently updated first (id last to first on a
+    tie), read from the index (not refreshed here) a page at a time as iterated: a
+    caller that needs a dozen reads a page, whatever the store's size."""
+    after: tuple[str, str] | None = None
+    while True:
+        where = f"shadowed = 0 AND {_in(scopes)} AND {_LIVE}"
+        args: tuple[Any, ...] = tuple(scopes)
+        if after is not None:
+            where += " AND (updated_at, id) < (?, ?)"
+            args += after
+        with build.open_index(ws, refresh=False) as index:
+            rows = index.conn.execute(
+                f"SELECT {_ROW}, updated_at, id FROM memories WHERE {where} "
+                "ORDER BY updated_at DESC, id DESC LIMIT ?", (*args, page)).fetchall()
+        for row in rows:
+            yield _loaded(row[:-2])
+        if len(rows) < page:
+            return
+        after = (rows[-1][-2], rows[-1][-1])
+
+
+def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
+    """The indexed memories with these ids (first copy of each), in the order asked."""
+    if not ids:
+        return []
+    with build.open_index(ws, refresh=False) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW} FROM memories WHERE shadowed = 0 AND id IN "
+            f"({', '.join('?' * len(ids))})", tuple(ids)).fetchall()
+    found = {item.id: item for item in map(_loaded, rows)}
+    return [found[i] for i in ids if i in found]
