@@ -58,3 +58,32 @@ def test_paged_block_matches_a_read_of_everything(repo: Path, memex_home: Path) 
         want = reference(query)
         assert got.ids == want.ids and got.text() == want.text(), query
         assert len(got.project) == 8 and got.instructions
+
+
+def test_list_json_streams_what_a_full_read_gives(repo: Path, memex_home: Path) -> None:
+    import json
+
+    from tests.helpers import invoke
+
+    assert invoke("list", "--json").stdout == "[]\n"
+    rng = random.Random(5)
+    for i in range(140):
+        day = f"2026-11-{rng.randint(1, 9):02d}T00:00:00Z"
+        fields: dict[str, object] = {}
+        if i % 7 == 0:
+            fields["status"] = "archived"
+        elif i % 5 == 0:
+            fields["expires_at"] = "2026-11-10T00:00:00Z"
+        put(shared(repo), "project", f"fact {i} with ünïcode 依赖", day, **fields)
+    put(personal(memex_home), "personal", "mine", "2026-11-03T00:00:00Z")
+    ws = homes.workspace()
+    for args, kwargs in (((), {}), (("--include", "all"), {"include_all": True}),
+                         (("--scope", "personal"), {"scopes": ["personal"]}),
+                         (("--as-of", "2026-11-05T00:00:00Z"),
+                          {"as_of": "2026-11-05T00:00:00Z"})):
+        view = reads.load_view(ws, **kwargs)  # type: ignore[arg-type]
+        want = json.dumps([reads.as_json(x) for x in view.items], ensure_ascii=False,
+                          indent=2, default=str) + "\n"
+        got = invoke("list", "--json", *args)
+        assert got.exit_code == 0 and got.stdout == want, args
+        assert view.items

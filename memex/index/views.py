@@ -202,14 +202,25 @@ def mentioning(ws: Workspace, scopes: Sequence[str], word: str
     return [_loaded(row) for row in rows], quarantined
 
 
-def newest(ws: Workspace, scopes: Sequence[str], page: int = 64) -> Iterator[store.Loaded]:
-    """The live memories of SCOPES, most recently updated first (id last to first on a
-    tie), read from the index (not refreshed here) a page at a time as iterated: a
-    caller that needs a dozen reads a page, whatever the store's size."""
+def opened(ws: Workspace) -> tuple[list[store.Quarantined], list[str]]:
+    """Refresh the index; what it quarantined and the warnings a read repeats."""
+    with build.open_index(ws) as index:
+        warnings = list(index.report.warnings) + build.read_warnings(index.conn)
+        return list(index.report.quarantined), warnings
+
+
+def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
+           page: int = 64) -> Iterator[store.Loaded]:
+    """The memories of SCOPES (None: all; LIVE_ONLY: live ones), most recently updated
+    first (id last to first on a tie), read from the index (not refreshed here) a page
+    at a time as iterated: a caller that needs a dozen reads a page, and one that
+    streams them all holds a page, whatever the store's size."""
     after: tuple[str, str] | None = None
     while True:
-        where = f"shadowed = 0 AND {_in(scopes)} AND {_LIVE}"
-        args: tuple[Any, ...] = tuple(scopes)
+        where = "shadowed = 0"
+        where += f" AND {_in(scopes)}" if scopes is not None else ""
+        where += f" AND {_LIVE}" if live_only else ""
+        args: tuple[Any, ...] = tuple(scopes or ())
         if after is not None:
             where += " AND (updated_at, id) < (?, ?)"
             args += after
