@@ -9,6 +9,7 @@ the wall seconds because the machine is shared: under load the wall time mostly
 measures the neighbours. The load average is printed with the table.
 
     python bench/scale.py [--sizes 1000 10000] [--huge] [--runs 5] [--words 450]
+                          [--only capture context]
 
 --huge adds N = 100,000 (building it takes minutes).
 """
@@ -79,7 +80,18 @@ def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, 
     return wall, cpu, done.stdout
 
 
-def measure(n: int, runs: int, words: int) -> dict[str, tuple[float, float]]:
+def peak_mb(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Peak resident memory of one process (a fresh parent whose only child it is)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+             "stdout=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.strip()) / 1024  # Linux reports KiB
+
+
+def measure(n: int, runs: int, words: int, only: list[str]
+            ) -> dict[str, tuple[float, float]]:
     tmp = Path(tempfile.mkdtemp(prefix="memex-scale-"))
     try:
         repo = tmp / "repo"
@@ -138,17 +150,20 @@ def measure(n: int, runs: int, words: int) -> dict[str, tuple[float, float]]:
             f"search {WORD}": lambda: [exe, "search", WORD],
             f"git grep -l {WORD} (floor)": lambda: ["git", "grep", "-l", WORD],
         }
+        commands = {k: v for k, v in commands.items() if not only or any(o in k for o in only)}
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-        for name in ("verify (warm)",):  # warm what verify caches
-            run(commands[name](), repo, env)
+        run([exe, "verify"], repo, env)  # warm what verify caches
         for _ in range(runs):  # in turn, so a burst of load spreads over all of them
             for name, argv in commands.items():
                 counter[0] += 1
                 wall, cpu, _ = run(argv(), repo, env)
                 samples[name].append((wall, cpu))
-        return {name: (statistics.median(w for w, _ in got),
-                       statistics.median(c for _, c in got))
-                for name, got in samples.items()}
+        out = {name: (statistics.median(w for w, _ in got),
+                      statistics.median(c for _, c in got))
+               for name, got in samples.items()}
+        out["list --json peak memory (MB)"] = (peak_mb([exe, "list", "--json"], repo, env),
+                                               0.0)
+        return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -159,10 +174,12 @@ def main() -> None:
     parser.add_argument("--huge", action="store_true", help="also N = 100,000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--words", type=int, default=450, help="body words (450: ~3 KB)")
+    parser.add_argument("--only", nargs="+", default=[],
+                        help="time only the commands whose name holds one of these")
     args = parser.parse_args()
     sizes = list(args.sizes) + ([100_000] if args.huge else [])
     load_before = os.getloadavg()
-    results = {n: measure(n, args.runs, args.words) for n in sizes}
+    results = {n: measure(n, args.runs, args.words, args.only) for n in sizes}
     load_after = os.getloadavg()
     print(f"median of {args.runs} whole processes; wall s / CPU s (user+sys); load average "
           f"{load_before[0]:.1f} before, {load_after[0]:.1f} after "
@@ -170,7 +187,8 @@ def main() -> None:
     print("| command | " + " | ".join(f"N = {n:,} wall / CPU" for n in sizes) + " |")
     print("|---|" + "---:|" * len(sizes))
     for name in next(iter(results.values())):
-        cells = " | ".join(f"{results[n][name][0]:.3f} / {results[n][name][1]:.3f}"
+        cells = " | ".join(f"{results[n][name][0]:.0f} MB" if "(MB)" in name else
+                           f"{results[n][name][0]:.3f} / {results[n][name][1]:.3f}"
                            for n in sizes)
         print(f"| {name} | {cells} |")
 
