@@ -195,9 +195,9 @@ def mentioning(ws: Workspace, scopes: Sequence[str], word: str
     first, and how many files are quarantined."""
     with build.open_index(ws) as index:
         rows = index.conn.execute(
-            f"SELECT {_ROW} FROM memories WHERE shadowed = 0 AND {_in(scopes)} AND {_LIVE} "
-            "AND doc LIKE ? ORDER BY updated_at DESC, id DESC",
-            (*scopes, f"%{word}%")).fetchall()
+            f"SELECT {_ROW} FROM memories WHERE doc LIKE ? AND {_in(scopes)} AND "
+            f"shadowed = 0 AND {_LIVE} ORDER BY updated_at DESC, id DESC",
+            (f"%{word}%", *scopes)).fetchall()
         quarantined = len(index.report.quarantined)
     return [_loaded(row) for row in rows], quarantined
 
@@ -217,17 +217,19 @@ def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
     streams them all holds a page, whatever the store's size."""
     after: tuple[str, str] | None = None
     while True:
-        where = "shadowed = 0"
-        where += f" AND {_in(scopes)}" if scopes is not None else ""
+        where = f"{_in(scopes)} AND " if scopes is not None else ""
+        where += "shadowed = 0"
         where += f" AND {_LIVE}" if live_only else ""
         args: tuple[Any, ...] = tuple(scopes or ())
         if after is not None:
             where += " AND (updated_at, id) < (?, ?)"
             args += after
+        order = "ORDER BY updated_at DESC, id DESC"
         with build.open_index(ws, refresh=False) as index:
-            rows = index.conn.execute(
-                f"SELECT {_ROW}, updated_at, id FROM memories WHERE {where} "
-                "ORDER BY updated_at DESC, id DESC LIMIT ?", (*args, page)).fetchall()
+            rows = index.conn.execute(  # the sort sees rowids, not whole rows
+                f"SELECT {_ROW}, updated_at, id FROM memories WHERE rowid IN (SELECT rowid "
+                f"FROM memories WHERE {where} {order} LIMIT ?) {order}",
+                (*args, page)).fetchall()
         for row in rows:
             yield _loaded(row[:-2])
         if len(rows) < page:
