@@ -212,29 +212,27 @@ def opened(ws: Workspace) -> tuple[list[store.Quarantined], list[str]]:
 def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
            page: int = 64) -> Iterator[store.Loaded]:
     """The memories of SCOPES (None: all; LIVE_ONLY: live ones), most recently updated
-    first (id last to first on a tie), read from the index (not refreshed here) a page
-    at a time as iterated: a caller that needs a dozen reads a page, and one that
-    streams them all holds a page, whatever the store's size."""
-    after: tuple[str, str] | None = None
-    while True:
-        where = f"{_in(scopes)} AND " if scopes is not None else ""
-        where += "shadowed = 0"
-        where += f" AND {_LIVE}" if live_only else ""
-        args: tuple[Any, ...] = tuple(scopes or ())
-        if after is not None:
-            where += " AND (updated_at, id) < (?, ?)"
-            args += after
-        order = "ORDER BY updated_at DESC, id DESC"
+    first (id last to first on a tie), from the index (not refreshed here). One query
+    orders the rowids; the rows are read a page at a time as iterated, so a caller that
+    needs a dozen reads one page and one that streams them all holds one page."""
+    where = f"{_in(scopes)} AND " if scopes is not None else ""
+    where += "shadowed = 0"
+    where += f" AND {_LIVE}" if live_only else ""
+    with build.open_index(ws, refresh=False) as index:
+        keys = index.conn.execute(
+            f"SELECT rowid, id FROM memories WHERE {where} ORDER BY updated_at DESC, id DESC",
+            tuple(scopes or ())).fetchall()
+    for start in range(0, len(keys), page):
+        batch = keys[start:start + page]
         with build.open_index(ws, refresh=False) as index:
-            rows = index.conn.execute(  # the sort sees rowids, not whole rows
-                f"SELECT {_ROW}, updated_at, id FROM memories WHERE rowid IN (SELECT rowid "
-                f"FROM memories WHERE {where} {order} LIMIT ?) {order}",
-                (*args, page)).fetchall()
-        for row in rows:
-            yield _loaded(row[:-2])
-        if len(rows) < page:
-            return
-        after = (rows[-1][-2], rows[-1][-1])
+            rows = index.conn.execute(
+                f"SELECT {_ROW}, id FROM memories WHERE rowid IN "
+                f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
+        found = {row[0]: row for row in rows}
+        for rowid, memory_id in batch:
+            row = found.get(rowid)
+            if row is not None and row[-1] == memory_id:  # another refresh may move rows
+                yield _loaded(row[:-1])
 
 
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
