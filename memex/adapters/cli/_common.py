@@ -7,7 +7,6 @@ import functools
 import json
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from enum import IntEnum
 from pathlib import Path
@@ -32,10 +31,12 @@ def json_option(func: F) -> F:
                         help="Print machine-readable JSON on stdout.")(func)
 
 
-def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
+def workspace(repo: str | None = None, allow_missing_git: bool = False,
+              home_check: bool = True) -> Any:
     from memex.storage.homes import workspace as make
 
-    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git)
+    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git,
+                home_check=home_check)
 
 
 def read_workspace(repo: str | None = None) -> Any:
@@ -179,6 +180,8 @@ def exit_code_for(exc: BaseException) -> int:
         click.echo(f"{PROG}: interrupted", err=True)
         return Exit.INTERRUPTED
     if debugging():
+        import traceback  # only here: it costs a hook's every start ~5 ms
+
         traceback.print_exception(exc, file=sys.stderr)
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     hint = ("" if debugging() else
