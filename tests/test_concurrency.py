@@ -106,3 +106,27 @@ def test_an_older_or_damaged_index_is_rebuilt_in_place(repo: Path) -> None:
     found = invoke("search", "lychee", "--json")
     assert found.exit_code == 0 and "lychee" in found.stdout and "rebuilt" in found.stderr
     assert db.stat().st_ino == inode
+
+
+def test_write_lock_excludes_another_thread(tmp_path: Path) -> None:
+    """Re-entrant in a thread only: an MCP server's second thread waits its turn."""
+    inside = threading.Event()
+    release = threading.Event()
+    seen: list[str] = []
+
+    def holder() -> None:
+        with locks.write_lock(tmp_path):
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    inside.wait(10)
+    try:
+        with locks.write_lock(tmp_path, timeout=0):
+            seen.append("entered")
+    except locks.LockBusy:
+        seen.append("busy")
+    release.set()
+    thread.join()
+    assert seen == ["busy"]

@@ -225,3 +225,28 @@ def test_session_start_hook_fails_soft_on_a_broken_store(repo: Path, memex_home:
     payload = json.dumps({"cwd": str(repo)}).encode()
     proc = run_cli(str(BIN / "git-memex"), "context", "--hook", "claude", input_bytes=payload)
     assert proc.returncode == 0
+
+
+def test_tiers_and_the_drafts_cap(repo: Path, memex_home: Path) -> None:
+    """Reproduced on main: six auto-captured drafts pushed four of six published team
+    memories out of the 8 project slots."""
+    outbox = homes.workspace().outbox_dir
+    published = [put(shared(repo), "project", f"team deploy fact {i}",
+                     f"2026-10-0{i + 1}T00:00:00Z") for i in range(6)]
+    proposed = put(shared(repo), "project", "team deploy proposal", "2026-10-20T00:00:00Z",
+                   review_state="proposed")
+    drafts = [put(outbox, "project", f"draft deploy note {i}", f"2026-11-0{i + 1}T00:00:00Z",
+                  review_state="draft", trust_level="untrusted") for i in range(6)]
+    block = context.build(homes.workspace())
+    want = [m.id for m in reversed(published)] + [proposed.id, drafts[-1].id]
+    assert [x.id for x in block.project] == want
+    assert "reviewed first, then proposed, then drafts" in block.text()
+    queried = context.build(homes.workspace(), query="draft deploy note")
+    states = [x.review_state for x in queried.project]
+    assert states.count("draft") == 4 and len(states) == 8  # half of 8, rounded down
+    subprocess.run(["git", "config", "memex.maxProjectMemories", "3"], check=True)
+    assert [x.review_state for x in context.build(homes.workspace()).project].count(
+        "draft") == 0
+    for m in published + [proposed]:
+        (shared(repo) / f"{m.id}.md").unlink()  # nothing else left: drafts fill the slots
+    assert len(context.build(homes.workspace()).project) == 3

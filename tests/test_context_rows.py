@@ -22,7 +22,7 @@ def reference(query: str | None) -> context.Block:
     block.instructions = [context._line(m, binding=True) for m in instructions[:20]]
     taken = {m.id for m in instructions}
     for name, scopes in (("project", ("project", "org")), ("personal", ("personal",))):
-        pool = [m for m in memories if m.scope in scopes]
+        pool = sorted((m for m in memories if m.scope in scopes), key=context.tier)
         ranked: list[model.Memory] = []
         if query:
             by_id = {m.id: m for m in pool}
@@ -47,6 +47,10 @@ def test_paged_block_matches_a_read_of_everything(repo: Path, memex_home: Path) 
             fields["status"] = "archived"
         elif i % 13 == 0:
             fields["valid_from"] = "2099-01-01T00:00:00Z"
+        if i % 4 == 1:  # issue 12's tiers: proposed after reviewed, drafts capped
+            fields["review_state"] = "proposed"
+        elif i % 4 == 2:
+            fields["review_state"] = "draft"
         put(shared(repo), "project", f"deploy note {i} about staging", day, **fields)
     for i in range(12):
         put(personal(memex_home), "personal", f"my deploy habit {i}",

@@ -109,13 +109,47 @@ def test_refresh_hooks_never_fail_the_git_command(repo: Path, tmp_path: Path) ->
     script = fake / "git-memex-reindex"
     script.write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexit 3\n")
     script.chmod(0o755)
-    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
     git(repo, "checkout", "-q", "-b", "other")
+    git(repo, "config", "memex.hookScanner", str(fake / "git-memex-scan"))  # reindex beside
     proc = subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=env)
     assert proc.returncode == 0
     assert calls.read_text().split() == ["--quiet"]
     proc = subprocess.run([str(hooks / "post-checkout"), "a", "b", "0"], cwd=repo, env=env)
     assert proc.returncode == 0 and calls.read_text().split() == ["--quiet"]
+    git(repo, "config", "--unset", "memex.hookScanner")  # nothing registered: still exit 0
+    assert subprocess.run([str(hooks / "post-merge"), "0"], cwd=repo, env=env).returncode == 0
+
+
+def test_plain_pre_commit_hook_fails_closed_without_path(repo: Path) -> None:
+    """Reproduced on main: without git-memex-scan on PATH the hook printed "scan
+    skipped" and a real-looking AWS key was committed."""
+    invoke("init", "--yes", "--git-hooks")
+    commit_all(repo, "init")
+    scanner = git(repo, "config", "--get", "memex.hookScanner").stdout.strip()
+    assert Path(scanner).is_absolute() and os.access(scanner, os.X_OK)
+    aws = "AKIA" + "IOSFODNN7EXAMPLE"
+    write(repo, memory(body=f"aws key {aws}"))
+    git(repo, "add", "-A")
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "aws" in proc.stderr.lower(), proc.stderr  # scanned
+    git(repo, "config", "memex.hookScanner", "/nonexistent/git-memex-scan")
+    proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "git commit --no-verify" in proc.stderr
+    assert "doctor --fix" in proc.stderr
+    doctor = invoke("doctor")
+    assert doctor.exit_code == 1 and "fail hooks" in doctor.stdout
+    fixed = invoke("doctor", "--fix")
+    assert "fixed: set git config memex.hookScanner" in fixed.stderr
+    assert git(repo, "config", "--get", "memex.hookScanner").stdout.strip() == scanner
+    git(repo, "config", "--unset", "memex.hookScanner")
+    proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "unset" in proc.stderr
+    assert git(repo, "log", "--format=%s").stdout.split("\n")[0] == "init"
 
 
 def test_install_leaves_a_foreign_hook_alone_and_is_idempotent(repo: Path) -> None:

@@ -249,3 +249,18 @@ def test_foreign_title_with_a_newline_is_refused(repo: Path, tmp_path: Path) -> 
     result = invoke("import", str(archive), "--json")
     assert result.exit_code == 1
     assert "control character" in json.loads(result.stdout)["rejected"][0]["reason"]
+
+
+def test_reimporting_an_entry_with_a_secret_is_unchanged(repo: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    line = {"front_matter": {"id": new_ulid(), "scope": "project", "tags": [token],
+                             "created_at": "2026-11-01T00:00:00Z"},
+            "body": f"deploy with {token}"}
+    archive = tmp_path / "in.jsonl"
+    archive.write_text(json.dumps(line) + "\n")
+    first = invoke_json("import", str(archive))
+    assert token not in Path(first["imported"][0]["path"]).read_text()
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2027-01-01T00:00:00Z")
+    again = invoke_json("import", str(archive))
+    assert again["unchanged"] == [line["front_matter"]["id"]]

@@ -16,20 +16,25 @@ def test_init_writes_gitattributes_and_driver_config_idempotently(repo: Path) ->
     (repo / ".gitattributes").write_text("*.png binary")  # no trailing newline
     assert invoke("init", "--yes").exit_code == 0
     text = (repo / ".gitattributes").read_text()
-    assert text == "*.png binary\n.memex/*.md merge=memex diff=memex\n"
+    assert text == ("*.png binary\n.memex/[0-7]?????????????????????????.md merge=memex "
+                    "diff=memex\n")
     driver = git(repo, "config", "--get", "merge.memex.driver").stdout.strip()
     assert driver.endswith("merge-driver %O %A %B %L %P")
+    assert Path(driver.split()[0]).is_absolute()  # GUI clients have no venv on PATH
     assert git(repo, "config", "--get", "merge.memex.name").stdout.strip()
     again = json.loads(invoke("init", "--yes", "--json").stdout)
     assert again["changed"] == []
     assert (repo / ".gitattributes").read_text() == text
     probe = git(repo, "check-attr", "merge", "--", ".memex/01ARZ3NDEKTSV4RRFFQ69G5FAV.md")
     assert probe.stdout.strip().endswith(": memex")
+    for other in (".memex/README.md", ".memex/notes/01ARZ3NDEKTSV4RRFFQ69G5FAV.md"):
+        probe = git(repo, "check-attr", "merge", "--", other)
+        assert probe.stdout.strip().endswith(": unspecified"), other
 
 
 def test_init_with_another_folder(repo: Path) -> None:
     assert invoke("init", "--yes", "--dir", "docs/memory").exit_code == 0
-    assert "docs/memory/*.md merge=memex" in (repo / ".gitattributes").read_text()
+    assert "docs/memory/[0-7]" in (repo / ".gitattributes").read_text()
 
 
 def test_doctor_ok_after_init(repo: Path) -> None:
@@ -65,3 +70,25 @@ def test_doctor_fails_without_git(repo: Path, monkeypatch: pytest.MonkeyPatch) -
     gitio.git_binary.cache_clear()
     result = invoke("doctor")
     assert result.exit_code == 1 and "fail git" in result.stdout
+
+
+def test_doctor_fails_when_the_driver_does_not_resolve_and_fix_repoints(repo: Path) -> None:
+    invoke("init", "--yes")
+    wanted = git(repo, "config", "--get", "merge.memex.driver").stdout.strip()
+    git(repo, "config", "merge.memex.driver", "/old/venv/bin/git-memex merge-driver %O %A %B")
+    result = invoke("doctor")
+    assert result.exit_code == 1 and "fail merge-driver" in result.stdout
+    assert "does not exist" in result.stdout and "doctor --fix" in result.stdout
+    git(repo, "config", "merge.memex.driver", "git-memex merge-driver %O %A %B %L %P")
+    result = invoke("doctor")  # by name: works here, not in a GUI client
+    assert result.exit_code == 0 and "warn merge-driver" in result.stdout
+    git(repo, "config", "merge.memex.driver", "no-such-memex merge-driver %O %A %B")
+    assert invoke("doctor").exit_code == 1
+    fixed = invoke("doctor", "--fix")
+    assert fixed.exit_code == 0, fixed.stdout + fixed.stderr
+    assert "fixed: set git config merge.memex.driver" in fixed.stderr
+    assert git(repo, "config", "--get", "merge.memex.driver").stdout.strip() == wanted
+    assert "ok   merge-driver" in fixed.stdout
+    again = invoke("doctor", "--fix")
+    assert "fixed:" not in again.stderr
+

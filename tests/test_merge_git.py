@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 from memex.core import frontmatter
@@ -207,3 +209,50 @@ def test_resolve_reports_contradictions_without_deciding(repo: Path) -> None:
 def test_verify_without_a_memory_folder_is_ok(repo: Path) -> None:
     result = invoke("verify")
     assert result.exit_code == 0 and "0 memory file(s)" in result.stdout
+
+
+def _git_env(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+def test_driver_runs_without_git_memex_on_path(repo: Path) -> None:
+    """Reproduced on main: `env PATH=/usr/bin:/bin git merge` printed "git-memex: not
+    found", reported CONFLICT and kept only our side (the other branch's tags lost)."""
+    path = _setup(repo)
+    _branches(repo, path, {"tags": ["tooling", "ci"]}, {"importance": "high"})
+    proc = _git_env(repo, "merge", "topic", "-m", "merge", PATH="/usr/bin:/bin")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    merged = read(path)
+    assert merged.tags == ["tooling", "ci"] and merged.importance == "high"
+
+
+def test_readme_is_not_a_memory_even_under_the_old_wide_pattern(repo: Path) -> None:
+    """Reproduced on main: edits to .memex/README.md on two branches printed "run `git
+    memex resolve`", and resolve answered "No conflicted memory files"."""
+    _setup(repo)
+    (repo / ".gitattributes").write_text(".memex/*.md merge=memex\n")  # an older clone
+    readme = repo / ".memex" / "README.md"
+    readme.write_text("# Memories\n\nintro\n\nmiddle\n\nend\n")
+    commit_all(repo, "readme")
+    git(repo, "checkout", "-q", "-b", "topic")
+    readme.write_text("# Memories\n\nintro, edited on topic\n\nmiddle\n\nend\n")
+    commit_all(repo, "topic readme")
+    git(repo, "checkout", "-q", "main")
+    readme.write_text("# Memories\n\nintro\n\nmiddle\n\nend, edited on main\n")
+    commit_all(repo, "main readme")
+    proc = _git_env(repo, "merge", "topic", "-m", "merge", PATH="/usr/bin:/bin")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "resolve" not in proc.stderr
+    assert readme.read_text() == ("# Memories\n\nintro, edited on topic\n\nmiddle\n\n"
+                                  "end, edited on main\n")
+    # a real conflict in it is git's plain one, not a memory conflict
+    git(repo, "checkout", "-q", "-b", "topic2")
+    readme.write_text("A\n")
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    readme.write_text("B\n")
+    commit_all(repo, "b")
+    proc = _git_env(repo, "merge", "topic2", "-m", "merge")
+    assert proc.returncode == 1 and "git memex resolve" not in proc.stderr
+    assert "<<<<<<<" in readme.read_text()

@@ -35,9 +35,8 @@ def on_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     """alice submits one memory on a pushed review branch."""
     _, (alice,) = make_team(tmp_path, monkeypatch, ("alice",), origin=origin)
     alice.use()
-    alice.git("switch", "-q", "-c", BRANCH)
     mid = alice.draft("Releases are tagged vX.Y.Z from main")
-    alice.run("submit", mid)
+    alice.run("submit", "--branch-name", BRANCH, mid)  # records branch.<name>.memexBase
     alice.git("push", "-q", "-u", "origin", BRANCH)
     return alice, mid
 
@@ -95,8 +94,8 @@ def test_merged_pr_maps_to_published(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert actions(report) == [("publish", "published")]
     assert "git commit" in str(report["hint"])
     shown = alice.run("show", mid)
-    assert shown["review_state"] == "published"
-    assert shown["review_history"][-1]["note"] == "PR #12 merged"
+    assert shown["review_state"] == "published" and shown["approved_by"] == "github:carol"
+    assert shown["review_history"][-1]["note"] == "PR #12 merged, approved by @carol"
 
 
 def test_changes_requested_is_a_suggestion_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -178,6 +177,8 @@ NO_API = "git@git.example.com:Acme/App.git"
 
 
 def test_git_only_fast_forward_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Git alone sees the merge but never supplies an approval: the memory stays
+    proposed with a note (once); an approved one is published, its approver kept."""
     alice, mid = on_branch(tmp_path, monkeypatch, origin=NO_API)
     report = status(alice)
     assert actions(report) == [("none", "proposed")] and report["tip_merged"] is False
@@ -186,9 +187,20 @@ def test_git_only_fast_forward_merge(tmp_path: Path, monkeypatch: pytest.MonkeyP
     alice.git("push", "-q", "origin", f"{BRANCH}:main")
     alice.git("fetch", "-q")
     report = status(alice, "--apply")
-    assert report["tip_merged"] is True and actions(report) == [("publish", "published")]
-    assert report["host_error"] is None
-    assert alice.run("show", mid)["review_state"] == "published"
+    assert report["tip_merged"] is True and actions(report) == [("note", "proposed")]
+    assert "git memex promote" in report["memories"][0]["reason"]  # type: ignore[index]
+    shown = alice.run("show", mid)
+    assert shown["review_state"] == "proposed" and shown.get("approved_by") is None
+    assert shown["review_history"][-1]["note"].endswith("no approval recorded")
+    assert shown["review_history"][-1]["note"].startswith("merged into origin/main at ")
+    assert actions(status(alice, "--apply")) == [("none", "proposed")]  # noted once
+    assert len(alice.run("show", mid)["review_history"]) == len(shown["review_history"])
+    alice.run("promote", mid)
+    report = status(alice, "--apply")
+    assert actions(report) == [("publish", "published")]
+    shown = alice.run("show", mid)
+    assert shown["review_state"] == "published"
+    assert shown["approved_by"] == "local:alice@example.com"
 
 
 def test_git_only_squash_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,8 +212,7 @@ def test_git_only_squash_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     alice.git("switch", "-q", BRANCH)
     report = status(alice)
     assert report["tip_merged"] is False
-    assert actions(report) == [("publish", "proposed")]
-    assert "squash or rebase" in report["memories"][0]["reason"]  # type: ignore[index]
+    assert actions(report) == [("note", "proposed")]  # same blob ids on main: merged
 
 
 def test_on_default_branch_uses_git_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -213,7 +224,7 @@ def test_on_default_branch_uses_git_only(tmp_path: Path, monkeypatch: pytest.Mon
     report = status(alice)
     assert fake.requests == [] and actions(report) == [("none", "proposed")]
     alice.git("push", "-q")
-    assert actions(status(alice)) == [("publish", "proposed")]
+    assert actions(status(alice)) == [("note", "proposed")]
 
 
 def test_commit_needs_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -233,3 +244,81 @@ def test_review_summary_latest_per_reviewer() -> None:
     assert states(("a", "APPROVED"), ("a", "DISMISSED")) == "pending"
     assert github.pick_pull([gh.pull(1, "x", "closed"), gh.pull(2, "x")], "x")["number"] == 2  # type: ignore[index]
     assert github.pick_pull([gh.pull(1, "other")], "x") is None
+
+
+# ---------------------------------------------------------------- review needs evidence
+
+
+def test_new_branch_without_commits_publishes_nothing(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reproduced on main: a fresh branch's tip is on main, so every proposed memory
+    went to published with approved_by = whoever ran the command."""
+    _, (alice,) = make_team(tmp_path, monkeypatch, ("alice",), origin=NO_API)
+    mid = alice.draft("Straight to main")
+    alice.run("submit", mid)
+    alice.git("push", "-q")
+    alice.git("switch", "-q", "-c", "feature")
+    before = snapshot(alice.clone / ".memex")
+    report = status(alice, "--apply")
+    assert report["memories"] == [] and report["applied"] == []
+    assert snapshot(alice.clone / ".memex") == before
+    assert alice.run("show", mid)["review_state"] == "proposed"
+
+
+def test_host_merge_without_approving_review_is_git_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake: gh.FakeGitHub) -> None:
+    alice, mid = on_branch(tmp_path, monkeypatch)
+    fake.pulls([gh.pull(12, BRANCH, state="closed", merged=True)],
+               {12: [gh.review("carol", "COMMENTED")]})
+    report = status(alice, "--apply")
+    assert actions(report) == [("note", "proposed")]
+    shown = alice.run("show", mid)
+    assert shown["review_state"] == "proposed" and shown.get("approved_by") is None
+
+
+def test_unreachable_host_changes_no_file(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reproduced on main: exit 1 with the files already changed."""
+    with gh.serve() as server:
+        url = server.url
+    monkeypatch.setenv("GITHUB_API_URL", url)
+    alice, mid = on_branch(tmp_path, monkeypatch)
+    alice.run("promote", mid)
+    alice.git("commit", "-q", "-am", "approve")
+    alice.git("push", "-q", "origin", f"{BRANCH}:main")  # merged: git would publish it
+    alice.git("fetch", "-q")
+    before = snapshot(alice.clone)
+    report = status(alice, "--apply", code=1)
+    assert report["applied"] == [] and snapshot(alice.clone) == before
+
+
+def test_failed_commit_changes_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       fake: gh.FakeGitHub) -> None:
+    alice, mid = on_branch(tmp_path, monkeypatch)
+    fake.pulls([gh.pull(12, BRANCH)], {12: [gh.review("carol", "APPROVED")]})
+    hook = alice.clone / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho no >&2\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    before = snapshot(alice.clone)
+    assert "nothing changed" in alice.fails("pr-status", "--apply", "--commit")
+    assert snapshot(alice.clone) == before
+
+
+def test_plain_branch_uses_the_fork_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """A branch made with plain `git switch -c` (no memexBase): its own commits start at
+    `git merge-base --fork-point`, which survives a squash merge of another PR."""
+    _, (alice,) = make_team(tmp_path, monkeypatch, ("alice",), origin=NO_API)
+    alice.git("switch", "-q", "-c", "plain")
+    mid = alice.draft("Made on a plain branch")
+    alice.run("submit", mid)
+    alice.run("promote", mid)
+    alice.git("commit", "-q", "-am", "approve")
+    alice.git("push", "-q", "origin", "plain")
+    alice.git("switch", "-q", "main")
+    alice.git("merge", "-q", "--squash", "plain")
+    alice.git("commit", "-q", "-m", "squashed")
+    alice.git("push", "-q", "origin", "main")
+    alice.git("switch", "-q", "plain")
+    report = status(alice, "--apply")
+    assert report["base"] and actions(report) == [("publish", "published")]

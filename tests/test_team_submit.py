@@ -229,7 +229,7 @@ def test_human_output(alice: Dev) -> None:
     assert result.exit_code == 0, result.stderr
     assert f"submitted {draft[:10]} [proposed]" in result.stdout
     assert "commit " in result.stdout and "on main" in result.stdout
-    assert "next: git push" in result.stderr and "memex/review" in result.stderr
+    assert "next: git push" in result.stderr and "submit --branch" in result.stderr
     result = invoke("promote", draft[:10])
     assert "proposed -> approved" in result.stdout and "git commit -m" in result.stderr
 

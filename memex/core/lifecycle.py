@@ -135,6 +135,54 @@ def instruction_transition(memory: model.Memory, to: str, at: str, by: str,
     return out
 
 
+def kept_over(rival: model.Memory, kept: model.Memory) -> bool:
+    """The shape `resolve OLD --keep KEPT` leaves: two successors of OLD, and `rival`,
+    the one not kept, is superseded by `kept` while `kept` supersedes OLD; the rival's
+    own `supersedes` moved to `related`. The one rule verify and reads accept for it."""
+    old = kept.supersedes
+    return (rival.superseded_by == kept.id and rival.supersedes is None
+            and old is not None and old in rival.related)
+
+
+def pick_earlier(a: model.Memory, b: model.Memory) -> tuple[model.Memory, model.Memory]:
+    """(earlier, later) of two memories: by created_at, then id (`resolve --both`)."""
+    return (a, b) if (a.created_at or "", a.id) <= (b.created_at or "", b.id) else (b, a)
+
+
+def settle_successors(old: model.Memory, kept: model.Memory, rival: model.Memory,
+                      both: bool, at: str, by: str
+                      ) -> tuple[model.Memory, model.Memory, model.Memory]:
+    """Two memories supersede `old` (two branches); a person decided. Returns (old',
+    kept', rival'). `both` False (`--keep`): the rival is superseded by the kept one and
+    its `supersedes` moves to `related`. `both` True: `kept` must be the earlier; the
+    rival's `supersedes` moves to `related` and the two are linked `contradicts` both
+    ways for a human. Each change is recorded in review_history."""
+    how = "both kept, linked contradicts" if both else f"kept {kept.id}"
+    note = f"two successors of {old.id}: {how} (resolve)"
+
+    def stamp(m: model.Memory, **changes: object) -> model.Memory:
+        out = m.copy(**changes, updated_at=at, revision=m.revision + 1)
+        out.review_history.append(history_entry(at, by, m.review_state,
+                                                m.review_state or "none", note))
+        return out
+
+    new_old = stamp(old, status="superseded", superseded_by=kept.id,
+                    retired_at=old.retired_at or at)
+    related = [*rival.related, *([old.id] if old.id not in rival.related else [])]
+    if both:
+        new_kept = stamp(kept, supersedes=old.id,
+                         contradicts=list(dict.fromkeys([*kept.contradicts, rival.id])))
+        new_rival = stamp(rival, supersedes=None, related=related,
+                          contradicts=list(dict.fromkeys([*rival.contradicts, kept.id])))
+        return new_old, new_kept, new_rival
+    new_kept = stamp(kept, supersedes=old.id)
+    new_rival = stamp(rival, supersedes=None, related=related, status="superseded",
+                      superseded_by=kept.id, retired_at=rival.retired_at or at)
+    new_rival.status_history.append(history_entry(at, by, rival.status, "superseded",
+                                                  f"superseded by {kept.id} ({note})"))
+    return new_old, new_kept, new_rival
+
+
 @dataclass(frozen=True)
 class ChainWarning:
     id: str
@@ -175,7 +223,8 @@ def complete_chains(memories: Iterable[model.Memory], pending: frozenset[str] = 
                                retired_at=old.retired_at or memory.created_at)
     for memory in by_id.values():
         successor = memory.superseded_by
-        if successor and successor in by_id and by_id[successor].supersedes != memory.id:
+        if successor and successor in by_id and by_id[successor].supersedes != memory.id \
+                and not kept_over(memory, by_id[successor]):
             warnings.append(ChainWarning(
                 successor, f"{successor}: chain half-written ({memory.id} says it is superseded "
                 f"by {successor}, which does not say so)"))

@@ -706,7 +706,7 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
 
 
 _CHAIN_COLUMNS = ("id, home, scope, status, review_state, created_at, retired_at, "
-                  "supersedes, superseded_by")
+                  "supersedes, superseded_by, json_extract(doc, '$.related')")
 
 
 def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
@@ -767,8 +767,13 @@ def memory_count(conn: sqlite3.Connection) -> int:
 def skeleton(row: tuple[object, ...]) -> model.Memory:
     """The fields eligibility and chains look at, without parsing the file again."""
     (mid, _home, scope, status, review_state, created_at, retired_at, supersedes,
-     superseded_by) = row
+     superseded_by, related) = row
+    try:  # lifecycle.kept_over reads it
+        links = json.loads(related) if isinstance(related, str) else []
+    except ValueError:
+        links = []
     return model.Memory(
+        related=[str(x) for x in links] if isinstance(links, list) else [],
         id=str(mid), scope=str(scope), status=str(status),
         review_state=review_state if isinstance(review_state, str) else None,
         created_at=created_at if isinstance(created_at, str) else "",

@@ -209,18 +209,25 @@ def opened(ws: Workspace) -> tuple[list[store.Quarantined], list[str]]:
         return list(index.report.quarantined), warnings
 
 
+_TIER = ("CASE WHEN review_state IN ('approved', 'published') THEN 0 "
+         "WHEN review_state = 'proposed' THEN 1 ELSE 2 END")
+
+
 def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
-           page: int = 64) -> Iterator[store.Loaded]:
+           tiered: bool = False, page: int = 64) -> Iterator[store.Loaded]:
     """The memories of SCOPES (None: all; LIVE_ONLY: live ones), most recently updated
     first (id last to first on a tie), from the index (not refreshed here). One query
     orders the rowids; the rows are read a page at a time as iterated, so a caller that
-    needs a dozen reads one page and one that streams them all holds one page."""
+    needs a dozen reads one page and one that streams them all holds one page.
+    TIERED: reviewed first, then proposed, then the rest (context.tier), newest first
+    within each."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
     with build.open_index(ws, refresh=False) as index:
         keys = index.conn.execute(
-            f"SELECT rowid, id FROM memories WHERE {where} ORDER BY updated_at DESC, id DESC",
+            f"SELECT rowid, id FROM memories WHERE {where} ORDER BY "
+            f"{_TIER + ', ' if tiered else ''}updated_at DESC, id DESC",
             tuple(scopes or ())).fetchall()
     for start in range(0, len(keys), page):
         batch = keys[start:start + page]

@@ -152,6 +152,66 @@ def operation_in_progress(repo: RepoInfo) -> str | None:
     return "a bisect" if (repo.git_dir / "BISECT_LOG").exists() else None
 
 
+def sequencer_state(repo: RepoInfo) -> str | None:
+    """'rebase', 'merge', 'cherry-pick', 'revert' or 'am' when one is under way, else None:
+    the states whose `--abort` puts the working tree back and so throws away writes."""
+    state = merge_state(repo.git_dir)
+    if state == "rebase" and (repo.git_dir / "rebase-apply" / "applying").exists():
+        return "am"
+    return state
+
+
+def blob_ids(toplevel: Path, ref: str, paths: list[str]) -> dict[str, str]:
+    """path -> blob id at `ref` for those of `paths` that exist there (one `ls-tree`)."""
+    if not paths:
+        return {}
+    proc = run(["ls-tree", "-z", "--full-tree", ref, "--", *paths], cwd=toplevel, check=False)
+    out: dict[str, str] = {}
+    for record in proc.stdout.split("\0"):
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if path and len(parts) == 3 and parts[1] == "blob":
+            out[path] = parts[2]
+    return out
+
+
+def same_content(toplevel: Path, local: str, upstream: str, paths: list[str]) -> set[str]:
+    """Those of `paths` whose blob at `local` is byte for byte one that `upstream` holds:
+    at its tip, or at any point of its history of that path (a teammate may have edited
+    the file since the merge). The one test of "the same content is there" that
+    pr-status and pull use to see squash and rebase merges (same blob id)."""
+    mine = blob_ids(toplevel, local, paths)
+    there = blob_ids(toplevel, upstream, paths)
+    out = {p for p, oid in mine.items() if there.get(p) == oid}
+    rest = [p for p in mine if p not in out]
+    if rest:
+        log = run(["log", "--format=", "--raw", "--no-abbrev", "--no-renames", upstream, "--",
+                   *rest], cwd=toplevel, check=False).stdout
+        seen: dict[str, set[str]] = {}
+        for line in log.splitlines():
+            meta, _, path = line.partition("\t")
+            parts = meta.split()
+            if line.startswith(":") and len(parts) >= 4:
+                seen.setdefault(path, set()).add(parts[3])
+        out |= {p for p in rest if mine[p] in seen.get(p, set())}
+    return out
+
+
+BASE_KEY = "memexBase"
+
+
+def branch_base(toplevel: Path, branch: str, onto: str | None) -> str | None:
+    """Where `branch` started: `branch.<name>.memexBase` (recorded by `submit --branch`),
+    else `git merge-base --fork-point ONTO BRANCH`; None when git cannot say."""
+    recorded = run(["config", "--get", f"branch.{branch}.{BASE_KEY}"], cwd=toplevel,
+                   check=False).stdout.strip()
+    if recorded and rev_parse(toplevel, recorded):
+        return rev_parse(toplevel, recorded)
+    if onto is None:
+        return None
+    return _line(run(["merge-base", "--fork-point", onto, branch], cwd=toplevel, check=False))
+
+
 def remotes(toplevel: Path) -> list[str]:
     """The names of the configured remotes (`git remote`)."""
     return run(["remote"], cwd=toplevel, check=False).stdout.split()

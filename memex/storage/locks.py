@@ -4,7 +4,8 @@ caller (CLI, MCP, hooks): two writers never interleave a read and a write.
 An advisory `flock` on `$GIT_MEMEX_HOME/.write.lock`, held for one write; it is
 released when the process dies, so a killed process never leaves it stuck. Where flock
 does not exist (Windows) writes go on unlocked, as before. The lock is re-entrant in
-a process (a write that calls another write holds it once). A writer waits up to
+a thread (a write that calls another write holds it once); another thread of the
+same process waits like another process (flock is per open file). A writer waits up to
 `memex.lockTimeout` seconds (default LOCK_TIMEOUT) and then fails cleanly ("busy"),
 having written nothing. `home_lock(home, name)` is the same on another lock file (the
 usage log's rotation uses `.usage.lock`, so that a rotation inside a held write lock
@@ -29,7 +30,7 @@ except ImportError:  # pragma: no cover - Windows
 LOCK_NAME = ".write.lock"
 _POLL_SECONDS = (0.002, 0.005, 0.01, 0.02, 0.05)
 
-_held: dict[str, int] = {}
+_held: dict[tuple[str, int], int] = {}  # (lock file, thread): depth
 _held_guard = threading.RLock()
 
 
@@ -61,9 +62,9 @@ def _acquire(handle_fd: int, path: Path, timeout: float | None) -> None:
 
 @contextlib.contextmanager
 def home_lock(home: Path, name: str, timeout: float | None = None) -> Iterator[None]:
-    """Hold `home/name` exclusively (re-entrant within this process)."""
+    """Hold `home/name` exclusively (re-entrant within this thread)."""
     path = home / name
-    key = str(path)
+    key = (str(path), threading.get_ident())
     with _held_guard:
         if _held.get(key):
             _held[key] += 1
@@ -104,4 +105,4 @@ def write_lock(home: Path, timeout: float | None = None) -> Iterator[None]:
 def held_count(home: Path, name: str = LOCK_NAME) -> int:
     """How many times this process holds `home/name` (0: not held)."""
     with _held_guard:
-        return _held.get(str(home / name), 0)
+        return _held.get((str(home / name), threading.get_ident()), 0)

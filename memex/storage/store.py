@@ -203,6 +203,13 @@ def read_bytes(path: Path) -> bytes:
         return handle.read()
 
 
+def is_memory_path(rel_path: str) -> bool:
+    """Whether a repo-relative path is named like a memory file (`<ULID>.md`): what the
+    merge driver claims; README.md and any other name there is merged as plain text."""
+    name = PurePosixPath(rel_path).name
+    return name.endswith(".md") and is_ulid(name[:-3])
+
+
 def read_text(path: Path) -> str:
     return decode(read_bytes(path))
 

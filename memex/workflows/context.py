@@ -1,11 +1,14 @@
 """The session-start block: what an agent sees before its first turn.
 
 Up to `memex.maxProjectMemories` (8) project and `memex.maxProfileItems` (5) personal
-memories, one line each of at most 240 characters, most recently updated first (or
-the best matches for a query, filled up with the most recent). Instructions that pass
-rule 1 get their own section; every other memory, an unapproved instruction included,
-is shown as data. The block always opens with the fixed disclaimer, says when the last
-pull is old, and ends by pointing at `memory_search`. Building it never writes a file.
+memories, one line each of at most 240 characters. Without a query: approved and
+published first, then proposed, then drafts, most recently updated first within each
+tier; with one: the best matches first, filled up in that tier order. Either way drafts
+take at most half the slots (rounded down) while other candidates remain. Instructions
+that pass rule 1 get their own section; every other memory, an unapproved instruction
+included, is shown as data. The block always opens with the fixed disclaimer, says when
+the last pull is old, and ends by pointing at `memory_search`. Building it never writes
+a file.
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ class Block:
             out += ["", INSTRUCTIONS_NOTE, *(x.text for x in self.instructions)]
         if self.limits.get("project", 0) > 0:
             label = "Project memories"
-            label += " (best matches first)" if self.query else " (most recently updated first)"
+            label += " (best matches first)" if self.query else \
+                " (reviewed first, then proposed, then drafts; newest first in each)"
             out += ["", label + ":", *(x.text for x in self.project)]
             if not self.project:
                 out.append("- (none yet)")
@@ -175,19 +179,36 @@ def _ranked(ws: Workspace, query: str, scopes: tuple[str, ...], limit: int) -> l
     return [hit.id for hit in result.hits]
 
 
+def tier(memory: model.Memory) -> int:
+    """0 reviewed (approved, published), 1 proposed, 2 anything else (drafts);
+    views.newest(tiered=True) orders rows by the same rule."""
+    if memory.is_reviewed:
+        return 0
+    return 1 if memory.review_state == "proposed" else 2
+
+
 def _pick(candidates: Iterable[model.Memory], ranked: list[model.Memory], limit: int,
           skip: set[str]) -> list[model.Memory]:
-    """`ranked` first, then `candidates` (read only as far as needed)."""
+    """`ranked` first, then `candidates` (read only as far as needed); drafts
+    (review_state draft) take at most half the slots, rounded down, until nothing else
+    is left to show."""
     chosen: list[model.Memory] = []
+    held: list[model.Memory] = []
     seen = set(skip)
+    drafts, draft_cap = 0, limit // 2
     for memory in itertools.chain(ranked, candidates):
         if len(chosen) >= limit:
             break
         if memory.id in seen:
             continue
         seen.add(memory.id)
+        is_draft = memory.review_state == "draft"
+        if is_draft and drafts >= draft_cap:
+            held.append(memory)
+            continue
+        drafts += is_draft
         chosen.append(memory)
-    return chosen
+    return chosen + held[: max(0, limit - len(chosen))]
 
 
 def build(ws: Workspace, query: str | None = None, record: bool = True) -> Block:
@@ -216,8 +237,8 @@ def build(ws: Workspace, query: str | None = None, record: bool = True) -> Block
         cap = caps[name]
         if not cap:
             continue
-        pool = (x.memory for x in views.newest(ws, section_scopes)  # newest first, lazily
-                if policy.eligible(x.memory, at))
+        pool = (x.memory for x in views.newest(ws, section_scopes, tiered=True)
+                if policy.eligible(x.memory, at))  # tier, then newest first; lazily
         ranked: list[model.Memory] = []
         if block.query:
             found = views.by_ids(ws, _ranked(ws, block.query, section_scopes, cap + len(taken)))

@@ -6,6 +6,7 @@ appending a function. Only a `fail` makes doctor exit 1: a warning is advice.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from memex.core import jsonc
 from memex.storage import gitio, homes, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import githooks, rekey
+from memex.workflows import githooks, rekey, setup
 
 LEVELS = ("ok", "warn", "fail")
 SHOWN = 3  # files named in a line; --json has them all
@@ -69,14 +70,35 @@ def check_merge_driver(ws: Workspace) -> list[Check]:
         return [Check("merge-driver", "warn", ".gitattributes names the memex merge driver "
                       "but this clone does not configure it (merge.memex.driver): git "
                       "silently falls back to a text merge", "git memex init")]
+    problem = _program_problem(driver, "merge.memex.driver")
+    if problem is not None:
+        level, message = problem
+        return [Check("merge-driver", level, message + ": git reports CONFLICT and keeps "
+                      "only our side of a memory file", FIX)]
+    return [Check("merge-driver", "ok", f"merge driver configured: {driver}")]
+
+
+FIX = "git memex doctor --fix"
+
+
+def _program_problem(command: str, key: str) -> tuple[str, str] | None:
+    """(level, message) when the program a registered command runs does not resolve
+    (fail) or resolves only through PATH (warn: GUI clients, IDEs and CI jobs without
+    the venv on PATH do not find it); None when it is an executable absolute path."""
     try:
-        program = shlex.split(driver)[0]
+        program = shlex.split(command)[0]
     except (ValueError, IndexError):
         program = ""
-    if not program or shutil.which(program) is None:
-        return [Check("merge-driver", "warn", f"merge.memex.driver runs {program or driver!r}, "
-                      "which is not found on PATH", "git memex init (rewrites the command)")]
-    return [Check("merge-driver", "ok", f"merge driver configured: {driver}")]
+    if not program:
+        return "fail", f"{key} is empty"
+    if not os.path.isabs(program):
+        if shutil.which(program) is None:
+            return "fail", f"{key} runs {program!r}, which is not found"
+        return "warn", (f"{key} runs {program!r} by name, so only where PATH finds it "
+                        "(GUI clients, IDEs, CI jobs without it)")
+    if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+        return "fail", f"{key} runs {program}, which does not exist (reinstalled?)"
+    return None
 
 
 def check_hooks(ws: Workspace) -> list[Check]:
@@ -85,6 +107,17 @@ def check_hooks(ws: Workspace) -> list[Check]:
     top = ws.repo.toplevel
     state = githooks.installed(top)
     framework = (top / ".pre-commit-config.yaml").exists()
+    if state["pre-commit"]:
+        scanner = ws.config.get(setup.HOOK_SCANNER.lower(), "")
+        problem = _program_problem(scanner, setup.HOOK_SCANNER) if scanner else (
+            "fail", f"{setup.HOOK_SCANNER} is not set")
+        if problem is not None and problem[0] == "fail":
+            return [Check("hooks", "fail", problem[1] + ": the pre-commit hook refuses "
+                          "every commit", FIX)]
+        if not githooks.current(top):
+            return [Check("hooks", "warn", "git-memex's hooks here are an older version "
+                          "(one skips the secret scan when git-memex-scan is not on PATH)",
+                          FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     missing = [name for name, ok in state.items() if not ok]
@@ -93,6 +126,22 @@ def check_hooks(ws: Workspace) -> list[Check]:
                       "(.pre-commit-config.yaml); plain hooks missing: " + ", ".join(missing))]
     return [Check("hooks", "warn", "git-memex git hooks not installed: " + ", ".join(missing),
                   "git memex init --git-hooks (or the pre-commit framework)")]
+
+
+def fix(ws: Workspace) -> list[str]:
+    """`doctor --fix`: re-point this clone's registrations (setup.REGISTRATIONS: the merge
+    driver, the hook scanner, ...) at the installed executables, and refresh git-memex's
+    own hook scripts where they are installed. Returns what changed."""
+    if ws.repo is None:
+        return []
+    top = ws.repo.toplevel
+    result = setup.InitResult()
+    if any(githooks.installed(top).values()) and not githooks.current(top):
+        result.changed += githooks.install(top).installed
+    setup.register_clone(top, result)
+    ws.config.clear()
+    ws.config.update(gitio.config_map(top))
+    return result.changed
 
 
 def check_quarantine(ws: Workspace) -> list[Check]:

@@ -20,19 +20,25 @@ _PRE_COMMIT = f"""#!/bin/sh
 {MARKER}: secret scan of staged memory files (git memex init --git-hooks installs it).
 # Blocks a commit that would add an unmasked secret or <private> block, or a personal
 # or visibility: private memory, to the memory folder; names file and line, never the
-# secret. Bypass once with `git commit --no-verify`.
-if command -v git-memex-scan >/dev/null 2>&1; then
-    exec git-memex-scan --staged
+# secret. The scanner's absolute path is this clone's `git config memex.hookScanner`
+# (written by init, repaired by doctor --fix): no PATH needed, and no scanner, no commit.
+scanner=$(git config --get memex.hookScanner)
+if [ -n "$scanner" ] && [ -x "$scanner" ]; then
+    exec "$scanner" --staged
 fi
-echo "git-memex: git-memex-scan not found on PATH; memory secret scan skipped" >&2
-exit 0
+echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
+echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
+echo "git-memex: to commit without the scan knowingly: git commit --no-verify" >&2
+exit 1
 """
 
 _REFRESH = f"""#!/bin/sh
 {MARKER}: refresh the memory index after git changed the working tree.
 # Fast and never failing the git command: the index is a cache, rebuilt on demand anyway.
-{{guard}}if command -v git-memex-reindex >/dev/null 2>&1; then
-    git-memex-reindex --quiet >/dev/null 2>&1 </dev/null
+{{guard}}scanner=$(git config --get memex.hookScanner)
+reindex="${{scanner%/*}}/git-memex-reindex"
+if [ -n "$scanner" ] && [ -x "$reindex" ]; then
+    "$reindex" --quiet >/dev/null 2>&1 </dev/null
 fi
 exit 0
 """
@@ -85,7 +91,18 @@ def install(toplevel: Path) -> HookResult:
 
 
 def _call(name: str) -> str:
-    return "git-memex-scan --staged" if name == "pre-commit" else "git-memex-reindex --quiet"
+    return ('"$(git config memex.hookScanner)" --staged' if name == "pre-commit"
+            else "git-memex-reindex --quiet")
+
+
+def current(toplevel: Path) -> bool:
+    """Whether every git-memex hook installed here is this version's script."""
+    target = hooks_dir(toplevel)
+    for name, text in HOOKS.items():
+        path = target / name
+        if is_ours(path) and path.read_text(encoding="utf-8", errors="replace") != text:
+            return False
+    return True
 
 
 def installed(toplevel: Path) -> dict[str, bool]:

@@ -498,6 +498,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         text = frontmatter.rewrite(memory, parsed)
     else:
         text = entry.text
+    text = store.mask_text(text)  # what the write stores: compare that with the disk
     target = _home_path(ws, kind, memory) / f"{memory.id}.md"
     existing = _find_existing(ws, memory.id)
     if existing is None and target.is_file():
@@ -508,7 +509,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         except OSError as exc:
             raise MemexError(f"cannot read {existing}: {exc.strerror or exc}") from None
         if not restored and current != text.encode("utf-8"):
-            text = _as_imported_before(current, memory, parsed) or text
+            text = store.mask_text(_as_imported_before(current, memory, parsed) or text)
         if current == text.encode("utf-8"):
             report.unchanged.append(memory.id)
         else:

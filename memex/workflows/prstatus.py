@@ -1,10 +1,13 @@
 """`pr-status`: map the branch's pull request onto its memories.
 
-merged -> published, approved -> approved, changes requested (or closed unmerged) ->
-a suggestion only. The PR comes from a host provider (memex.workflows.hosts); "merged" is also
-seen from git alone: the branch tip reachable from the remote default branch, or,
-for squash and rebase merges, the memory file's content present on that branch.
-A report by default; `apply` makes the moves in the working tree.
+Review needs evidence: a merged PR with an approving review on the host's record
+publishes (approved_by = `github:login`); a merge seen by git alone (the branch's own
+memory commits on the remote default branch, or, after a squash or rebase merge, the
+same blob ids there) publishes only what was already approved and notes the rest.
+The branch's own commits start at `branch.<name>.memexBase` (`submit --branch`) or
+`git merge-base --fork-point`. Host approved -> approved; changes requested (or closed
+unmerged) -> a suggestion only. A report by default; `apply` makes the moves in the
+working tree, all or nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, lifecycle, model
+from memex.core import clock, lifecycle
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import freshness, hosts, pull, team
+from memex.workflows import freshness, hosts, team
 
 PENDING = ("proposed", "approved")
 
@@ -27,10 +30,11 @@ PENDING = ("proposed", "approved")
 @dataclass
 class Action:
     item: store.Loaded
-    kind: str  # publish | approve | suggest | none
+    kind: str  # publish | approve | note | suggest | none
     to: str | None
     reason: str
     approved_by: str | None = None
+    note: str | None = None  # kind "note": the review_history note --apply records
 
     def as_json(self) -> dict[str, object]:
         m = self.item.memory
@@ -53,6 +57,8 @@ class PrReport:
     applied: list[str] = field(default_factory=list)
     commit: str | None = None
     hint: str | None = None
+    base: str | None = None  # where the branch started (memexBase or the fork point)
+    default_sha: str | None = None
 
     @property
     def host_name(self) -> str:
@@ -65,7 +71,7 @@ class PrReport:
             error = {"kind": self.host_error.kind, "message": str(self.host_error)}
         return {"branch": self.branch, "default_branch": self.default_ref,
                 "provider": self.provider, "pr": self.pr.as_json() if self.pr else None,
-                "host_error": error, "tip_merged": self.tip_merged,
+                "host_error": error, "tip_merged": self.tip_merged, "base": self.base,
                 "last_fetch": self.last_fetch, "could_not_see": self.could_not_see,
                 "memories": [a.as_json() for a in self.actions], "applied": self.applied,
                 "commit": self.commit, "hint": self.hint}
@@ -80,6 +86,9 @@ def host_timeout(ws: Workspace) -> float:
     return seconds if seconds > 0 else hosts.DEFAULT_TIMEOUT
 
 
+NO_APPROVAL = "no approval recorded"
+
+
 def provider(ws: Workspace, env: Mapping[str, str]
              ) -> tuple[hosts.Provider | None, str | None]:
     """The PR host of this clone (`hosts.provider_for` with memex.host / memex.hostUrl)."""
@@ -87,15 +96,15 @@ def provider(ws: Workspace, env: Mapping[str, str]
                               host=ws.setting("memex.host"), host_url=ws.setting("memex.hostUrl"))
 
 
-def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
-    """Whether `ref` holds this memory's content (same id, title and body)."""
-    there = pull.parse_memory(gitio.show_blob(top, ref, rel))
-    return there is not None and there.id == memory.id and model.same_content(there, memory)
-
-
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
               env: Mapping[str, str] | None = None) -> PrReport:
-    """The report (and with `apply`, the moves; with `commit`, one memory-only commit)."""
+    """The report (and with `apply`, the moves; with `commit`, one memory-only commit).
+
+    Review needs evidence (DESIGN.md, issue 12): git alone may move `approved` ->
+    `published` (the approver is on record) but never `proposed`; the host's record of
+    an approving review names the approver. Only the memories the branch's own commits
+    changed are looked at. With the host unreachable, --apply changes nothing.
+    """
     if commit and not apply:
         raise UsageError("--commit needs --apply")
     if ws.repo is None or ws.memory_dir is None:
@@ -103,7 +112,9 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
     top = ws.repo.toplevel
     branch = gitio.current_branch(top)
     if branch is None:
-        raise MemexError("HEAD is detached: check out the branch whose PR to look at")
+        busy = gitio.sequencer_state(ws.repo)
+        raise MemexError(f"a {busy} is in progress: finish it first" if busy else
+                         "HEAD is detached: check out the branch whose PR to look at")
     default_ref = gitio.remote_default_branch(top)
     last, _ = freshness.staleness(ws)
     report = PrReport(branch, default_ref, None, None, None, False,
@@ -132,24 +143,65 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
                                     "master; try `git remote set-head origin --auto`)")
 
     folder = ws.memory_dir_name
-    on_branch: set[str] | None = None
-    if default_ref is not None:
-        report.tip_merged = gitio.is_ancestor(top, "HEAD", default_ref)
-        diff = gitio.run(["diff", "--name-only", "--no-renames", "-z", f"{default_ref}...HEAD",
-                          "--", folder], cwd=top, check=False)
-        on_branch = {p for p in diff.stdout.split("\0") if p}
-    for item in _candidates(ws, on_branch if not report.tip_merged else None):
+    changed, merged = _branch_memories(report, top, folder, is_default)
+    for item in _candidates(ws, changed):
         if item.memory.review_state in PENDING:
-            report.actions.append(_decide(report, item, top,
-                                          item.path.relative_to(top).as_posix()))
+            rel = item.path.relative_to(top).as_posix()
+            report.actions.append(_decide(report, item, rel in merged))
 
     if apply:
-        _apply(ws, report, commit)
+        if report.host_error is not None:
+            report.could_not_see.append("permission to apply: the host could not be asked, "
+                                        "so nothing was changed")
+        else:
+            _apply(ws, report, commit)
     usage.record_in(ws, "read", [a.item.id for a in report.actions])
     if report.applied and not report.commit:
         moved = [a.item for a in report.actions if a.item.id in report.applied]
         report.hint = team.commit_hint(moved, "memex: record review state", top)
     return report
+
+
+def _branch_memories(report: PrReport, top: Path, folder: str, is_default: bool
+                     ) -> tuple[set[str] | None, set[str]]:
+    """(the memory files the branch's own commits changed, None for "every one" on the
+    default branch; those of them git sees merged into the remote default branch)."""
+    ref = report.default_ref
+    report.default_sha = gitio.rev_parse(top, ref) if ref else None
+    if is_default and ref is not None:
+        report.tip_merged = gitio.is_ancestor(top, "HEAD", ref)
+        if report.tip_merged:
+            return None, _all_paths(top, folder)
+        return None, gitio.same_content(top, "HEAD", ref, sorted(_all_paths(top, folder)))
+    base = gitio.branch_base(top, report.branch, ref)
+    report.base = base
+    if base is None:
+        report.could_not_see.append(
+            f"where {report.branch} started (no branch.{report.branch}.memexBase, no fork "
+            f"point from {ref or 'the default branch'}), so git gives no merged verdict")
+        if ref is None:
+            return set(), set()
+        return _changed(top, f"{ref}...HEAD", folder), set()
+    changed = _changed(top, f"{base}..HEAD", folder)
+    if not changed or ref is None:
+        return changed, set()
+    commits = gitio.run(["rev-list", "-1", f"{base}..HEAD", "--", folder], cwd=top,
+                        check=False).stdout.split()
+    report.tip_merged = bool(commits) and gitio.is_ancestor(top, commits[0], ref)
+    if report.tip_merged:
+        return changed, set(changed)
+    return changed, gitio.same_content(top, "HEAD", ref, sorted(changed))
+
+
+def _changed(top: Path, span: str, folder: str) -> set[str]:
+    diff = gitio.run(["diff", "--name-only", "--no-renames", "-z", span, "--", folder],
+                     cwd=top, check=False)
+    return {p for p in diff.stdout.split("\0") if p and store.in_memory_folder(folder, p)}
+
+
+def _all_paths(top: Path, folder: str) -> set[str]:
+    files = gitio.run(["ls-files", "-z", "--", folder], cwd=top, check=False).stdout
+    return {p for p in files.split("\0") if p and store.in_memory_folder(folder, p)}
 
 
 def _candidates(ws: Workspace, changed: set[str] | None) -> list[store.Loaded]:
@@ -167,15 +219,31 @@ def _candidates(ws: Workspace, changed: set[str] | None) -> list[store.Loaded]:
     return out
 
 
-def _decide(report: PrReport, item: store.Loaded, top: Path, rel: str) -> Action:
+def _decide(report: PrReport, item: store.Loaded, merged_by_git: bool) -> Action:
     memory, pr, ref = item.memory, report.pr, report.default_ref
-    if pr is not None and pr.merged:
-        return Action(item, "publish", "published", f"PR #{pr.number} merged")
-    if ref is not None and report.tip_merged:
-        return Action(item, "publish", "published", f"the branch tip is on {ref} (merged)")
-    if ref is not None and _content_on(top, ref, rel, memory):
-        return Action(item, "publish", "published",
-                      f"its content is on {ref} (a squash or rebase merge)")
+    short = memory.id[:10]
+    approvers = pr.approvers if pr is not None else ()
+    approver = f"{report.host_name}:{approvers[0]}" if approvers and report.provider \
+        else None
+    if pr is not None and pr.merged and approver is not None:
+        who = ", ".join(f"@{u}" for u in approvers)
+        return Action(item, "publish", "published", f"PR #{pr.number} merged, approved by "
+                      f"{who}", approved_by=approver)
+    if (pr is not None and pr.merged) or merged_by_git:
+        where = f"PR #{pr.number}" if pr is not None and pr.merged else f"the branch, into {ref}"
+        if memory.review_state == "approved":
+            return Action(item, "publish", "published", f"{where} merged; approved by "
+                          f"{memory.approved_by or 'a promote'} before")
+        into = f"merged into {ref or 'the default branch'}"
+        note = f"{into} at {(report.default_sha or '?')[:10]}; {NO_APPROVAL}"
+        suggest = f"approve it on the record: git memex promote {short}"
+        if any(str(e.get("note", "")).startswith(into)
+               and str(e.get("note", "")).endswith(NO_APPROVAL)
+               for e in memory.review_history):
+            return Action(item, "none", None, f"merged; {NO_APPROVAL}, so it stays proposed; "
+                          + suggest)
+        return Action(item, "note", None, f"{where} merged, but {NO_APPROVAL}: it stays "
+                      f"proposed; {suggest}", note=note)
     if pr is None:
         why = "no PR found for this branch" if report.provider and not report.host_error \
             else "PR state unknown"
@@ -183,51 +251,57 @@ def _decide(report: PrReport, item: store.Loaded, top: Path, rel: str) -> Action
     if pr.state == "closed":
         return Action(item, "suggest", None,
                       f"PR #{pr.number} was closed without merging; to record that: "
-                      f"git memex promote {memory.id[:10]} --reject --note 'PR closed'")
+                      f"git memex promote {short} --reject --note 'PR closed'")
     if pr.review == "changes_requested":
         who = ", ".join(f"@{u}" for u in pr.requesters)
         return Action(item, "suggest", None,
                       f"changes requested on PR #{pr.number} by {who}: edit the file and "
-                      f"push, or git memex promote {memory.id[:10]} --reject --note TEXT")
+                      f"push, or git memex promote {short} --reject --note TEXT")
     if pr.review == "approved":
         who = ", ".join(f"@{u}" for u in pr.approvers)
         if memory.review_state == "proposed":
             return Action(item, "approve", "approved", f"PR #{pr.number} approved by {who}",
-                          approved_by=f"{report.host_name}:{pr.approvers[0]}"
-                          if pr.approvers else None)
+                          approved_by=approver)
         return Action(item, "none", None, f"PR #{pr.number} approved by {who}; "
                       "waits for the merge")
     return Action(item, "none", None, f"PR #{pr.number} is open; review pending")
 
 
 def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
+    """All or nothing: every file gets its old bytes back when a write or the commit fails."""
     at, me = clock.now_str(), ws.identity()
     moves: list[tuple[Action, store.Loaded]] = []
     for action in report.actions:
-        if action.to is None:
-            continue
         memory = action.item.memory
-        if action.approved_by and not memory.approved_by:
-            memory = memory.copy(approved_by=action.approved_by)
-        new = lifecycle.review_transition(memory, action.to, at, me, action.reason)
+        if action.kind == "note" and action.note:
+            new = memory.copy(updated_at=at, revision=memory.revision + 1)
+            new.review_history.append(lifecycle.history_entry(
+                at, me, memory.review_state, memory.review_state or "none", action.note))
+        elif action.to is not None:
+            if action.approved_by and memory.review_state == "proposed":
+                memory = memory.copy(approved_by=action.approved_by)
+            new = lifecycle.review_transition(memory, action.to, at, me, action.reason)
+        else:
+            continue
         moves.append((action, store.Loaded(new, action.item.path, action.item.home,
                                            action.item.parsed)))
-    previous = {loaded.path: loaded.path.read_bytes() for _, loaded in moves}
+    previous: dict[Path, bytes | None] = {}
     try:
         for _, loaded in moves:
+            previous[loaded.path] = loaded.path.read_bytes()
             store.save(loaded)
+        if commit and moves and ws.repo is not None:
+            what = f" (PR #{report.pr.number})" if report.pr else ""
+            n = len(moves)
+            message = (f"memex: record review state of {n} memor{'y' if n == 1 else 'ies'}"
+                       f"{what}\n")
+            try:
+                report.commit = gitio.commit_only(ws.repo, [m.path for _, m in moves], message)
+            except gitio.GitError as exc:
+                raise MemexError(f"the commit failed, so nothing changed:\n{exc}") from None
     except BaseException:
-        team.restore_files(dict(previous))
+        team.restore_files(previous)
         raise
     for action, loaded in moves:
         action.item = loaded
         report.applied.append(loaded.id)
-    if commit and moves and ws.repo is not None:
-        what = f" (PR #{report.pr.number})" if report.pr else ""
-        n = len(moves)
-        message = f"memex: record review state of {n} memor{'y' if n == 1 else 'ies'}{what}\n"
-        try:
-            report.commit = gitio.commit_only(ws.repo, [m.path for _, m in moves], message)
-        except gitio.GitError as exc:
-            raise MemexError(f"the moves are in the working tree, but the commit failed:\n"
-                             f"{exc}") from None

@@ -43,6 +43,7 @@ class PullReceipt:
     retired: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     ahead: int = 0
+    dropped: list[str] = field(default_factory=list)  # commits --drop-merged let go
     indexed: int | None = None  # files the index (re)read after the fast-forward
     index_memories: int | None = None  # memories the index holds afterwards
     notices: list[str] = field(default_factory=list)
@@ -55,6 +56,7 @@ class PullReceipt:
         return {"remote": self.remote, "ref": self.ref, "before": self.before,
                 "after": self.after, "commits": self.commits,
                 "up_to_date": self.up_to_date, "ahead": self.ahead,
+                "dropped": self.dropped,
                 "new": [c.as_json() for c in self.new],
                 "changed": [c.as_json() for c in self.changed],
                 "retired": [c.as_json() for c in self.retired],
@@ -84,12 +86,16 @@ def _tracking(top: Path, branch: str, remote: str | None) -> tuple[str, str]:
 
 
 def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
-         prompt: bool = False) -> PullReceipt:
+         prompt: bool = False, drop_merged: bool = False) -> PullReceipt:
     """Fetch, then fast-forward the current branch only; never merge, rebase or commit.
 
     Anything in the way (diverged history, local changes git would overwrite, no
     upstream, a failed fetch) is a MemexError and the branch and working tree are
     unchanged. `prompt` False keeps git from asking for credentials.
+
+    Diverged only because a squash or rebase merge took the branch's memory commits
+    upstream (`merged_upstream`): said so, and with `drop_merged` the branch moves to
+    upstream as `git reset --keep` does (refused when uncommitted work is in the way).
     """
     if scope == "project" and ws.repo is None:
         raise MemexError("not inside a git repository: pull fetches and fast-forwards the "
@@ -97,6 +103,7 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
                          "repo with --org)")
     tgt = team.target(ws, scope)
     top = tgt.toplevel
+    team.mid_operation(tgt.repo, "what the pull brings in", forceable=False)
     branch = gitio.current_branch(top)
     if branch is None:
         raise MemexError("HEAD is detached: check out a branch to pull; nothing changed")
@@ -122,21 +129,116 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
         receipt.ahead = int(count.strip() or 0)
         return receipt
     if before is not None and not gitio.is_ancestor(top, before, target_sha):
-        raise MemexError(
-            f"cannot fast-forward {branch} to {ref}: the two have diverged. pull never merges "
-            f"or rebases; do it yourself (git rebase {ref}, or git merge {ref}); nothing "
-            "changed")
+        check = merged_upstream(top, ref, ws.memory_dir_name if scope == "project"
+                                else tgt.home.path.name)
+        if check.differs or not check.commits:
+            shown = "".join(f"\n  {d}" for d in check.differs[:8])
+            raise MemexError(
+                f"cannot fast-forward {branch} to {ref}: the two have diverged. pull never "
+                f"merges or rebases; do it yourself (git rebase {ref}, or git merge {ref}); "
+                f"nothing changed{shown}")
+        listed = "".join(f"\n  {c}" for c in check.describe())
+        if not drop_merged:
+            raise MemexError(
+                f"{branch} has diverged from {ref} only by {len(check.commits)} memory "
+                f"commit(s) that {ref} already holds (a squash or rebase merge):{listed}\n"
+                f"git memex pull --drop-merged moves {branch} to {ref} (as git reset --keep); "
+                "nothing changed")
+        reset = gitio.run(["reset", "--quiet", "--keep", target_sha], cwd=top, check=False)
+        if reset.returncode != 0:
+            message = (reset.stderr or reset.stdout).strip()
+            raise MemexError(f"cannot move {branch} to {ref}: uncommitted work would be "
+                             f"lost; nothing changed:\n{message}")
+        receipt.dropped = check.describe()
+        _finish(ws, receipt, top, before)
+        return receipt
     merged = gitio.run(["merge", "--ff-only", "--quiet", ref], cwd=top, check=False, env=env)
     if merged.returncode != 0:
         message = (merged.stderr or merged.stdout).strip()
         raise MemexError(f"cannot fast-forward {branch} to {ref}; nothing changed:\n{message}")
+    _finish(ws, receipt, top, before)
+    return receipt
+
+
+def _finish(ws: Workspace, receipt: PullReceipt, top: Path, before: str | None) -> None:
     receipt.after = gitio.rev_parse(top, "HEAD")
     receipt.commits = int(gitio.run(
         ["rev-list", "--count", f"{before}..HEAD" if before else "HEAD"], cwd=top
     ).stdout.strip() or 0)
     _fill_receipt(receipt, top, ws.memory_dir_name)
     _refresh_index(ws, receipt)
-    return receipt
+
+
+REVIEW_FIELDS = frozenset({"review_state", "review_history", "approved_by", "revision",
+                           "updated_at"})
+
+
+@dataclass
+class MergedCheck:
+    """The local commits missing upstream, as `pull` sees them after a squash or rebase
+    merge: merged (their files upstream with the same blob ids), review-only (they only
+    record review fields, e.g. `pr-status --commit`), and what differs otherwise."""
+
+    commits: list[tuple[str, str, str]] = field(default_factory=list)  # sha, subject, kind
+    differs: list[str] = field(default_factory=list)
+
+    def describe(self) -> list[str]:
+        return [f"{sha[:10]} {subject} ({kind})" for sha, subject, kind in self.commits]
+
+
+def merged_upstream(top: Path, upstream: str, folder: str) -> MergedCheck:
+    """Whether every commit in `upstream..HEAD` is a memory-only commit whose files
+    `upstream` holds (gitio.same_content), or one that changes review fields only."""
+    out = MergedCheck()
+    log = gitio.run(["log", "--format=%x00%H %P%x09%s", "--name-only", "--no-renames",
+                     f"{upstream}..HEAD"], cwd=top, check=False).stdout
+    for chunk in log.split("\0")[1:]:
+        head, _, names = chunk.partition("\n")
+        ids, _, subject = head.partition("\t")
+        sha, *parents = ids.split()
+        paths = [p for p in names.splitlines() if p]
+        if len(parents) != 1:
+            out.differs.append(f"{sha[:10]} {subject}: a merge commit")
+            continue
+        others = [p for p in paths if not store.in_memory_folder(folder, p)]
+        if others:
+            out.differs.append(f"{sha[:10]} {subject}: changes {', '.join(others[:3])}, not "
+                               "only memory files")
+            continue
+        held = gitio.same_content(top, sha, upstream, paths)
+        rest = [p for p in paths if p not in held and _present(top, sha, p, upstream)]
+        if not rest:
+            out.commits.append((sha, subject, "merged"))
+            continue
+        changed = {p: _fields_changed(top, parents[0], sha, p) for p in rest}
+        if all(f <= REVIEW_FIELDS for f in changed.values()):
+            out.commits.append((sha, subject, "review fields only"))
+            continue
+        for path, fields in changed.items():
+            if not fields <= REVIEW_FIELDS:
+                what = ", ".join(sorted(fields - REVIEW_FIELDS)) or "the file"
+                out.differs.append(f"{sha[:10]} {subject}: {path} ({what}) is not on "
+                                   f"{upstream}")
+    return out
+
+
+def _present(top: Path, sha: str, path: str, upstream: str) -> bool:
+    """False when the commit deleted `path` and upstream has no such file either."""
+    found = gitio.blob_ids(top, sha, [path]) or gitio.blob_ids(top, upstream, [path])
+    return bool(found)
+
+
+def _fields_changed(top: Path, parent: str, sha: str, path: str) -> set[str]:
+    """The front matter fields (and `body`) that differ between the two versions."""
+    texts = gitio.read_blobs(top, [f"{parent}:{path}", f"{sha}:{path}"])
+    old, new = parse_memory(texts[f"{parent}:{path}"]), parse_memory(texts[f"{sha}:{path}"])
+    if old is None or new is None:
+        return {"the whole file"}
+    a, b = old.front_matter(), new.front_matter()
+    changed = {k for k in set(a) | set(b) if a.get(k) != b.get(k)}
+    if old.body != new.body:
+        changed.add("body")
+    return changed
 
 
 def _refresh_index(ws: Workspace, receipt: PullReceipt) -> None:

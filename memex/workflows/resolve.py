@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memex.core import frontmatter
-from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound
+from memex.core import clock, frontmatter, lifecycle
+from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import merge
+from memex.workflows import merge, team
 
 _MARKER = re.compile(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))", re.MULTILINE)
 
@@ -193,3 +193,100 @@ def resolve(ws: Workspace, id_or_prefix: str) -> Outcome:
     return Outcome(item, written=True, staged=False, messages=[
         f"wrote {item.path} with conflict markers around each undecided field; "
         f"edit it, then `git memex resolve {item.memory_id[:10]}` (or `git add {item.path}`)"])
+
+
+# ---------------------------------------------------------------- two successors
+
+
+@dataclass
+class Settled:
+    """`resolve OLD --keep SUCCESSOR` / `--both`: the three files written and staged."""
+
+    old: store.Loaded
+    kept: store.Loaded
+    rival: store.Loaded
+    both: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {"old": self.old.id, "kept": self.kept.id, "rival": self.rival.id,
+                "both": self.both, "superseded_by": self.old.memory.superseded_by,
+                "paths": [str(x.path) for x in (self.old, self.kept, self.rival)]}
+
+
+def _old_version(ws: Workspace, repo: gitio.RepoInfo, loaded_path: Path, memory_id: str,
+                 home: store.Home) -> tuple[store.Loaded, list[str]]:
+    """The old memory as the decision starts from, and the successors its sides name:
+    a conflicted file is merged from its stages (only the successor may be in
+    conflict; anything else is decided first), a hand-resolved or clean one is read."""
+    rel = loaded_path.relative_to(repo.toplevel).as_posix()
+    staged = [u for u in gitio.unmerged(repo.toplevel) if u.path == rel]
+    if not staged or _hand_resolved(loaded_path, memory_id):
+        try:
+            loaded = store.read(loaded_path, home)
+        except (InvalidMemory, OSError) as exc:
+            raise MemexError(f"{loaded_path} cannot be read ({exc})") from None
+        return loaded, [loaded.memory.superseded_by or ""]
+    item = _analyse(repo.toplevel, staged[0], sides(repo))
+    result = item.result
+    if result is None or result.memory is None:
+        raise MemexError(f"{rel} is deleted on one side: decide that first (git add / git rm)")
+    others = [c for c in result.conflicts if c.field != "superseded_by"]
+    if others:
+        raise MemexError(f"{rel} has other conflicts to decide first ("
+                         + "; ".join(c.describe() for c in others[:3]) + ")")
+    named = [str(c.ours or "") for c in result.conflicts] + \
+        [str(c.theirs or "") for c in result.conflicts]
+    return store.Loaded(result.memory, loaded_path, home, None), named
+
+
+def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = False
+           ) -> Settled:
+    """Two memories supersede OLD (two branches did it): keep one (`keep`, an id or
+    prefix of one successor) or keep both (`both`); writes the three files, stages them."""
+    if (keep is None) == (not both):
+        raise UsageError("choose one: --keep SUCCESSOR or --both")
+    repo = _repo(ws)
+    if ws.memory_dir is None:
+        raise MemexError("no memory folder in this repository")
+    home = store.Home("repo", ws.memory_dir)
+    prefix = store.normalise_id(old_id)
+    paths = [p for p in ws.memory_dir.glob("*.md") if p.stem.upper().startswith(prefix)
+             and store.is_memory_name(p.name)]
+    if len(paths) != 1:
+        if len(paths) > 1:
+            raise Ambiguous(old_id, [p.stem for p in paths])
+        raise NotFound(f"no memory {old_id!r} in {ws.memory_dir_name}/")
+    old, named = _old_version(ws, repo, paths[0], paths[0].stem, home)
+    loaded, _ = store.scan(home)
+    by_id = {x.id: x for x in loaded}
+    found = [x for x in loaded if x.memory.supersedes == old.id]
+    found += [by_id[i] for i in named if i in by_id and by_id[i] not in found]
+    if len(found) != 2:
+        raise MemexError(f"{old.id} has {len(found)} successor(s) "
+                         f"({', '.join(x.id for x in found) or 'none'}); --keep and --both "
+                         "decide between exactly two")
+    if both:
+        first, second = lifecycle.pick_earlier(found[0].memory, found[1].memory)
+        kept, rival = by_id[first.id], by_id[second.id]
+    else:
+        want = store.normalise_id(keep or "")
+        chosen = [x for x in found if x.id.upper().startswith(want)]
+        if len(chosen) != 1:
+            raise UsageError(f"--keep {keep}: name one of the successors "
+                             f"{found[0].id} or {found[1].id}")
+        kept = chosen[0]
+        rival = found[1] if found[0] is kept else found[0]
+    new_old, new_kept, new_rival = lifecycle.settle_successors(
+        old.memory, kept.memory, rival.memory, both, clock.now_str(), ws.identity())
+    out = [store.Loaded(m, x.path, home, x.parsed)
+           for m, x in ((new_old, old), (new_kept, kept), (new_rival, rival))]
+    previous = {x.path: x.path.read_bytes() for x in out}
+    try:
+        for item in out:
+            store.save(item)
+        gitio.run(["add", "--", *[x.path.relative_to(repo.toplevel).as_posix() for x in out]],
+                  cwd=repo.toplevel)
+    except BaseException:
+        team.restore_files(dict(previous))
+        raise
+    return Settled(out[0], out[1], out[2], both)

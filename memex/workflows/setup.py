@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,12 +60,15 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
     else:
         result.unchanged.append(f"{name}/ exists")
     _merge_attribute(top, name, result)
-    _merge_driver_config(top, result)
     if git_hooks:
         hooks = githooks.install(top)
         result.changed += hooks.installed
         result.unchanged += hooks.unchanged
         result.warnings += hooks.skipped
+    register_clone(top, result)
+    if git_hooks and executable("git-memex-scan") is None:
+        result.warnings.append("git-memex-scan is not installed: the pre-commit hook refuses "
+                               "commits until it is (then git memex doctor --fix)")
     return result
 
 
@@ -73,26 +78,31 @@ DRIVER_NAME = "git-memex field-level merge of memory files"
 DRIVER_ARGS = "merge-driver %O %A %B %L %P"
 
 
+# memory files only: ULID-named (26 characters, the first 0-7), directly in the folder
+ULID_GLOB = "[0-7]" + "?" * 25
 ATTRIBUTES = ("merge=memex", "diff=memex")
 
 
 def attribute_line(dir_name: str) -> str:
-    return f"{dir_name}/*.md {' '.join(ATTRIBUTES)}"
+    return f"{dir_name}/{ULID_GLOB}.md {' '.join(ATTRIBUTES)}"
 
 
 def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
-    """Add `<dir>/*.md merge=memex` to .gitattributes, keeping whatever else it holds."""
+    """Add the memory files' `merge=memex` line to .gitattributes, keeping whatever else
+    it holds. An earlier wide `<dir>/*.md` line is left as it is (the driver merges a
+    file that is not a memory as plain text)."""
     path = top / ".gitattributes"
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise MemexError(f"cannot read {path}: {exc}") from None
-    pattern = f"{dir_name}/*.md"
+    patterns = (f"{dir_name}/*.md", f"{dir_name}/{ULID_GLOB}.md")
     lines = text.splitlines()
     for number, line in enumerate(lines):
         words = line.split()
-        if not words or words[0] != pattern or "merge=memex" not in words[1:]:
+        if not words or words[0] not in patterns or "merge=memex" not in words[1:]:
             continue
+        pattern = words[0]
         missing = [a for a in ATTRIBUTES if a not in words[1:]]
         if not missing:
             result.unchanged.append(f".gitattributes already names the memex merge and "
@@ -109,34 +119,73 @@ def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
     result.changed.append(f"added `{attribute_line(dir_name)}` to .gitattributes")
 
 
+# ---------------------------------------------------------------- per-clone registrations
+# git config of this clone only (never committed): every clone runs `init` once, and
+# `doctor --fix` re-points them after a reinstall. Commands are absolute paths, so a GUI
+# client, an IDE or a CI job without git-memex on PATH still runs them.
+
+
+def executable(name: str) -> str | None:
+    """The absolute path of the installed `name` (beside this Python first, the install
+    that is running, then PATH), or None."""
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside.absolute())
+    found = shutil.which(name)
+    return str(Path(found).absolute()) if found else None
+
+
 def driver_command() -> str:
-    """The merge driver command line: git-memex by name when PATH finds it, else by path."""
-    found = shutil.which("git-memex")
-    if found is None:
-        beside = Path(sys.executable).parent / "git-memex"
-        if beside.exists():
-            return f"{shlex.quote(str(beside))} {DRIVER_ARGS}"
-    return f"git-memex {DRIVER_ARGS}"
+    """The merge driver command line, by absolute path (`python -m` when no git-memex
+    executable is installed)."""
+    program = executable("git-memex")
+    if program is not None:
+        return f"{shlex.quote(program)} {DRIVER_ARGS}"
+    return f"{shlex.quote(sys.executable)} -m memex.adapters.cli {DRIVER_ARGS}"
+
+
+def _merge_driver(top: Path, config: dict[str, str]) -> dict[str, str]:
+    return {"merge.memex.name": DRIVER_NAME, "merge.memex.driver": driver_command()}
 
 
 def textconv_command() -> str:
     """`diff.memex.textconv`: the installed git-memex by absolute path (git runs it for
     `git diff`, `git log -p` and `git show` whatever PATH holds then)."""
-    found = shutil.which("git-memex")
-    program = Path(found).resolve() if found else Path(sys.executable).parent / "git-memex"
-    return f"{shlex.quote(str(program))} diff --textconv"
+    program = executable("git-memex") or str(Path(sys.executable).parent / "git-memex")
+    return f"{shlex.quote(program)} diff --textconv"
 
 
-def _merge_driver_config(top: Path, result: InitResult) -> None:
-    """merge.memex.name / .driver and diff.memex.textconv in this clone's git config (git
-    config is not shared: every clone runs `git memex init` once; `git memex doctor`
-    says when the driver is missing)."""
+def _diff_driver(top: Path, config: dict[str, str]) -> dict[str, str]:
+    return {"diff.memex.textconv": textconv_command()}
+
+
+HOOK_SCANNER = "memex.hookScanner"
+
+
+def _hook_scanner(top: Path, config: dict[str, str]) -> dict[str, str]:
+    """Where the plain pre-commit hook finds the scanner (when git-memex's hooks are in
+    this clone, or the key was set before)."""
+    if not any(githooks.installed(top).values()) and HOOK_SCANNER.lower() not in config:
+        return {}
+    scanner = executable("git-memex-scan")
+    return {HOOK_SCANNER: scanner} if scanner else {}
+
+
+# name -> the keys and values this clone's git config should hold (empty: nothing to do)
+REGISTRATIONS: dict[str, Callable[[Path, dict[str, str]], dict[str, str]]] = {
+    "merge driver": _merge_driver,
+    "diff driver": _diff_driver,
+    "hook scanner": _hook_scanner,
+}
+
+
+def register_clone(top: Path, result: InitResult) -> None:
+    """Write every per-clone registration that is missing or points elsewhere."""
     current = gitio.config_map(top)
-    wanted = {"merge.memex.name": DRIVER_NAME, "merge.memex.driver": driver_command(),
-              "diff.memex.textconv": textconv_command()}
-    for key, value in wanted.items():
-        if current.get(key) == value:
-            result.unchanged.append(f"git config {key} is set")
-            continue
-        gitio.run(["config", "--local", key, value], cwd=top)
-        result.changed.append(f"set git config {key} = {value}")
+    for name, wanted in REGISTRATIONS.items():
+        for key, value in wanted(top, current).items():
+            if current.get(key.lower()) == value:
+                result.unchanged.append(f"git config {key} is set ({name})")
+                continue
+            gitio.run(["config", "--local", key, value], cwd=top)
+            result.changed.append(f"set git config {key} = {value}")

@@ -10,6 +10,7 @@ mapping in `memex.workflows.prstatus`.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,16 +324,98 @@ def _chain_ids(by_id: dict[str, store.Loaded], newest: str) -> list[str]:
     return [i[:10] for i in reversed(out)]
 
 
-def _check_git_state(tgt: Target) -> str:
+def mid_operation(repo: gitio.RepoInfo, what: str, force: bool = False,
+                  forceable: bool = True) -> str | None:
+    """Refuse `what` (a write to tracked memory files, a commit) while a rebase, merge,
+    cherry-pick, revert or am is under way: its `--abort` would silently throw the
+    write away. With `force`, the notice to print instead; None when nothing is under way."""
+    state = gitio.sequencer_state(repo)
+    if state is None:
+        return None
+    if force:
+        return f"a {state} is in progress; {what} anyway (--force): `git {state} --abort` " \
+               "would throw it away"
+    insist = " (or --force to insist)" if forceable else ""
+    raise MemexError(f"a {state} is in progress: `git {state} --abort` would silently throw "
+                     f"away {what}; finish it (git {state} --continue) or abort it first"
+                     f"{insist}; nothing changed")
+
+
+def guard_tracked(items: Iterable[store.Loaded], what: str, force: bool = False) -> list[str]:
+    """`mid_operation` for the repos holding those of `items` that git tracks (the
+    project's memory folder, the org repo's); outbox and personal writes go ahead."""
+    notices: list[str] = []
+    seen: set[Path] = set()
+    for item in items:
+        if not item.home.in_git or item.home.path in seen:
+            continue
+        seen.add(item.home.path)
+        repo = gitio.discover(item.home.path) if item.home.path.is_dir() else None
+        notice = mid_operation(repo, what, force) if repo is not None else None
+        if notice:
+            notices.append(notice)
+    return notices
+
+
+def _check_git_state(tgt: Target, new_branch: bool, force: bool, notices: list[str]) -> str:
+    notice = mid_operation(tgt.repo, "the submit commit", force)
+    if notice:
+        notices.append(notice)
     branch = gitio.current_branch(tgt.toplevel)
-    if branch is None:
-        raise MemexError(f"{tgt.toplevel}: HEAD is detached; check out a branch to submit to "
-                         "(submit never creates one); nothing moved")
-    busy = gitio.operation_in_progress(tgt.repo)
-    if busy:
-        raise MemexError(f"{tgt.toplevel}: {busy} is in progress; finish or abort it, then "
-                         "submit again; nothing moved")
-    return branch
+    if branch is None and not new_branch:
+        if notice:
+            return "HEAD"
+        raise MemexError(f"{tgt.toplevel}: HEAD is detached; check out a branch to submit to, "
+                         "or make one: submit --branch; nothing moved")
+    if not notice:
+        busy = gitio.operation_in_progress(tgt.repo)  # a bisect
+        if busy:
+            raise MemexError(f"{tgt.toplevel}: {busy} is in progress; finish or abort it, "
+                             "then submit again; nothing moved")
+    return branch or "HEAD"
+
+
+DEFAULT_BRANCH_PATTERN = "memex/{user}/{date}"
+
+
+def branch_name(ws: Workspace, top: Path) -> str:
+    """A new branch name from memex.branchPattern (`{user}`: the identity without its
+    namespace, made ref-safe; `{date}`: today, UTC): `-2`, `-3` appended when taken."""
+    pattern = ws.setting("memex.branchPattern") or DEFAULT_BRANCH_PATTERN
+    user = ws.identity().split(":", 1)[-1]
+    user = re.sub(r"[^A-Za-z0-9._-]+", "-", user).strip("-.") or "me"
+    name = pattern.replace("{user}", user).replace("{date}", clock.now().strftime("%Y-%m-%d"))
+    check_branch_name(top, name, "memex.branchPattern")
+    candidate, n = name, 1
+    while gitio.rev_parse(top, f"refs/heads/{candidate}"):
+        n += 1
+        candidate = f"{name}-{n}"
+    return candidate
+
+
+def check_branch_name(top: Path, name: str, where: str) -> None:
+    if gitio.run(["check-ref-format", "--branch", name], cwd=top, check=False).returncode:
+        raise UsageError(f"{name!r} (from {where}) is not a valid branch name")
+
+
+def _switch_new(tgt: Target, name: str) -> tuple[str | None, str | None]:
+    """`git switch -c NAME` (the working tree and the index carried over). Returns
+    (the branch left, or None when HEAD was detached; the commit it was on)."""
+    top = tgt.toplevel
+    before, base = gitio.current_branch(top), gitio.rev_parse(top, "HEAD")
+    proc = gitio.run(["switch", "--quiet", "-c", name], cwd=top, check=False)
+    if proc.returncode:
+        raise MemexError(f"cannot make branch {name}: {(proc.stderr or '').strip()}; "
+                         "nothing moved")
+    return before, base
+
+
+def _switch_back(tgt: Target, name: str, before: str | None, base: str | None) -> None:
+    top = tgt.toplevel
+    back = ["switch", "--quiet", before] if before else ["switch", "--quiet", "--detach",
+                                                         base or "HEAD"]
+    gitio.run(back, cwd=top, check=False)
+    gitio.run(["branch", "--quiet", "-D", name], cwd=top, check=False)
 
 
 def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
@@ -346,7 +429,8 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
 
 @writelock.holds_write_lock
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
-           scope: str = "project", message: str | None = None,
+           scope: str = "project", message: str | None = None, new_branch: bool = False,
+           new_branch_name: str | None = None, force: bool = False,
            retire_approved: bool = False) -> SubmitResult:
     """Move drafts into the repo as `proposed` in one local commit of memory files only.
 
@@ -354,6 +438,11 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
     failure every repo file gets its previous bytes back (new ones are deleted) and the
     index is restored; the outbox is touched only after the commit succeeded. A
     process killed part-way leaves a journal the next writing command settles.
+
+    `new_branch` (or a `new_branch_name`) first makes a branch as `git switch -c`
+    does (named by memex.branchPattern), commits there and stays on it, recording
+    where it started in `branch.<name>.memexBase`; on failure the old branch is checked
+    out again and the new one deleted. Nothing makes a branch without it.
     """
     tgt = target(ws, scope)
     with journal.repo_lock(tgt.repo, writelock.lock_timeout(ws)):
@@ -361,7 +450,8 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         problem = journal.index_lock_problem(tgt.repo)
         if problem is not None:
             raise MemexError(problem)
-        result = _submit(ws, tgt, ids, all_drafts, message, retire_approved)
+        result = _submit(ws, tgt, ids, all_drafts, message, new_branch, new_branch_name,
+                         force, retire_approved)
     if settled:
         result.notices.insert(0, settled)
     return result
@@ -390,9 +480,16 @@ def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded
 
 
 def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
-            message: str | None, retire_approved: bool = False) -> SubmitResult:
+            message: str | None, new_branch: bool, new_branch_name: str | None,
+            force: bool, retire_approved: bool = False) -> SubmitResult:
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
-    branch = _check_git_state(tgt)
+    make_branch = new_branch or new_branch_name is not None
+    branch = _check_git_state(tgt, make_branch, force, notices)
+    if new_branch_name is not None:
+        check_branch_name(tgt.toplevel, new_branch_name, "--branch-name")
+        if gitio.rev_parse(tgt.toplevel, f"refs/heads/{new_branch_name}"):
+            raise MemexError(f"a branch named {new_branch_name} already exists; name another "
+                             "(or plain submit on it after `git switch`); nothing moved")
     at, me = clock.now_str(), ws.identity()
     batch = {d.id for d in drafts}
 
@@ -445,19 +542,35 @@ def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
     leftover = [p for p in leftover if _uncommitted(tgt, p)]
     commit: str | None = None
     moved = [d for d in drafts if d.id in already or any(p.id == d.id for p in planned)]
-    with _journaled(tgt, planned + retired, moved):
-        if planned or leftover:
-            commit = _write_and_commit(tgt, planned + retired,
-                                       message or _commit_message(planned, retired, leftover),
-                                       leftover)
-        elif already:
-            notices.append("every draft is already in the repo and committed; nothing to "
-                           "commit")
-        for draft in moved:
-            try:
-                store.delete(draft)
-            except MemexError as exc:
-                notices.append(f"submitted, but the outbox copy stays: {exc}")
+    made: tuple[str | None, str | None] | None = None
+    if (planned or leftover) and make_branch:
+        branch = new_branch_name or branch_name(ws, tgt.toplevel)
+        made = _switch_new(tgt, branch)
+    try:
+        with _journaled(tgt, planned + retired, moved):
+            if planned or leftover:
+                commit = _write_and_commit(
+                    tgt, planned + retired,
+                    message or _commit_message(planned, retired, leftover), leftover)
+            elif already:
+                notices.append("every draft is already in the repo and committed; nothing "
+                               "to commit")
+            for draft in moved:
+                try:
+                    store.delete(draft)
+                except MemexError as exc:
+                    notices.append(f"submitted, but the outbox copy stays: {exc}")
+    except BaseException:
+        if made is not None:
+            _switch_back(tgt, branch, *made)
+        raise
+    if made is not None and made[1]:
+        gitio.run(["config", f"branch.{branch}.{gitio.BASE_KEY}", made[1]],
+                  cwd=tgt.toplevel, check=False)
+    elif commit and not make_branch:
+        notice = _default_branch_notice(tgt, branch)
+        if notice:
+            notices.append(notice)
     usage.record_in(ws, "write", [p.id for p in planned + retired], repo_id=tgt.repo_id)
     result = SubmitResult(tgt, planned, retired, already, commit, branch, notices)
     if commit:
@@ -517,6 +630,14 @@ def restore_files(previous: dict[Path, bytes | None]) -> None:
                 store.write_bytes_atomic(path, data)
 
 
+def _default_branch_notice(tgt: Target, branch: str) -> str | None:
+    default = gitio.remote_default_branch(tgt.toplevel)
+    if default is None or default.split("/", 1)[-1] != branch:
+        return None
+    return (f"submitted onto {branch}, the remote's default branch: a pull request needs a "
+            "branch; next time: git memex submit --branch ID... (or --branch-name NAME)")
+
+
 def _push_hints(tgt: Target, branch: str) -> list[str]:
     top = tgt.toplevel
     has_upstream = gitio.upstream(top) is not None
@@ -528,10 +649,12 @@ def _push_hints(tgt: Target, branch: str) -> list[str]:
         return ["no remote configured: the commit stays local"]
     hints.append(prefix + ("push" if has_upstream else f"push -u {remote} {branch}"))
     default = gitio.remote_default_branch(top, remote)
-    if default and default.split("/", 1)[-1] == branch:
-        hints.append(f"you are on {branch}: for a review PR, push to a branch instead, e.g. "
-                     f"{prefix}push {remote} HEAD:memex/review")
-    hints.append("then open a pull request, e.g.: gh pr create --fill")
+    if default is None or default.split("/", 1)[-1] != branch:
+        base = default.split("/", 1)[-1] if default else "main"
+        hints.append(f"then open a pull request, e.g.: gh pr create --fill --base {base} "
+                     f"--head {branch}")
+        hints.append("after it merges: git memex pr-status --apply, then switch back and "
+                     "git memex pull")
     return hints
 
 
@@ -581,7 +704,8 @@ def personal_instruction_transition(memory: model.Memory, to: str, at: str, by: 
 
 def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bool = False,
             resubmit: bool = False, instruction: bool = False, revoke: bool = False,
-            note: str | None = None) -> list[Promoted]:
+            note: str | None = None, force: bool = False,
+            notices: list[str] | None = None) -> list[Promoted]:
     """Flip review_state (or an instruction's instruction_state) in place, in the working
     tree, along DESIGN.md's state machine. All ids are checked before any file changes."""
     modes = [m for m, on in (("--reject", reject), ("--resubmit", resubmit),
@@ -635,6 +759,9 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
         if step.item.id in seen:
             raise UsageError(f"{step.item.id} is named twice")
         seen.add(step.item.id)
+    warned = guard_tracked([p.item for p in plan], "these review changes", force)
+    if notices is not None:
+        notices.extend(warned)
     previous = {p.item.path: p.item.path.read_bytes() for p in plan}
     try:
         for step in plan:

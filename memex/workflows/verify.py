@@ -162,7 +162,8 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
             report.failures.append(Failure(
                 "chain", f.rel, f"superseded_by {m.superseded_by} but status is {m.status}"))
         successor = by_id.get(m.superseded_by or "")
-        if successor is not None and successor.memory.supersedes != m.id:
+        if successor is not None and successor.memory.supersedes != m.id \
+                and not lifecycle.kept_over(m, successor.memory):
             s = successor.memory
             if s.supersedes is None:
                 report.failures.append(Failure(

@@ -14,6 +14,7 @@ from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
+from memex.workflows import team
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -342,8 +343,12 @@ def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
 
 @writelock.holds_write_lock
 def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli",
-           note: str | None = None) -> WriteResult:
+           note: str | None = None, force: bool = False) -> WriteResult:
+    """Edit in place. A memory git tracks is not edited while a rebase, merge,
+    cherry-pick, revert or am is in progress (its --abort would drop the edit) unless
+    `force`; drafts and personal memories always are."""
     loaded = store.find(ws, id_or_prefix)
+    guarded = team.guard_tracked([loaded], "this edit", force)
     repaired = repair_chain(ws, loaded)
     if loaded.memory.status == "superseded" and repaired:
         raise MemexError(f"{repaired[-1]}; edit its successor {loaded.memory.superseded_by}")
@@ -384,7 +389,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     at = clock.now_str()
     new.revision = old.revision + 1
     new.updated_at = at
-    notices: list[str] = list(repaired)
+    notices: list[str] = [*guarded, *repaired]
     content_changed = any(getattr(new, f) != getattr(old, f) for f in CONTENT_FIELDS)
     if content_changed and via == "mcp":
         # Words an agent wrote are unreviewed, whoever wrote the original (rule 1); an

@@ -17,9 +17,12 @@ from memex.adapters.cli import _common, _hooks
 def cli(query: str | None, hook: str | None, as_json: bool) -> None:
     """Print the block an agent reads at session start: up to
     `memex.maxProjectMemories` (default 8) project and `memex.maxProfileItems`
-    (default 5) personal memories, one line each of at most 240 characters, most
-    recently updated first, or the best matches for --query first. 0 turns a section
-    off. Instructions appear in their own section only when they pass rule 1 (role
+    (default 5) personal memories, one line each of at most 240 characters. Without
+    --query: approved and published first, then proposed, then drafts, most recently
+    updated first within each tier; with it, the best matches first. Either way drafts
+    take at most half the slots (rounded down) while other candidates remain unshown,
+    so auto-captured drafts never push the team's reviewed memories out. 0 turns a
+    section off. Instructions appear in their own section only when they pass rule 1 (role
     instruction, instruction_state approved, trust_level reviewed or trusted, never
     an unreviewed inference; a personal instruction only for its owner); every other
     memory is shown as data.

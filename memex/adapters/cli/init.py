@@ -33,11 +33,17 @@ def cli(dir_name: str | None, yes: bool, git_hooks: bool, client: str | None, ho
     .memexconfig that names it for the team. Asks on a terminal (never when stdin
     is not one); --yes takes the defaults. Running it again changes nothing.
 
-    It also adds `<folder>/*.md merge=memex` to .gitattributes (commit it) and sets
-    merge.memex.name and merge.memex.driver in this clone's git config, so that git
-    merges memory files field by field (git config is per clone: each teammate runs
-    init once; `git memex doctor` warns when it is missing). --git-hooks installs the
-    plain git hooks from hooks/ (a hook that is not git-memex's is left alone).
+    It also adds `<folder>/[0-7]?????????????????????????.md merge=memex` (the
+    ULID-named memory files, not README.md) to .gitattributes (commit it) and sets
+    merge.memex.name and merge.memex.driver in this clone's git config, by the absolute
+    path of the installed git-memex, so that git merges memory files field by field
+    even where PATH does not find git-memex (GUI clients, IDEs, CI); git config is per
+    clone: each teammate runs init once, and `git memex doctor --fix` re-points it after
+    a reinstall. --git-hooks installs the plain git hooks from hooks/ (a hook that is
+    not git-memex's is left alone) and records the scanner's absolute path in
+    memex.hookScanner: the pre-commit hook refuses the commit when that is unset or
+    gone (bypass knowingly with `git commit --no-verify`); the index-refresh hooks
+    never fail.
 
     --client claude|vscode|cursor|codex|opencode|vs also writes that host's MCP
     configuration, in its own format and place: Claude Code `.mcp.json`

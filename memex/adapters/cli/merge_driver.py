@@ -55,6 +55,9 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     the file then holds conflict markers around each undecided field and in the body,
     and `git memex resolve` explains what to decide. An input that is not a readable
     memory is merged as plain text by git merge-file (exit 1); neither side is lost.
+    A %P that is not named like a memory file (`<ULID>.md`: the folder's README.md
+    under an older, wider `.gitattributes` line) gets git merge-file's plain text merge,
+    exit 0 when clean, as if no driver were configured.
     """
     from memex.storage import store
     from memex.workflows import merge
@@ -64,6 +67,9 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     except ValueError:
         size = 7
     label = path or str(ours)
+
+    if path and not store.is_memory_path(path):
+        _plain_text(base, ours, theirs, size, label)
     sides = _sides()
     try:
         result = merge.merge_texts_or_text(_read(base), _read(ours), _read(theirs),
@@ -85,6 +91,21 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     if not clean:
         _common.note(f"git-memex: run `git memex resolve` to see what to decide in {label}")
     sys.exit(0 if clean else 1)
+
+
+def _plain_text(base: Path, ours: Path, theirs: Path, size: int, label: str) -> None:
+    """A file that is not a memory (the folder's README.md under an older, wide
+    `.gitattributes` line): git's own text merge, as if no driver were configured."""
+    from memex.storage import gitio
+
+    try:
+        merged = gitio.merge_file(_read(ours), _read(base), _read(theirs),
+                                  ("ours", "base", "theirs"), size)
+        ours.write_bytes(merged.text.encode("utf-8"))
+    except (OSError, gitio.GitError) as exc:
+        _common.note(f"git-memex: {label}: merge failed ({exc})")
+        sys.exit(1)
+    sys.exit(0 if merged.conflicts == 0 else 1)
 
 
 def main() -> None:

@@ -21,19 +21,26 @@ if TYPE_CHECKING:
 @_common.version_option
 @_common.handle_errors
 def cli(apply: bool, commit: bool, as_json: bool) -> None:
-    """Find the pull request of the current branch and map it onto the branch's
-    proposed and approved memories: merged -> published, approved -> approved,
+    """Find the pull request of the current branch and map it onto the proposed and
+    approved memories the branch's own commits changed (from where it started:
+    branch.<name>.memexBase, recorded by `submit --branch`, else `git merge-base
+    --fork-point`). Review needs evidence: a merged PR with an approving review on
+    the host's record -> published, approved_by = the reviewer (github:login); a
+    merge seen by git alone (those commits on the remote default branch, or after a
+    squash or rebase merge the same blob ids there), or a host merge without an
+    approving review, publishes only what is already approved: a proposed memory stays
+    proposed, gets the review_history note "merged into REF at SHA; no approval
+    recorded", and the report suggests `promote`. Approved on the host -> approved;
     changes requested or closed unmerged -> a suggestion only (never an automatic
     rejection). A report by default; --apply makes the moves in the working tree and
-    prints the commit to make; --commit makes it, holding memory files only.
+    prints the commit to make; --commit makes it, holding memory files only. A failure
+    part-way (the host unreachable, a file or the commit failing) changes no file.
 
     The PR comes from the GitHub REST API at GITHUB_API_URL (default the public API)
     with GITHUB_TOKEN (or `gh auth token` when gh is installed); owner and repo come
     from the origin URL; memex.hostTimeout (seconds, default 10) bounds each request.
-    Without API access "merged" still comes from git alone: the branch tip reachable
-    from the remote default branch, or, for squash and rebase merges, the memory
-    file's content present there (as of the last fetch). The report says what it
-    could not see; exit 1 when the host could not be asked or its answer was unusable.
+    The report says what it could not see (as of the last fetch); exit 1 when the host
+    could not be asked or its answer was unusable.
     """
     from memex.workflows import prstatus
 
@@ -64,9 +71,9 @@ def _print(report: PrReport) -> None:
         m = action.item.memory
         done = action.item.id in report.applied
         label = {"publish": "-> published", "approve": "-> approved", "suggest": "suggest",
-                 "none": "no change"}[action.kind]
+                 "note": "note", "none": "no change"}[action.kind]
         if done:
-            label = f"now {m.review_state}"
+            label = f"now {m.review_state}" if action.to else "noted"
         click.echo(f"{_render.short(m.id)} [{m.review_state}] {label}: {action.reason}")
     if report.commit:
         click.echo(f"commit {report.commit[:10]}")

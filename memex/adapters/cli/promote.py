@@ -17,11 +17,13 @@ from memex.adapters.cli import _common, _render
               help="Approve an approved memory's instruction (role: instruction).")
 @click.option("--revoke", is_flag=True, help="Revoke an approved instruction.")
 @click.option("--note", help="Why (kept in review_history).")
+@click.option("--force", is_flag=True, help="Write even while a rebase, merge, cherry-pick, "
+              "revert or am is in progress.")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
 def cli(ids: tuple[str, ...], to: str | None, reject: bool, resubmit: bool, instruction: bool,
-        revoke: bool, note: str | None, as_json: bool) -> None:
+        revoke: bool, note: str | None, force: bool, as_json: bool) -> None:
     """Flip the review state of the in-repo memories ID... in place: proposed ->
     approved -> published, --reject (with --note) from proposed or approved, and
     --resubmit from rejected back to proposed. Each move stamps `approved_by` when it
@@ -34,13 +36,19 @@ def cli(ids: tuple[str, ...], to: str | None, reject: bool, resubmit: bool, inst
     back. A personal instruction binds only its owner, so you approve or revoke your
     own with the same flags (no review state; `approved_by` is you). The files change
     in the working tree: commit the shared ones yourself (the command to do so is
-    printed).
+    printed). While a rebase, merge, cherry-pick, revert or am is in progress it
+    refuses to change tracked memory files, naming the state (their --abort would
+    silently throw the change away); --force insists.
     """
     from memex.workflows import team
 
     ws = _common.workspace()
+    notices: list[str] = []
     steps = team.promote(ws, list(ids), to=to, reject=reject, resubmit=resubmit,
-                         instruction=instruction, revoke=revoke, note=note)
+                         instruction=instruction, revoke=revoke, note=note, force=force,
+                         notices=notices)
+    for notice in notices:
+        _common.note(f"git-memex: {notice}")
     if as_json:
         _common.emit_json([s.as_json() for s in steps])
         return

@@ -10,10 +10,13 @@ from memex.adapters.cli import _common, _render
 @click.command("pull")
 @click.argument("remote", required=False)
 @click.option("--org", is_flag=True, help="Pull the org memory repo (memex.orgRepo) instead.")
+@click.option("--drop-merged", is_flag=True, help="After a squash or rebase merge: move the "
+              "branch to upstream when its only local commits are memory commits upstream "
+              "already holds (as git reset --keep).")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(remote: str | None, org: bool, as_json: bool) -> None:
+def cli(remote: str | None, org: bool, drop_merged: bool, as_json: bool) -> None:
     """Fetch REMOTE (default: the branch's upstream) and fast-forward the current
     branch, and nothing else: it never merges, rebases or commits. Then print a
     receipt of what came into the memory folder: new, changed, retired and removed
@@ -24,12 +27,23 @@ def cli(remote: str | None, org: bool, as_json: bool) -> None:
     are in the way, there is no upstream, the fetch failed) it says why and nothing
     changes. Nothing ever pulls on its own; `list` warns when the last pull is older
     than memex.staleAfter (default 7d). Without a terminal git is not allowed to ask
-    for credentials.
+    for credentials. While a rebase, merge, cherry-pick, revert or am is in progress
+    it refuses and names the state.
+
+    After a PR is squash- or rebase-merged, the local branch has diverged although
+    nothing is lost: when the only local commits missing upstream are memory-only
+    commits whose files upstream now holds with the same blob ids (commits that only
+    record review fields, such as `pr-status --commit`, count as merged too), pull says
+    so and lists them; --drop-merged then moves the branch to upstream with `git reset
+    --keep` semantics (refused if uncommitted work would be lost). Any other local
+    commit: it refuses and shows what differs.
     """
     from memex.workflows import pull
 
     receipt = pull.pull(_common.workspace(), remote, scope="org" if org else "project",
-                        prompt=_common.stdin_is_tty())
+                        prompt=_common.stdin_is_tty(), drop_merged=drop_merged)
+    for line in receipt.dropped:
+        _common.note(f"git-memex: dropped (already upstream): {line}")
     if as_json:
         _common.emit_json(receipt.as_json())
         return

@@ -11,10 +11,14 @@ from memex.adapters.cli import _common
 
 @click.command("resolve")
 @click.argument("memory_id", metavar="[ID]", required=False)
+@click.option("--keep", metavar="SUCCESSOR", help="Two memories supersede ID: keep this one; "
+              "the other becomes superseded by it.")
+@click.option("--both", is_flag=True, help="Two memories supersede ID: keep both, linked "
+              "contradicts for a human.")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(memory_id: str | None, as_json: bool) -> None:
+def cli(memory_id: str | None, keep: str | None, both: bool, as_json: bool) -> None:
     """During a conflicted merge, rebase or cherry-pick: with no ID, list the
     conflicted memory files (from the index's conflict stages) and what is in
     conflict in each. Conflicted files outside the memory folder are counted and
@@ -30,10 +34,34 @@ def cli(memory_id: str | None, as_json: bool) -> None:
     rebased onto (git's "ours"), and "yours" is the commit being replayed (git's
     "theirs"). Exit 0 when listed, resolved or staged, 1 when a decision is left to
     you.
+
+    Two successors (two people superseded memory ID on two branches; supersedes and
+    superseded_by hold one value each) need a decision, during the merge or after it:
+    --keep SUCCESSOR keeps that one: ID's superseded_by names it, and the other
+    successor becomes superseded by it, its supersedes moved to related. --both keeps
+    both live: ID's superseded_by is the earlier successor (by created_at, then id),
+    the other's supersedes moves to related, and the two are linked contradicts both
+    ways for a human to settle. Each changed file records it in review_history; the
+    three files are written and staged, and verify's chain rule accepts both shapes.
     """
     from memex.workflows import resolve
 
     ws = _common.workspace()
+    if keep is not None or both:
+        if memory_id is None:
+            raise click.UsageError("--keep and --both need the ID of the superseded memory")
+        done = resolve.settle(ws, memory_id, keep=keep, both=both)
+        if as_json:
+            _common.emit_json(done.as_json())
+            return
+        if both:
+            click.echo(f"{done.old.id} superseded by {done.kept.id}; {done.rival.id} kept "
+                       f"too, linked contradicts with {done.kept.id}")
+        else:
+            click.echo(f"{done.old.id} superseded by {done.kept.id}; {done.rival.id} now "
+                       f"superseded by {done.kept.id}")
+        _common.note("staged the three files; commit when ready")
+        return
     if memory_id is None:
         listing = resolve.listing(ws)
         if as_json:

@@ -18,17 +18,22 @@ from memex.core import model
 @click.option("--importance", type=click.Choice(model.IMPORTANCES))
 @click.option("--confidence", type=click.Choice(model.CONFIDENCES))
 @click.option("--type", "mtype", type=click.Choice(model.TYPES))
+@click.option("--force", is_flag=True, help="Edit a tracked memory even while a rebase, "
+              "merge, cherry-pick, revert or am is in progress.")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
 def cli(memory_id: str, body: str | None, title: str | None, tags: tuple[str, ...],
         untags: tuple[str, ...], importance: str | None, confidence: str | None,
-        mtype: str | None, as_json: bool) -> None:
+        mtype: str | None, force: bool, as_json: bool) -> None:
     """Edit memory ID in place: revision +1, updated_at now, created_at kept.
 
     Redaction runs again on the new text. A shared memory is edited in the working
     tree for you to commit; changing an approved one's content returns it to
-    proposed; a published memory is superseded, not edited.
+    proposed; a published memory is superseded, not edited. While a rebase, merge,
+    cherry-pick, revert or am is in progress a memory git tracks is not edited (their
+    --abort would silently throw the edit away; the state is named); --force insists.
+    Drafts and personal memories are edited whatever git is doing.
     """
     from memex.workflows import writes
 
@@ -37,7 +42,7 @@ def cli(memory_id: str, body: str | None, title: str | None, tags: tuple[str, ..
     request = writes.UpdateRequest(body=body, title=title, add_tags=list(tags),
                                    remove_tags=list(untags), importance=importance,
                                    confidence=confidence, type=mtype)
-    result = writes.update(_common.workspace(), memory_id, request)
+    result = writes.update(_common.workspace(), memory_id, request, force=force)
     print_result(result, as_json, verb="updated")
 
 
