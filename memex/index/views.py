@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import sqlite3
+import unicodedata
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from memex.core import model
-from memex.index import build
+from memex.index import build, tokens
 from memex.storage import store
 from memex.storage.homes import Workspace
 
@@ -83,3 +87,168 @@ def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
         return [i for (i,) in index.conn.execute(
             "SELECT id FROM memories WHERE supersedes = ? AND shadowed = 0 AND id != ?",
             (memory_id, memory_id))]
+
+
+_LIVE = "coalesce(eff_status, status) IN ('active', 'deprecated')"
+_ROW = "rowid, path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by"
+
+
+@dataclasses.dataclass
+class Neighbours:
+    """What a capture compares a new memory with, found through the index's own FTS
+    lookups rather than by materialising every memory."""
+
+    same: store.Loaded | None  # a live memory of the scope with this text (whitespace aside)
+    same_title: list[str]  # live memories of the scope whose title is this one, case aside
+    gated: list[model.Memory]  # live memories sharing a tag or with paths (conflict gate)
+    indexed: set[str]  # the indexed paths in the target home's folder
+
+
+def _terms(text: str, most: int) -> list[str] | None:
+    """Up to MOST of the longest distinct words of TEXT as the index tokenised them (CJK
+    runs as bigrams), each an FTS5 string; None when it has no word to look up."""
+    words = tokens._WORD.findall(tokens.segment(text))
+    if any(unicodedata.combining(c) for c in text):  # Python and FTS5 split marks apart
+        words = [w for w in words if w.isascii()]
+    found = dict.fromkeys(w.lower() for w in words)
+    if not found:
+        return None
+    return [f'"{w}"' for w in sorted(found, key=len, reverse=True)[:most]]
+
+
+def _loaded(row: tuple[Any, ...]) -> store.Loaded:
+    _, path, kind, *stored = row
+    file_path = Path(path)
+    return store.Loaded(as_read(*stored), file_path, store.Home(kind, file_path.parent))
+
+
+def _matching(conn: sqlite3.Connection, column: str, terms: list[str] | None,
+              where: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Rows passing WHERE whose FTS COLUMN holds every one of TERMS (a superset of the
+    rows a caller's exact test accepts); every row passing WHERE when TERMS is None."""
+    if terms is None:
+        return conn.execute(f"SELECT {_ROW} FROM memories WHERE {where} ORDER BY rowid",
+                            args).fetchall()
+    match = f"{column} : ({' AND '.join(terms)})"
+    return conn.execute(
+        f"SELECT {_ROW} FROM memories WHERE {where} AND rowid IN "
+        "(SELECT rowid FROM fts WHERE fts MATCH ?) ORDER BY rowid", (*args, match)).fetchall()
+
+
+def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str],
+               paths: list[str], folder: Path) -> Neighbours:
+    """Capture's candidates in one open of the index. `same` and `same_title` are
+    exact (the FTS lookup only narrows); `gated` holds every live memory that may pass
+    conflicts.may_meet with TAGS and PATHS (the check itself is the caller's)."""
+    content = model.normalised_text(body)
+    live_in_scope = f"shadowed = 0 AND scope = ? AND {_LIVE}"
+    with build.open_index(ws) as index:
+        conn = index.conn
+        same = None
+        for row in _matching(conn, "body", _terms(body, 4), live_in_scope, (scope,)):
+            if model.normalised_text(row[4]) == content:
+                same = _loaded(row)
+                break
+        same_title = []
+        if title:
+            folded = title.casefold()
+            for row in _matching(conn, "title", _terms(title, 4), live_in_scope, (scope,)):
+                memory = as_read(*row[3:])
+                if memory.title.casefold() == folded:
+                    same_title.append(memory.id)
+        gated = _gated(conn, tags, paths)
+        prefix = str(folder) + os.sep
+        indexed = {p for (p,) in conn.execute(
+            "SELECT path FROM memories WHERE shadowed = 0 AND path >= ? AND path < ?",
+            (prefix, prefix[:-1] + chr(ord(os.sep) + 1)))}
+    return Neighbours(same, same_title, gated, indexed)
+
+
+def _gated(conn: sqlite3.Connection, tags: list[str], paths: list[str]) -> list[model.Memory]:
+    """Live memories sharing one of TAGS (FTS on the tags column, then exact) or, when
+    PATHS is not empty, holding paths of their own; in index order."""
+    live = f"shadowed = 0 AND {_LIVE}"
+    if any(_terms(tag, 64) is None for tag in tags):
+        rows = _matching(conn, "tags", None, live, ())  # a tag with no word: look at all
+    else:
+        phrases = [f'"{tokens.segment(tag).replace(chr(34), chr(34) * 2)}"' for tag in tags]
+        rows = []
+        if phrases:
+            rows = conn.execute(
+                f"SELECT {_ROW} FROM memories WHERE {live} AND rowid IN (SELECT rowid FROM "
+                "fts WHERE fts MATCH ?)", (f"tags : ({' OR '.join(phrases)})",)).fetchall()
+        if paths:
+            rows += conn.execute(
+                f"SELECT {_ROW} FROM memories WHERE {live} AND paths != '[]'").fetchall()
+    unique = {row[0]: row for row in rows}
+    return [as_read(*unique[rowid][3:]) for rowid in sorted(unique)]
+
+
+def _in(scopes: Sequence[str]) -> str:
+    return f"scope IN ({', '.join('?' * len(scopes))})"
+
+
+def mentioning(ws: Workspace, scopes: Sequence[str], word: str
+               ) -> tuple[list[store.Loaded], int]:
+    """Refresh the index; then the live memories of SCOPES whose front matter mentions
+    WORD (a case-insensitive LIKE: a superset for the caller's exact test), newest
+    first, and how many files are quarantined."""
+    with build.open_index(ws) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW} FROM memories WHERE doc LIKE ? AND {_in(scopes)} AND "
+            f"shadowed = 0 AND {_LIVE} ORDER BY updated_at DESC, id DESC",
+            (f"%{word}%", *scopes)).fetchall()
+        quarantined = len(index.report.quarantined)
+    return [_loaded(row) for row in rows], quarantined
+
+
+def opened(ws: Workspace) -> tuple[list[store.Quarantined], list[str]]:
+    """Refresh the index; what it quarantined and the warnings a read repeats."""
+    with build.open_index(ws) as index:
+        warnings = list(index.report.warnings) + build.read_warnings(index.conn)
+        return list(index.report.quarantined), warnings
+
+
+_TIER = ("CASE WHEN review_state IN ('approved', 'published') THEN 0 "
+         "WHEN review_state = 'proposed' THEN 1 ELSE 2 END")
+
+
+def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
+           tiered: bool = False, page: int = 64) -> Iterator[store.Loaded]:
+    """The memories of SCOPES (None: all; LIVE_ONLY: live ones), most recently updated
+    first (id last to first on a tie), from the index (not refreshed here). One query
+    orders the rowids; the rows are read a page at a time as iterated, so a caller that
+    needs a dozen reads one page and one that streams them all holds one page.
+    TIERED: reviewed first, then proposed, then the rest (context.tier), newest first
+    within each."""
+    where = f"{_in(scopes)} AND " if scopes is not None else ""
+    where += "shadowed = 0"
+    where += f" AND {_LIVE}" if live_only else ""
+    with build.open_index(ws, refresh=False) as index:
+        keys = index.conn.execute(
+            f"SELECT rowid, id FROM memories WHERE {where} ORDER BY "
+            f"{_TIER + ', ' if tiered else ''}updated_at DESC, id DESC",
+            tuple(scopes or ())).fetchall()
+    for start in range(0, len(keys), page):
+        batch = keys[start:start + page]
+        with build.open_index(ws, refresh=False) as index:
+            rows = index.conn.execute(
+                f"SELECT {_ROW}, id FROM memories WHERE rowid IN "
+                f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
+        found = {row[0]: row for row in rows}
+        for rowid, memory_id in batch:
+            row = found.get(rowid)
+            if row is not None and row[-1] == memory_id:  # another refresh may move rows
+                yield _loaded(row[:-1])
+
+
+def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
+    """The indexed memories with these ids (first copy of each), in the order asked."""
+    if not ids:
+        return []
+    with build.open_index(ws, refresh=False) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW} FROM memories WHERE shadowed = 0 AND id IN "
+            f"({', '.join('?' * len(ids))})", tuple(ids)).fetchall()
+    found = {item.id: item for item in map(_loaded, rows)}
+    return [found[i] for i in ids if i in found]

@@ -13,15 +13,17 @@ a file.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memex.core import model
+from memex.core import clock, model, policy
 from memex.core.errors import MemexError
 from memex.search import engine as search
 from memex.storage import usage
 from memex.storage.homes import Workspace
-from memex.workflows import freshness, reads
+from memex.workflows import freshness
 
 DEFAULT_PROJECT = 8
 DEFAULT_PERSONAL = 5
@@ -178,21 +180,23 @@ def _ranked(ws: Workspace, query: str, scopes: tuple[str, ...], limit: int) -> l
 
 
 def tier(memory: model.Memory) -> int:
-    """0 reviewed (approved, published), 1 proposed, 2 anything else (drafts)."""
+    """0 reviewed (approved, published), 1 proposed, 2 anything else (drafts);
+    views.newest(tiered=True) orders rows by the same rule."""
     if memory.is_reviewed:
         return 0
     return 1 if memory.review_state == "proposed" else 2
 
 
-def _pick(candidates: list[model.Memory], ranked: list[model.Memory], limit: int,
+def _pick(candidates: Iterable[model.Memory], ranked: list[model.Memory], limit: int,
           skip: set[str]) -> list[model.Memory]:
-    """`ranked` first, then `candidates`; drafts (review_state draft) take at most half
-    the slots, rounded down, until nothing else is left to show."""
+    """`ranked` first, then `candidates` (read only as far as needed); drafts
+    (review_state draft) take at most half the slots, rounded down, until nothing else
+    is left to show."""
     chosen: list[model.Memory] = []
     held: list[model.Memory] = []
     seen = set(skip)
     drafts, draft_cap = 0, limit // 2
-    for memory in [*ranked, *candidates]:
+    for memory in itertools.chain(ranked, candidates):
         if len(chosen) >= limit:
             break
         if memory.id in seen:
@@ -219,26 +223,27 @@ def build(ws: Workspace, query: str | None = None, record: bool = True) -> Block
     block.stale = stale_notice(ws)
     if not scopes:
         return block
-    view = reads.load_view(ws, scopes)
-    block.quarantined = len(view.quarantined)
+    from memex.index import views
+
+    at = clock.now_str()
     identity = ws.identity()
-    memories = [item.memory for item in view.items]  # newest first
-    instructions = [m for m in memories if passes_rule1(m, identity)]
+    # Rule 1 needs role: instruction, so only front matter naming it can pass.
+    mentions, block.quarantined = views.mentioning(ws, scopes, "instruction")
+    instructions = [x.memory for x in mentions
+                    if policy.eligible(x.memory, at) and passes_rule1(x.memory, identity)]
     block.instructions = [_line(m, binding=True) for m in instructions[:MAX_INSTRUCTIONS]]
     taken = {m.id for m in instructions}
-    shared = [m for m in memories if m.scope != "personal"]
-    personal = [m for m in memories if m.scope == "personal"]
-    for name, pool, section_scopes in (("project", shared, ("project", "org")),
-                                       ("personal", personal, ("personal",))):
+    for name, section_scopes in (("project", ("project", "org")), ("personal", ("personal",))):
         cap = caps[name]
         if not cap:
             continue
-        pool = sorted(pool, key=tier)  # stable: most recent first within a tier
+        pool = (x.memory for x in views.newest(ws, section_scopes, tiered=True)
+                if policy.eligible(x.memory, at))  # tier, then newest first; lazily
         ranked: list[model.Memory] = []
         if block.query:
-            by_id = {m.id: m for m in pool}
-            ranked = [by_id[i] for i in _ranked(ws, block.query, section_scopes,
-                                                cap + len(taken)) if i in by_id]
+            found = views.by_ids(ws, _ranked(ws, block.query, section_scopes, cap + len(taken)))
+            ranked = [x.memory for x in found
+                      if x.memory.scope in section_scopes and policy.eligible(x.memory, at)]
         lines = [_line(m) for m in _pick(pool, ranked, cap, taken)]
         setattr(block, name, lines)
     if record and block.ids:

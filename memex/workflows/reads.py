@@ -5,7 +5,7 @@ Reads never write files; what a read had to repair is returned as warnings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memex.core import clock, model, policy
@@ -39,6 +39,21 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
         view.items.append(item)
     view.items.sort(key=lambda x: (x.memory.updated_at, x.id), reverse=True)
     return view
+
+
+def each(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
+         as_of: str | None = None) -> tuple[Iterator[store.Loaded], View]:
+    """`load_view`'s memories, in its order, read from the refreshed index as iterated
+    (a page at a time): for a caller that streams them. The View holds what the
+    refresh quarantined and warned about; its items stay empty."""
+    from memex.index import views
+
+    quarantined, warnings = views.opened(ws)
+    at = clock.now_str()
+    wanted = sorted(set(scopes)) if scopes is not None else None
+    rows = views.newest(ws, wanted, live_only=not include_all and as_of is None)
+    items = (x for x in rows if include_all or policy.eligible(x.memory, at, as_of))
+    return items, View(quarantined=quarantined, warnings=warnings)
 
 
 def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:

@@ -174,19 +174,15 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
 
     from memex.index import views
 
-    visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
-    content = model.normalised_text(body)
-    near: list[str] = []
-    for other in visible:
-        if other.memory.scope != scope or not other.memory.is_live:
-            continue
-        if model.normalised_text(other.memory.body) == content:
-            return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
-                               redaction=redaction, notices=notices)
-        if title and other.memory.title.casefold() == title.casefold():
-            near.append(other.memory.id)
     home = _target_home(ws, scope)
-    same = _identical_unindexed(home, {str(x.path) for x in visible}, content)
+    paths = list(dict.fromkeys(p.strip() for p in req.paths if p.strip()))
+    seen = views.neighbours(ws, scope, body, title, tags, paths, home.path)
+    if seen.same is not None:
+        return WriteResult(seen.same.memory, seen.same.path, created=False, dry_run=dry_run,
+                           redaction=redaction, notices=notices)
+    near: list[str] = list(seen.same_title)
+    content = model.normalised_text(body)
+    same = _identical_unindexed(home, seen.indexed, content)
     if same is not None:
         return WriteResult(same.memory, same.path, created=False, dry_run=dry_run,
                            redaction=redaction, notices=notices)
@@ -198,7 +194,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     memory = model.Memory(
         id=new_ulid(), scope=scope, type=req.type, title=title, body=body,
         repo_id=ws.repo_id if scope != "personal" else None, visibility=req.visibility,
-        tags=tags, paths=list(dict.fromkeys(p.strip() for p in req.paths if p.strip())),
+        tags=tags, paths=paths,
         language=req.language, role=req.role,
         instruction_state="draft" if req.role == "instruction" else None,
         trust_level=trust, importance=req.importance, confidence=req.confidence,
@@ -214,7 +210,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     memory = store.mask_memory(memory)  # what is shown (a dry run too) is what is stored
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
-    _note_conflicts(result, [x.memory for x in visible if x.memory.id != req.supersedes])
+    _note_conflicts(result, [m for m in seen.gated if m.id != req.supersedes])
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))

@@ -72,6 +72,17 @@ def emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
+def emit_json_stream(items: Iterable[object]) -> None:
+    """A JSON array written one element at a time, byte for byte what emit_json writes
+    for the list of them."""
+    opened = False
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2, default=str)
+        click.echo((",\n  " if opened else "[\n  ") + text.replace("\n", "\n  "), nl=False)
+        opened = True
+    click.echo("\n]" if opened else "[]")
+
+
 def warn(message: str) -> None:
     click.echo(f"warning: {message}", err=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -54,14 +55,23 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
     from memex.storage import usage
     from memex.workflows import reads
 
+    if as_json:  # streamed: one page of rows in memory, whatever the store's size
+        items, view = reads.each(ws, scopes or None, include_all=include == "all",
+                                 as_of=moment)
+        _report(view)
+        shown: list[str] = []
+
+        def rows() -> Iterator[dict[str, object]]:
+            for item in items:
+                shown.append(item.id)
+                yield reads.as_json(item)
+
+        _common.emit_json_stream(rows())
+        usage.record_in(ws, "list", shown)
+        return
     view = reads.load_view(ws, scopes or None, include_all=include == "all", as_of=moment)
     usage.record_in(ws, "list", [i.id for i in view.items])
-    _common.report_quarantine(view.quarantined)
-    for warning in view.warnings:
-        _common.warn(warning)
-    if as_json:
-        _common.emit_json([reads.as_json(i) for i in view.items])
-        return
+    _report(view)
     if not view.items:
         everything = not scopes and include == "all" and moment is None
         if everything or not reads.load_view(ws, include_all=True).items:
@@ -71,6 +81,12 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
                          "ones)" if include != "all" else "no memories match")
         return
     click.echo(_render.table(_render.memory_rows(view.items), _render.LIST_HEADERS))
+
+
+def _report(view: Any) -> None:
+    _common.report_quarantine(view.quarantined)
+    for warning in view.warnings:
+        _common.warn(warning)
 
 
 def main() -> None:

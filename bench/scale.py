@@ -1,0 +1,197 @@
+"""Whole-process cost of everyday commands at 1k / 10k (/ 100k) memories (not a test).
+
+Builds a temp repo of N realistic memories (~3 KB bodies; the vocabulary and text of
+bench/index_search.py) with an isolated HOME and GIT_MEMEX_HOME, indexes it once,
+then times whole processes of the commands hooks and agents run on every prompt,
+with `git grep -l` for one word as the floor. Each figure is the median of --runs
+runs; the CPU seconds (user + system of the child, resource.getrusage) stand beside
+the wall seconds because the machine is shared: under load the wall time mostly
+measures the neighbours. The load average is printed with the table.
+
+    python bench/scale.py [--sizes 1000 10000] [--huge] [--runs 5] [--words 450]
+                          [--only capture context]
+
+--huge adds N = 100,000 (building it takes minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from index_search import AT, make_text, vocabulary  # noqa: E402
+
+from memex.core import frontmatter, model  # noqa: E402
+from memex.core.ulid import new_ulid  # noqa: E402
+
+WORD = "staging"  # a topical word: in a few percent of the memories
+
+
+def populate(repo: Path, n: int, words: int, seed: int = 11) -> list[str]:
+    """N memories of about WORDS words (450: ~3 KB) under repo/.memex; their ids."""
+    rng = random.Random(seed)
+    vocab = vocabulary(rng)
+    folder = repo / ".memex"
+    folder.mkdir(parents=True)
+    old = time.time() - 3600  # older than the racy-clean window
+    ids = []
+    for i in range(n):
+        mid = new_ulid()
+        memory = model.Memory(
+            id=mid, scope="project", type=rng.choice(model.TYPES),
+            title=make_text(rng, vocab, 6),
+            body=make_text(rng, vocab, rng.randint(words // 2, words * 3 // 2)),
+            tags=[rng.choice(vocab[:200]) for _ in range(2)], repo_id="git-origin-sha256:x",
+            review_state=rng.choice(("proposed", "approved", "published")),
+            importance=rng.choice(model.IMPORTANCES), created_at=AT, updated_at=AT,
+            trust_level="reviewed", status="active" if i % 20 else "deprecated")
+        memory.tags = model.normalise_tags(memory.tags)
+        path = folder / f"{mid}.md"
+        path.write_text(frontmatter.emit(memory), encoding="utf-8")
+        os.utime(path, (old, old))
+        ids.append(mid)
+    return ids
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds (user + system) and stdout of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):  # grep: 1 when nothing matched
+        raise SystemExit(f"{' '.join(argv[:3])} failed ({done.returncode}): {done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def peak_mb(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Peak resident memory of one process (a fresh parent whose only child it is)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+             "stdout=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.strip()) / 1024  # Linux reports KiB
+
+
+def measure(n: int, runs: int, words: int, only: list[str]
+            ) -> dict[str, tuple[float, float]]:
+    tmp = Path(tempfile.mkdtemp(prefix="memex-scale-"))
+    try:
+        repo = tmp / "repo"
+        repo.mkdir()
+        home = tmp / "home"
+        home.mkdir()
+        gitconfig = tmp / "gitconfig"
+        gitconfig.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
+        bindir = str(Path(sys.executable).parent)
+        env = {
+            "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "GIT_MEMEX_HOME": str(tmp / "memex-home"), "GIT_CONFIG_GLOBAL": str(gitconfig),
+            "GIT_CONFIG_NOSYSTEM": "1", "LANG": "C.UTF-8",
+        }
+        if os.environ.get("PYTHONPATH"):  # to time another checkout's code
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+
+        def git(*args: str) -> None:
+            subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+        git("init", "-q", "-b", "main")
+        git("remote", "add", "origin", "https://example.com/bench/repo")
+        started = time.perf_counter()
+        ids = populate(repo, n, words)
+        git("add", "-A")
+        git("commit", "-qm", "memories")
+        print(f"N = {n:,}: wrote and committed in {time.perf_counter() - started:.1f} s",
+              file=sys.stderr)
+        exe = shutil.which("git-memex", path=bindir) or "git-memex"
+        started = time.perf_counter()
+        run([exe, "list", "--json"], repo, env)  # builds the index
+        print(f"N = {n:,}: first index in {time.perf_counter() - started:.1f} s",
+              file=sys.stderr)
+        rng = random.Random(5)
+        vocab = vocabulary(random.Random(11))
+        counter = [0]
+
+        def capture() -> list[str]:
+            counter[0] += 1
+            text = f"bench note {counter[0]}: " + make_text(rng, vocab, words)
+            return [exe, "capture", text, "--tag", vocab[counter[0] % 200]]
+
+        _, _, out = run([exe, "capture", "the update target of this bench run", "--json"],
+                        repo, env)
+        target = json.loads(out)["id"]
+        commands = {
+            "capture": capture,
+            "context": lambda: [exe, "context"],
+            "show": lambda: [exe, "show", ids[counter[0] % len(ids)]],
+            "update": lambda: [exe, "update", target, "--tag", f"t{counter[0]}"],
+            "list --json": lambda: [exe, "list", "--json"],
+            "verify (warm)": lambda: [exe, "verify"],
+            f"search {WORD}": lambda: [exe, "search", WORD],
+            f"git grep -l {WORD} (floor)": lambda: ["git", "grep", "-l", WORD],
+        }
+        commands = {k: v for k, v in commands.items() if not only or any(o in k for o in only)}
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        run([exe, "verify"], repo, env)  # warm what verify caches
+        for _ in range(runs):  # in turn, so a burst of load spreads over all of them
+            for name, argv in commands.items():
+                counter[0] += 1
+                wall, cpu, _ = run(argv(), repo, env)
+                samples[name].append((wall, cpu))
+        out = {name: (statistics.median(w for w, _ in got),
+                      statistics.median(c for _, c in got))
+               for name, got in samples.items()}
+        out["list --json peak memory (MB)"] = (peak_mb([exe, "list", "--json"], repo, env),
+                                               0.0)
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--huge", action="store_true", help="also N = 100,000")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--words", type=int, default=450, help="body words (450: ~3 KB)")
+    parser.add_argument("--only", nargs="+", default=[],
+                        help="time only the commands whose name holds one of these")
+    args = parser.parse_args()
+    sizes = list(args.sizes) + ([100_000] if args.huge else [])
+    load_before = os.getloadavg()
+    results = {n: measure(n, args.runs, args.words, args.only) for n in sizes}
+    load_after = os.getloadavg()
+    print(f"median of {args.runs} whole processes; wall s / CPU s (user+sys); load average "
+          f"{load_before[0]:.1f} before, {load_after[0]:.1f} after "
+          f"({os.cpu_count()} cores)")
+    print("| command | " + " | ".join(f"N = {n:,} wall / CPU" for n in sizes) + " |")
+    print("|---|" + "---:|" * len(sizes))
+    for name in next(iter(results.values())):
+        cells = " | ".join(f"{results[n][name][0]:.0f} MB" if "(MB)" in name else
+                           f"{results[n][name][0]:.3f} / {results[n][name][1]:.3f}"
+                           for n in sizes)
+        print(f"| {name} | {cells} |")
+
+
+if __name__ == "__main__":
+    main()
