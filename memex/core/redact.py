@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Finding", "Redaction", "mask", "redact", "scan"]
+__all__ = ["Finding", "Redaction", "mask", "redact", "redact_parts", "scan"]
 
 _KEEP = 4
 _MASK_CHAR = "x"
@@ -489,6 +490,18 @@ def redact(text: str) -> Redaction:
         hits.extend(found)
     spans = _private_spans(blocks) + _map_hits(hits, blocks)
     return Redaction(text=stripped, findings=_findings(text, spans))
+
+
+_PART_SEP = "\n\0\n"
+
+
+def redact_parts(parts: Sequence[str]) -> tuple[list[str], Redaction]:
+    """Several texts of one memory (title, body, aliases) through :func:`redact` in
+    one pass: the same findings and one notice for all of them."""
+    if not parts:
+        return [], Redaction(text="", findings=())
+    joined = redact(_PART_SEP.join(parts))
+    return joined.text.split(_PART_SEP), joined
 
 
 def scan(text: str) -> list[Finding]:

