@@ -99,8 +99,12 @@ def default_data() -> Path:
 # ---------------------------------------------------------------- data sets
 
 
+LOCOMO_CONVERSATIONS: int | None = None  # --conversations N: only the first N
+
+
 def locomo(data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
     conversations = json.loads((data / "locomo10.json").read_text(encoding="utf-8"))
+    conversations = conversations[:LOCOMO_CONVERSATIONS]
     skipped = 0
     for conv in conversations:
         docs: list[Doc] = []
@@ -367,7 +371,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/memex-embed/cache.sqlite"))
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--conversations", type=int,
+                        help="LoCoMo: only the first N conversations (a partial check)")
     args = parser.parse_args()
+    global LOCOMO_CONVERSATIONS
+    LOCOMO_CONVERSATIONS = args.conversations
     os.environ.setdefault("GIT_MEMEX_NOW", AT)
     for spec in args.overrides:
         override(spec)

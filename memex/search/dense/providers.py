@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any
 
 from memex.index import tokens
-from memex.search.dense import ProviderUnavailable
+from memex.search.dense.base import ProviderUnavailable
 
 # Text beyond this is cut before encoding (the model reads at most 512 tokens anyway).
 MAX_CHARS = 2000
@@ -68,12 +69,9 @@ class Static:
                 ) from None
         except OSError as exc:
             raise ProviderUnavailable(f"static could not load its engine ({exc})") from None
-        version = "0"
         try:
-            from importlib.metadata import version as _version
-
-            version = _version("tokenlearn-static-model")
-        except Exception:  # noqa: BLE001 - metadata missing: the name still differs by 0
+            version = metadata.version("tokenlearn-static-model")
+        except metadata.PackageNotFoundError:
             version = getattr(static_model, "__version__", "0")
         self.name = f"static-{version}"
         self._encode: Any = get_embeddings
