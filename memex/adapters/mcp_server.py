@@ -43,6 +43,11 @@ ReadScope = Annotated[str | None, Field(
     description="Only this scope: personal, project or org. Omit for this project + "
                 "personal (+ org); other projects are never searched.")]
 Tags = Annotated[list[str], Field(description="Tags: single words, no spaces or commas.")]
+Aliases = Annotated[list[str], Field(
+    description=f"Up to {model.MAX_ALIASES} other phrasings, one line each, of what this "
+                "memory answers: questions someone would ask to find it, synonyms of its "
+                "key terms, the error message or symptom it explains. Write them from the "
+                "asker's side, in words the text does not already use.")]
 
 ADD = """Save a new memory: a durable fact, decision, preference, lesson or warning.
 
@@ -52,6 +57,9 @@ Personal memories stay on this machine. The memory is recorded as written by a t
 (source tool, via mcp, trust_level untrusted); an instruction (role instruction) is
 saved as a draft instruction that binds no agent until a person approves it.
 Secrets in the text are masked and <private>...</private> is redacted before saving.
+Please give `aliases`: later searches come in other words than yours (a question
+mid-task, a symptom, an error message, another language), and aliases are how this
+memory is found by them.
 Calling again with the same text in the same scope writes nothing and returns the
 existing live memory's id (created: false); similar memories are listed in notices
 so you can memory_supersede instead. Errors (unknown type, bad scope, empty or too
@@ -74,7 +82,9 @@ LIST = """List memories, most recently updated first (live ones only), with pagi
 
 Not read-only: the listing is appended to the local usage log."""
 
-UPDATE = """Edit a memory in place: text, title, tags, importance, confidence, type, paths.
+UPDATE = """Edit a memory in place: text, title, tags, aliases, importance, confidence,
+type, paths. `aliases` replaces the list: add the questions or symptoms this memory
+should also be found by.
 
 Only drafts in the user's outbox and personal memories can be edited; a shared memory
 in the repository is refused with an error result (use memory_supersede to propose a
@@ -176,11 +186,12 @@ def build(ws: Workspace) -> MCPServer[Any]:
             description="When the fact stops being true (RFC 3339 or a date).")] = None,
         expires_at: Annotated[str | None, Field(
             description="When the memory should drop out of results.")] = None,
+        aliases: Aliases | None = None,
     ) -> Any:
         return _call(agent.add, ws, text, type=type, scope=scope, title=title,
                      tags=tags or [], paths=paths or [], importance=importance,
                      confidence=confidence, role=role, private=private,
-                     valid_until=valid_until, expires_at=expires_at)
+                     valid_until=valid_until, expires_at=expires_at, aliases=aliases or [])
 
     def memory_search(
         query: Annotated[str, Field(description="A few keywords or a question.")],
@@ -216,10 +227,14 @@ def build(ws: Workspace) -> MCPServer[Any]:
         type: OptionalType = None,
         paths: Annotated[list[str] | None, Field(
             description="Replace the paths with these globs.")] = None,
+        aliases: Annotated[list[str] | None, Field(
+            description=f"Replace the aliases (at most {model.MAX_ALIASES} one-line "
+                        "phrasings: questions it answers, synonyms, the symptom it "
+                        "explains).")] = None,
     ) -> Any:
         return _call(agent.update, ws, id, text=text, title=title, add_tags=add_tags or [],
                      remove_tags=remove_tags or [], importance=importance,
-                     confidence=confidence, type=type, paths=paths)
+                     confidence=confidence, type=type, paths=paths, aliases=aliases)
 
     def memory_supersede(
         id: MemoryId,

@@ -140,6 +140,8 @@ def merge_memories(base: model.Memory | None, ours: model.Memory, theirs: model.
             continue  # follows the merged status, below
         elif name in model.LIST_FIELDS:
             values[name] = merge_set(b if b is not _MISSING else [], o, t)
+            if name == "aliases":  # search hints: the union, ours first, up to the cap
+                values[name] = values[name][: model.MAX_ALIASES]
         elif name in model.HISTORY_FIELDS:
             values[name] = merge_history(o, t)
         elif name in LIFECYCLE_FIELDS:
@@ -186,6 +188,10 @@ def redact_memory(memory: model.Memory) -> tuple[model.Memory, list[str]]:
         if result.changed:
             setattr(out, name, result.text)
             notices.append(f"{name}: {result.notice()}")
+    aliases, joined = redact.redact_parts(memory.aliases)
+    if joined.changed:
+        out.aliases = aliases
+        notices.append(f"aliases: {joined.notice()}")
     return out, notices
 
 

@@ -49,7 +49,7 @@ ENUMS: dict[str, tuple[str, ...]] = {
 FIELD_ORDER = (
     "id", "schema_version", "revision", "repo_id",
     "scope", "visibility",
-    "type", "title", "tags", "paths", "language",
+    "type", "title", "tags", "aliases", "paths", "language",
     "role", "instruction_state", "trust_level", "importance", "confidence",
     "status", "supersedes", "superseded_by", "related", "extends", "contradicts",
     "review_state", "proposed_by", "approved_by", "derived_from", "review_history",
@@ -58,7 +58,7 @@ FIELD_ORDER = (
     "created_at", "updated_at", "retired_at", "valid_from", "valid_until", "expires_at",
     "canonical_ref", "pinned", "local_approve",
 )
-LIST_FIELDS = frozenset({"tags", "paths", "related", "extends", "contradicts"})
+LIST_FIELDS = frozenset({"tags", "aliases", "paths", "related", "extends", "contradicts"})
 HISTORY_FIELDS = frozenset({"review_history", "status_history"})
 TIME_FIELDS = frozenset(
     {"created_at", "updated_at", "retired_at", "valid_from", "valid_until", "expires_at"}
@@ -68,6 +68,10 @@ BOOL_FIELDS = frozenset({"pinned", "local_approve"})
 HISTORY_KEYS = ("at", "by", "from", "to", "note")
 
 DEFAULT_MAX_BYTES = 64 * 1024
+# Other phrasings of what a memory answers (questions, synonyms, the symptom), written
+# by whoever writes it and searched as a low-weight field.
+MAX_ALIASES = 8
+MAX_ALIAS_CHARS = 200
 _TAG_RE = re.compile(r"^[^\s,\[\]{}#]+$")
 
 
@@ -85,6 +89,7 @@ class Memory:
     repo_id: str | None = None
     visibility: str = "internal"
     tags: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     language: str | None = None
     role: str = "knowledge"
@@ -238,6 +243,34 @@ def normalise_tags(tags: list[str]) -> list[str]:
     return out
 
 
+def normalise_aliases(aliases: list[str]) -> list[str]:
+    """Aliases as stored: each one line with its spaces collapsed, empty and repeated
+    ones dropped; InvalidMemory past MAX_ALIASES or MAX_ALIAS_CHARS."""
+    out: list[str] = []
+    for alias in aliases:
+        alias = " ".join(alias.split())
+        if alias and alias.casefold() not in {a.casefold() for a in out}:
+            out.append(alias)
+    check_aliases(out)
+    return out
+
+
+def content_bytes(body: str, aliases: list[str]) -> int:
+    """What memex.maxBytes limits: the body and its aliases (one line each)."""
+    return len(body.encode("utf-8")) + sum(len(a.encode("utf-8")) + 1 for a in aliases)
+
+
+def check_aliases(aliases: list[str]) -> None:
+    if len(aliases) > MAX_ALIASES:
+        raise InvalidMemory(f"{len(aliases)} aliases: at most {MAX_ALIASES} are allowed")
+    for alias in aliases:
+        if not alias.strip() or len(alias.splitlines()) != 1:
+            raise InvalidMemory(f"alias {alias!r} must be one non-empty line")
+        if len(alias) > MAX_ALIAS_CHARS:
+            raise InvalidMemory(f"alias {alias[:40]!r}... is longer than "
+                                f"{MAX_ALIAS_CHARS} characters")
+
+
 def legacy_version(data: dict[str, Any]) -> int | None:
     """The protocol version of an older file (no `schema_version` counts as 1), else None."""
     value = data.get("schema_version")
@@ -379,3 +412,4 @@ def validate(memory: Memory) -> None:
         for value in getattr(memory, name):
             if not is_ulid(value):
                 raise InvalidMemory(f"{name} entry {value!r} is not a memory id")
+    check_aliases(memory.aliases)

@@ -25,11 +25,12 @@ import bisect
 import math
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memex.core import secret_rules
 
-__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "scan"]
+__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "scan"]
 
 _KEEP = 4
 _MASK_CHAR = "x"
@@ -620,6 +621,18 @@ def redact(text: str) -> Redaction:
         hits.extend(found)
     spans = _private_spans(blocks) + _map_hits(hits, blocks)
     return Redaction(text=stripped, findings=_findings(text, spans))
+
+
+_PART_SEP = "\n\0\n"
+
+
+def redact_parts(parts: Sequence[str]) -> tuple[list[str], Redaction]:
+    """Several texts of one memory (title, body, aliases) through :func:`redact` in
+    one pass: the same findings and one notice for all of them."""
+    if not parts:
+        return [], Redaction(text="", findings=())
+    joined = redact(_PART_SEP.join(parts))
+    return joined.text.split(_PART_SEP), joined
 
 
 def scan(text: str) -> list[Finding]:

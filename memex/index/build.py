@@ -567,17 +567,18 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
         m.retired_at or None, m.valid_from or None, m.valid_until or None,
         m.expires_at or None, m.supersedes, m.superseded_by,
         json.dumps(m.tags, ensure_ascii=False), json.dumps(m.paths, ensure_ascii=False),
-        doc, m.body, text_key(passage_text(m.title, m.body)),
+        doc, m.body, text_key(passage_text(m.title, m.body, m.aliases)),
     )
 
 
-def fts_row(m: model.Memory) -> tuple[str, str, str]:
-    """(title, tags, body) as indexed. The body column always holds the title's words
-    once (a default title is the body's first line; an explicit one is prepended), so
-    the title column's weight is pure emphasis and a derived title is not counted
-    three times over."""
+def fts_row(m: model.Memory) -> tuple[str, str, str, str]:
+    """(title, tags, body, aliases) as indexed. The body column always holds the title's
+    words once (a default title is the body's first line; an explicit one is
+    prepended), so the title column's weight is pure emphasis and a derived title is
+    not counted three times over."""
     return (tokens.segment(m.title.strip()), tokens.segment(" ".join(m.tags)),
-            tokens.segment(with_title(m.title, m.body)))
+            tokens.segment(with_title(m.title, m.body)),
+            tokens.segment("\n".join(m.aliases)))
 
 
 def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
@@ -695,8 +696,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
         "review_state, importance, created_at, updated_at, retired_at, valid_from, "
         "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, body, text_key) "
         "VALUES (" + ", ".join("?" * 23) + ")", mem_rows)
-    conn.executemany("INSERT INTO fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)",
-                     text_rows)
+    conn.executemany("INSERT INTO fts (rowid, title, tags, body, aliases) "
+                     "VALUES (?, ?, ?, ?, ?)", text_rows)
     files_rows.clear()
     mem_rows.clear()
     text_rows.clear()

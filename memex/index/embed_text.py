@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 MAX_CHARS = 2000
 
@@ -16,9 +17,13 @@ def with_title(title: str, body: str) -> str:
     return body
 
 
-def passage_text(title: str, body: str) -> str:
-    """with_title cut to MAX_CHARS: the same words the BM25 body column holds."""
-    return with_title(title, body).strip()[:MAX_CHARS]
+def passage_text(title: str, body: str, aliases: Sequence[str] = ()) -> str:
+    """with_title, then the aliases one a line, cut to MAX_CHARS: the words BM25 holds
+    in the body and aliases columns."""
+    text = with_title(title, body).strip()
+    if aliases:
+        text += "\n" + "\n".join(aliases)
+    return text[:MAX_CHARS]
 
 
 def text_key(text: str) -> str:

@@ -10,8 +10,9 @@ DB_NAME = "index.sqlite"
 
 # FTS columns and their bm25() weights: title and tags count above the body. The body
 # column also holds the title's words (build.fts_row), so a title word weighs 1.5.
-FTS_COLUMNS = ("title", "tags", "body")
-WEIGHTS = (0.5, 2.0, 1.0)
+# Aliases (other phrasings the writer gave) weigh less than the memory's own words.
+FTS_COLUMNS = ("title", "tags", "body", "aliases")
+WEIGHTS = (0.5, 2.0, 1.0, 0.5)
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

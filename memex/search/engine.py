@@ -69,7 +69,7 @@ ACCESS_MAX = 0.05  # up to +5% for memories read often
 
 # The vector lane (memex.search.dense), on only when memex.embeddings names a provider.
 FUSION_MODE = "weighted"  # see embed.fusion.MODES
-FUSION_WEIGHT = 0.4  # the vector part's share of the fused score
+FUSION_WEIGHT = 0.5  # the vector part's share (tuned on bench/paraphrase's tuning half)
 FUSION_DEPTH = 50  # BM25 candidates fused
 DENSE_DEPTH = 50  # nearest vectors fused
 ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matches
@@ -665,9 +665,8 @@ def _tell(warnings: list[str], message: str) -> None:
 
 
 def enabled(ws: Workspace) -> str | None:
-    """The provider memex.embeddings names, or None when the lane is off."""
-    name = (ws.setting(embed.SETTING) or "").strip().lower()
-    return None if name in ("", "off", "none", "false", "no", "0") else name
+    """The provider memex.embeddings turns on (embed.chosen), or None when off."""
+    return embed.chosen(ws.setting(embed.SETTING))
 
 
 def provider(name: str) -> embed.Provider:

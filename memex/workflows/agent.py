@@ -142,7 +142,7 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         title: str | None = None, tags: Sequence[str] = (), paths: Sequence[str] = (),
         importance: str = "normal", confidence: str = "medium", role: str = "knowledge",
         private: bool = False, valid_from: str | None = None, valid_until: str | None = None,
-        expires_at: str | None = None) -> dict[str, Any]:
+        expires_at: str | None = None, aliases: Sequence[str] = ()) -> dict[str, Any]:
     """Save a memory; identical content (same scope, live) returns the existing id."""
     chosen = scope or writes.default_scope(ws)
     allowed_scopes(ws, chosen)
@@ -151,7 +151,8 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         _check(name, value)
     request = writes.CaptureRequest(
         text=text, scope=chosen, type=type, title=title, tags=_tags(tags), paths=list(paths),
-        importance=importance, confidence=confidence, role=role, source=SOURCE, via=VIA,
+        aliases=list(aliases), importance=importance, confidence=confidence, role=role,
+        source=SOURCE, via=VIA,
         trust_level="untrusted", visibility="private" if private else "internal",
         valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
         expires_at=_time(expires_at, "expires_at"),
@@ -230,8 +231,10 @@ def list_memories(ws: Workspace, scope: str | None = None, type: str | None = No
 def update(ws: Workspace, memory_id: str, text: str | None = None, title: str | None = None,
            add_tags: Sequence[str] = (), remove_tags: Sequence[str] = (),
            importance: str | None = None, confidence: str | None = None,
-           type: str | None = None, paths: Sequence[str] | None = None) -> dict[str, Any]:
-    """Edit a draft or personal memory in place (shared ones: supersede instead)."""
+           type: str | None = None, paths: Sequence[str] | None = None,
+           aliases: Sequence[str] | None = None) -> dict[str, Any]:
+    """Edit a draft or personal memory in place (shared ones: supersede instead);
+    `aliases`, when given, replaces the list."""
     for name, value in (("importance", importance), ("confidence", confidence),
                         ("type", type)):
         if value is not None:
@@ -242,7 +245,8 @@ def update(ws: Workspace, memory_id: str, text: str | None = None, title: str | 
     request = writes.UpdateRequest(
         body=text, title=title, add_tags=_tags(add_tags), remove_tags=list(remove_tags),
         importance=importance, confidence=confidence, type=type,
-        paths=list(paths) if paths is not None else None)
+        paths=list(paths) if paths is not None else None,
+        aliases=list(aliases) if aliases is not None else None)
     return _write_json(writes.update(ws, loaded.id, request, via=VIA))
 
 

@@ -482,16 +482,17 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         note = untrusted_draft(memory, clock.now_str(), ws.identity(), origin)
         if "; " in note:
             notes.append(f"kept as an untrusted draft ({note})")
-    size = len(memory.body.encode("utf-8"))
+    size = model.content_bytes(memory.body, memory.aliases)
     if size > limit:
         raise MemexError(f"{memory.id}: body of {size} bytes is over the {limit}-byte limit "
-                         "(memex.maxBytes); not imported")
+                         "(memex.maxBytes, aliases included); not imported")
     if memory.id in seen:
         raise MemexError(f"{memory.id} appears twice in the input")
     seen.add(memory.id)
-    joined = redact.redact(memory.title + "\n\0\n" + memory.body)
+    (title, body, *aliases), joined = redact.redact_parts(
+        [memory.title, memory.body, *memory.aliases])
     if joined.changed:
-        memory.title, _, memory.body = joined.text.partition("\n\0\n")
+        memory.title, memory.body, memory.aliases = title, body, aliases
         report.notices.append(f"{memory.id}: {joined.notice()}")
     model.validate(memory)
     if not restored or joined.changed or entry.text is None:

@@ -258,6 +258,10 @@ def _refresh_index(ws: Workspace, receipt: PullReceipt) -> None:
     receipt.indexed = report.new + report.changed + report.moved
     receipt.index_memories = report.memories
     receipt.notices.extend(report.warnings)
+    if receipt.indexed:
+        from memex.workflows import embedding
+
+        receipt.notices.extend(embedding.start_background(ws))
 
 
 def parse_memory(text: str | None) -> model.Memory | None:

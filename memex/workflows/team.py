@@ -67,11 +67,11 @@ def target(ws: Workspace, scope: str = "project") -> Target:
 
 def _redact_memory(memory: model.Memory) -> tuple[model.Memory, redact.Redaction | None]:
     """The redaction check again, on what is about to be shared (hand edits happen)."""
-    title, body = redact.redact(memory.title), redact.redact(memory.body)
-    if not title.changed and not body.changed:
+    (title, body, *aliases), joined = redact.redact_parts(
+        [memory.title, memory.body, *memory.aliases])
+    if not joined.changed:
         return memory, None
-    joined = redact.Redaction(text="", findings=title.findings + body.findings)
-    return memory.copy(title=title.text, body=body.text), joined
+    return memory.copy(title=title, body=body, aliases=aliases), joined
 
 
 # ---------------------------------------------------------------- propose

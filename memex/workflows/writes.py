@@ -27,6 +27,7 @@ class CaptureRequest:
     title: str | None = None
     tags: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
     importance: str = "normal"
     role: str = "knowledge"
     confidence: str = "medium"
@@ -69,10 +70,28 @@ def max_bytes(ws: Workspace) -> int:
     return ws.int_setting("memex.maxBytes", model.DEFAULT_MAX_BYTES)
 
 
-def _redact_fields(title: str, body: str) -> tuple[str, str, redact.Redaction]:
-    joined = redact.redact(title + "\n\0\n" + body)
-    new_title, _, new_body = joined.text.partition("\n\0\n")
-    return new_title, new_body, joined
+def _redact_fields(title: str, body: str, aliases: list[str]
+                   ) -> tuple[str, str, list[str], redact.Redaction]:
+    """Title, body and aliases through the one redaction function, in one pass."""
+    (new_title, new_body, *new_aliases), joined = redact.redact_parts([title, body, *aliases])
+    return new_title, new_body, new_aliases, joined
+
+
+def check_size(ws: Workspace, body: str, aliases: list[str], what: str = "") -> None:
+    """memex.maxBytes holds the body and its aliases together."""
+    size = model.content_bytes(body, aliases)
+    limit = max_bytes(ws)
+    if size > limit:
+        with_aliases = " with its aliases" if aliases else ""
+        raise MemexError(f"memory body{with_aliases} is {size} bytes, over the {limit}-byte "
+                         f"limit (memex.maxBytes){what}")
+
+
+def _aliases(values: list[str]) -> list[str]:
+    try:
+        return model.normalise_aliases(values)
+    except InvalidMemory as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _words(text: str) -> set[str]:
@@ -145,17 +164,12 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     body = req.text.replace("\r\n", "\n").lstrip("\ufeff").strip()
     if not body:
         raise UsageError("nothing to capture: the text is empty")
-    limit = max_bytes(ws)
-    size = len(body.encode("utf-8"))
-    if size > limit:
-        raise MemexError(
-            f"memory body is {size} bytes, over the {limit}-byte limit (memex.maxBytes); "
-            "nothing was saved"
-        )
-    if "\0" in body:
+    aliases = _aliases(req.aliases)
+    check_size(ws, body, aliases, "; nothing was saved")
+    if "\0" in body or any("\0" in a for a in aliases):
         raise UsageError("the text contains NUL bytes; nothing was saved")
     _check_title(req.title)
-    title, body, redaction = _redact_fields((req.title or "").strip(), body)
+    title, body, aliases, redaction = _redact_fields((req.title or "").strip(), body, aliases)
     if not title:
         title = default_title(body)
     try:
@@ -194,7 +208,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     memory = model.Memory(
         id=new_ulid(), scope=scope, type=req.type, title=title, body=body,
         repo_id=ws.repo_id if scope != "personal" else None, visibility=req.visibility,
-        tags=tags, paths=paths,
+        tags=tags, aliases=aliases, paths=paths,
         language=req.language, role=req.role,
         instruction_state="draft" if req.role == "instruction" else None,
         trust_level=trust, importance=req.importance, confidence=req.confidence,
@@ -215,7 +229,14 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         return result
     store.save(store.Loaded(memory, path, home))
     usage.record_in(ws, "write", [memory.id])
+    result.notices += _embed(ws, memory)
     return result
+
+
+def _embed(ws: Workspace, memory: model.Memory) -> list[str]:
+    from memex.workflows import embedding  # the vector lane: loaded only by writes
+
+    return embedding.after_write(ws, [memory])
 
 
 def _identical_unindexed(home: store.Home, indexed: set[str], content: str
@@ -250,7 +271,7 @@ def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
             f"`git memex link {mine} related {other}` if they agree")
 
 
-CONTENT_FIELDS = ("title", "body")
+CONTENT_FIELDS = ("title", "body", "aliases")
 
 
 @dataclass
@@ -263,6 +284,9 @@ class UpdateRequest:
     confidence: str | None = None
     type: str | None = None
     paths: list[str] | None = None
+    aliases: list[str] | None = None  # the whole new list
+    add_aliases: list[str] = field(default_factory=list)
+    remove_aliases: list[str] = field(default_factory=list)
 
 
 PENDING = "pending_supersedes"
@@ -363,11 +387,13 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     body = body.lstrip("\ufeff")
     if not body:
         raise UsageError("a memory body cannot be empty (use `git memex forget`)")
-    size = len(body.encode("utf-8"))
-    if size > max_bytes(ws):
-        raise MemexError(f"memory body is {size} bytes, over the limit (memex.maxBytes)")
+    aliases = list(old.aliases) if req.aliases is None else list(req.aliases)
+    removed = {" ".join(a.split()).casefold() for a in req.remove_aliases}
+    aliases = _aliases([a for a in aliases + req.add_aliases
+                        if " ".join(a.split()).casefold() not in removed])
+    check_size(ws, body, aliases)
     # Every write redacts the whole text, also what an earlier hand edit or a merge put there.
-    new.title, new.body, redaction = _redact_fields(title.strip(), body)
+    new.title, new.body, new.aliases, redaction = _redact_fields(title.strip(), body, aliases)
     if not new.title:
         new.title = default_title(new.body)
     for name in ("importance", "confidence", "type"):
@@ -405,6 +431,8 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     loaded.memory = new
     store.save(loaded)
     usage.record_in(ws, "write", [new.id])
+    if content_changed:
+        notices += _embed(ws, loaded.memory)
     return WriteResult(loaded.memory, loaded.path, created=False, redaction=redaction,
                        notices=notices)
 
@@ -432,6 +460,7 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
         req.pending_supersedes = old.id
     else:
         req.supersedes = old.id
+    req.aliases = req.aliases or list(old.memory.aliases)
     if req.type == "knowledge":
         req.type = old.memory.type
     result = capture(ws, req)

@@ -19,6 +19,10 @@ def capture_options(func: _common.F) -> _common.F:
                      show_default=True, help="What kind of memory this is."),
         click.option("--title", help="A short title (default: the first line)."),
         click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
+        click.option("--alias", "aliases", multiple=True,
+                     help="Another way to ask for this memory: a question it answers, a "
+                          "synonym, the symptom it explains (repeatable, at most 8 lines; "
+                          "searched with a low weight)."),
         click.option("--importance", type=click.Choice(model.IMPORTANCES), default="normal",
                      show_default=True),
         click.option("--role", type=click.Choice(model.ROLES), default="knowledge",
@@ -44,7 +48,8 @@ def build_request(text: str, scope: str | None, kw: dict[str, Any]) -> CaptureRe
 
     return CaptureRequest(
         text=text, scope=scope, type=kw["mtype"], title=kw.get("title") or None,
-        tags=list(kw["tags"]), paths=list(kw["paths"]), importance=kw["importance"],
+        tags=list(kw["tags"]), paths=list(kw["paths"]), aliases=list(kw["aliases"]),
+        importance=kw["importance"],
         role=kw["role"], confidence=kw["confidence"], source=kw["source"],
         visibility="private" if kw["private"] else "internal",
         valid_from=_common.time_value(kw.get("valid_from"), "--valid-from"),

@@ -35,6 +35,7 @@ def cli(keep: bool) -> None:
         gitio.run(["init", "-q", "-b", "main", str(repo)])
         gitio.run(["remote", "add", "origin", "git@github.com:example/demo.git"], cwd=repo)
         ws = homes.workspace(repo, home=home)
+        ws.config["memex.embeddings"] = "off"  # a throwaway repo: no model, no background run
         click.echo(f"demo repo {repo}\nmemory home {home}\nrepo_id {ws.repo_id}")
 
         _say("git memex init --yes")

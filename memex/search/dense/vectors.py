@@ -73,6 +73,26 @@ def pack(vector: Sequence[float]) -> bytes:
     return array("f", vector).tobytes()
 
 
+def store(ws: Workspace, provider: Provider, keys: Sequence[str],
+          vecs: Sequence[Sequence[float]]) -> None:
+    """Vectors computed elsewhere (a write embedding its own memory)."""
+    conn = connect(db_path(ws))
+    try:
+        _insert(conn, provider.name, keys, vecs)
+    finally:
+        conn.close()
+
+
+def _insert(conn: sqlite3.Connection, provider: str, keys: Sequence[str],
+            vecs: Sequence[Sequence[float]]) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany(
+        "INSERT OR REPLACE INTO vectors (provider, key, dim, vec) VALUES (?, ?, ?, ?)",
+        [(provider, k, len(v), pack(v)) for k, v in zip(keys, vecs, strict=True)])
+    _bump(conn)
+    conn.execute("COMMIT")
+
+
 def embed_pending(ws: Workspace, provider: Provider, progress: Progress | None = None
                   ) -> EmbedReport:
     """Encode every indexed memory whose text has no vector yet (in batches, each
@@ -92,15 +112,7 @@ def embed_pending(ws: Workspace, provider: Provider, progress: Progress | None =
             report.memories = len(wanted)
             for i in range(0, len(missing), BATCH):
                 keys = [k for k in missing[i : i + BATCH] if k in texts]
-                vectors = provider.passages([texts[k] for k in keys])
-                conn.execute("BEGIN IMMEDIATE")
-                conn.executemany(
-                    "INSERT OR REPLACE INTO vectors (provider, key, dim, vec) "
-                    "VALUES (?, ?, ?, ?)",
-                    [(provider.name, k, len(v), pack(v)) for k, v in zip(keys, vectors,
-                                                                         strict=True)])
-                _bump(conn)
-                conn.execute("COMMIT")
+                _insert(conn, provider.name, keys, provider.passages([texts[k] for k in keys]))
                 report.embedded += len(keys)
                 if progress is not None:
                     progress(min(i + BATCH, len(missing)), len(missing))
@@ -127,7 +139,9 @@ def _texts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
         for key, doc, body in conn.execute(
                 f"SELECT text_key, doc, body FROM memories WHERE text_key IN "
                 f"({', '.join('?' * len(chunk))})", chunk):
-            out[key] = passage_text(str(json.loads(doc).get("title") or ""), body)
+            front = json.loads(doc)
+            out[key] = passage_text(str(front.get("title") or ""), body,
+                                    [str(a) for a in front.get("aliases") or []])
     return out
 
 
