@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memex.storage import homes
+from memex.storage import homes, settings
 from memex.workflows import pull
 from tests.farm import Dev, make_team, snapshot
 from tests.helpers import invoke
@@ -137,10 +137,10 @@ def test_staleness_and_list_warning(team: tuple[Path, Dev, Dev]) -> None:
 
 
 def test_parse_span() -> None:
-    assert pull.parse_span("7d") == pull.DEFAULT_STALE_AFTER
-    assert pull.parse_span("3") == pull.parse_span("3 days")
-    assert pull.parse_span("2w") == pull.parse_span("14d")
-    assert pull.parse_span("soon") is None
+    assert settings.parse_span("7d") == pull.DEFAULT_STALE_AFTER
+    assert settings.parse_span("3") == settings.parse_span("3 days")
+    assert settings.parse_span("2w") == settings.parse_span("14d")
+    assert settings.parse_span("soon") is None
 
 
 def test_real_executables(team: tuple[Path, Dev, Dev]) -> None:

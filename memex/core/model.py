@@ -66,7 +66,6 @@ INT_FIELDS = frozenset({"schema_version", "revision"})
 BOOL_FIELDS = frozenset({"pinned", "local_approve"})
 HISTORY_KEYS = ("at", "by", "from", "to", "note")
 
-DEFAULT_MAX_BYTES = 64 * 1024
 _TAG_RE = re.compile(r"^[^\s,\[\]{}#]+$")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -230,6 +231,13 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
     return out
 
 
+def _umask() -> int:
+    """The process umask (reading it means setting it: put it straight back)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same folder and rename: never a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +245,13 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Exact bytes via a temp file in the same folder, fsynced, then renamed over `path`."""
+    """Exact bytes via a temp file in the same folder, fsynced, then renamed over `path`.
+    A file that exists keeps its permission bits (a 0600 config holding a token stays
+    0600); a new one gets what the umask allows, as any editor would make it."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -245,7 +259,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

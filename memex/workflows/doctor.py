@@ -10,8 +10,10 @@ import shlex
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
-from memex.storage import gitio, store, usage
+from memex.core import clock
+from memex.storage import gitio, hooklog, store, usage
 from memex.storage.homes import Workspace
 
 LEVELS = ("ok", "warn", "fail")
@@ -228,10 +230,33 @@ def check_usage_log(ws: Workspace) -> list[Check]:
                   + (f" (rotated at {limit:,})" if limit > 0 else " (never rotated)"))]
 
 
+HOOK_FAILURE_DAYS = 7
+_HOOK_COMMANDS = {"session_start": "context", "user_prompt_submit": "capture"}
+
+
+def check_hook_failures(ws: Workspace) -> list[Check]:
+    """Agent hooks fail silently by design (they never block a prompt) and log instead:
+    a failure this week means memory injection may have stopped."""
+    since = clock.now() - timedelta(days=HOOK_FAILURE_DAYS)
+    failures = hooklog.since(ws.home, since)
+    if not failures:
+        return [Check("agent-hooks", "ok",
+                      f"no agent hook failure in the last {HOOK_FAILURE_DAYS} days")]
+    last = failures[-1]
+    step = _HOOK_COMMANDS.get(last.get("hook", ""), "context")
+    return [Check("agent-hooks", "warn",
+                  f"{len(failures)} agent hook failure(s) in the last {HOOK_FAILURE_DAYS} "
+                  f"days; the last at {last.get('at')} ({last.get('hook')}): "
+                  f"{last.get('error')}",
+                  hint=f"see {hooklog.log_path(ws.home)}; `git memex {step}` without "
+                  "--hook shows such an error directly",
+                  paths=(str(hooklog.log_path(ws.home)),))]
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
     check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
-    check_outbox_key, check_mcp_configs, check_usage_log,
+    check_outbox_key, check_mcp_configs, check_usage_log, check_hook_failures,
 ]
 
 

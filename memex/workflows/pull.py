@@ -4,44 +4,27 @@ how stale the last fetch is (DESIGN.md "Last pull"). Nothing here runs on its ow
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 
 from memex.core import clock, frontmatter, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import gitio, store
+from memex.storage import gitio, settings, store
 from memex.storage.homes import Workspace
 
-DEFAULT_STALE_AFTER = timedelta(days=7)
+DEFAULT_STALE_AFTER: timedelta = settings.default("memex.staleAfter")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-_SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|sec|min|hours?|days?|weeks?)?\s*$",
-                   re.IGNORECASE)
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 # ---------------------------------------------------------------- staleness
 
 
-def parse_span(text: str) -> timedelta | None:
-    """`7d`, `12h`, `2w`, `30m`, `3 days`, or a bare number of days; None if unreadable."""
-    match = _SPAN.match(text)
-    if not match:
-        return None
-    unit = (match.group(2) or "d").lower()
-    return timedelta(seconds=float(match.group(1)) * _UNIT_SECONDS[unit[0]])
-
-
 def stale_after(ws: Workspace) -> timedelta:
     """memex.staleAfter (`7d`, `36h`, `2w`, `1.5d`, a bare number of days); a value that
-    does not parse is named on stderr once and the default used."""
-    value = ws.setting("memex.staleAfter")
-    span = parse_span(value) if value else None
-    if span is None and value:
-        ws.warn_setting("memex.staleAfter", value, "a duration (like 7d, 36h, 2w)",
-                        "7d")
-    return span if span is not None else DEFAULT_STALE_AFTER
+    does not parse is an error naming it (memex.storage.settings)."""
+    span: timedelta = ws.typed("memex.staleAfter")
+    return span
 
 
 def last_fetch(ws: Workspace) -> datetime | None:
