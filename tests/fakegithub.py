@@ -6,15 +6,13 @@ It answers with the JSON shapes GitHub documents for `GET /repos/{o}/{r}/pulls` 
 
 from __future__ import annotations
 
-import json
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+
+from tests import fakehosts
+from tests.fakehosts import FakeHost
 
 OWNER, REPO = "Acme", "App"
 
@@ -70,22 +68,9 @@ def review(login: str, state: str, at: str = "2026-11-30T11:00:00Z",
 
 
 @dataclass
-class Answer:
-    status: int = 200
-    body: Any = None  # JSON-encoded unless bytes
-    delay: float = 0.0
-
-
-@dataclass
-class FakeGitHub:
-    routes: dict[str, Answer] = field(default_factory=dict)
-    requests: list[tuple[str, dict[str, list[str]], dict[str, str]]] = field(
-        default_factory=list)
-    url: str = ""
-
-    def answer(self, path: str, body: Any = None, status: int = 200, delay: float = 0.0
-               ) -> None:
-        self.routes[path] = Answer(status, body, delay)
+class FakeGitHub(FakeHost):
+    not_found: Any = field(default_factory=lambda: {
+        "message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
 
     def pulls(self, items: list[dict[str, Any]], reviews: dict[int, list[Any]] | None = None
               ) -> None:
@@ -96,40 +81,5 @@ class FakeGitHub:
 
 @contextmanager
 def serve() -> Iterator[FakeGitHub]:
-    fake = FakeGitHub()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            parts = urlsplit(self.path)
-            fake.requests.append((parts.path, parse_qs(parts.query), dict(self.headers)))
-            answer = fake.routes.get(parts.path)
-            if answer is None:
-                answer = Answer(404, {"message": "Not Found",
-                                      "documentation_url": "https://docs.github.com/rest"})
-            if answer.delay:
-                time.sleep(answer.delay)
-            data = answer.body if isinstance(answer.body, bytes) else json.dumps(
-                answer.body).encode()
-            try:
-                self.send_response(answer.status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
+    with fakehosts.serve(FakeGitHub()) as fake:
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -16,7 +16,7 @@ def test_init_writes_gitattributes_and_driver_config_idempotently(repo: Path) ->
     (repo / ".gitattributes").write_text("*.png binary")  # no trailing newline
     assert invoke("init", "--yes").exit_code == 0
     text = (repo / ".gitattributes").read_text()
-    assert text == "*.png binary\n.memex/*.md merge=memex\n"
+    assert text == "*.png binary\n.memex/*.md merge=memex diff=memex\n"
     driver = git(repo, "config", "--get", "merge.memex.driver").stdout.strip()
     assert driver.endswith("merge-driver %O %A %B %L %P")
     assert git(repo, "config", "--get", "merge.memex.name").stdout.strip()

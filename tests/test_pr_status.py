@@ -174,14 +174,14 @@ def test_unreachable_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 # ---------------------------------------------------------------- git alone
 
-NO_API = "git@gitlab.example.com:Acme/App.git"
+NO_API = "git@git.example.com:Acme/App.git"
 
 
 def test_git_only_fast_forward_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     alice, mid = on_branch(tmp_path, monkeypatch, origin=NO_API)
     report = status(alice)
     assert actions(report) == [("none", "proposed")] and report["tip_merged"] is False
-    assert any("no PR provider for gitlab.example.com" in str(x)
+    assert any("no PR provider for git.example.com" in str(x)
                for x in report["could_not_see"])  # type: ignore[attr-defined]
     alice.git("push", "-q", "origin", f"{BRANCH}:main")
     alice.git("fetch", "-q")

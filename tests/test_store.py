@@ -53,7 +53,7 @@ def test_read_only_memory_dir(repo: Path, memex_home: Path,
             monkeypatch.setattr(tempfile, "mkstemp", refuse)
         result = invoke("update", out["id"], "--body", "second")
         assert result.exit_code == 1
-        assert "permission denied" in result.stderr
+        assert "permission denied" in result.stderr.lower()
     finally:
         folder.chmod(0o755)
     assert "first" in (folder / f"{out['id']}.md").read_text()

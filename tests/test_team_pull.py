@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memex.storage import homes, settings
-from memex.workflows import pull
+from memex.storage import homes
+from memex.workflows import freshness
 from tests.farm import Dev, make_team, snapshot
-from tests.helpers import invoke
+from tests.helpers import invoke, invoke_json
 
 
 @pytest.fixture
@@ -116,31 +116,47 @@ def test_staleness_and_list_warning(team: tuple[Path, Dev, Dev]) -> None:
     _, alice, bob = team
     bob.use()
     ws = homes.workspace()
-    assert pull.staleness(ws) == (None, False)  # a fresh clone never fetched
+    assert freshness.staleness(ws) == (None, False)  # a fresh clone never fetched
     bob.run("pull")
-    last, stale = pull.staleness(homes.workspace())
+    last, stale = freshness.staleness(homes.workspace())
     assert last is not None and not stale
     fetch_head = bob.clone / ".git" / "FETCH_HEAD"
     ten_days = time.time() - 10 * 86400
     os.utime(fetch_head, (ten_days, ten_days))
-    last, stale = pull.staleness(homes.workspace())
+    last, stale = freshness.staleness(homes.workspace())
     assert stale and last is not None
     result = invoke("list")
     assert result.exit_code == 0
     warnings = [line for line in result.stderr.splitlines() if "last pull" in line]
     assert len(warnings) == 1 and "10 days ago" in warnings[0]
     bob.git("config", "memex.staleAfter", "2w")
-    assert pull.staleness(homes.workspace())[1] is False
+    assert freshness.staleness(homes.workspace())[1] is False
     assert "last pull" not in invoke("list").stderr
     bob.git("config", "memex.staleAfter", "12h")
-    assert pull.staleness(homes.workspace())[1] is True
+    assert freshness.staleness(homes.workspace())[1] is True
+
+
+def test_one_staleness_rule_for_health_and_sync_status(team: tuple[Path, Dev, Dev]) -> None:
+    """health said "stale" of a clone that never fetched while sync-status said not."""
+    _, _, bob = team
+    bob.use()
+    for _ in range(2):  # never fetched, then fetched ten days ago
+        health = invoke_json("health")["pull"]
+        sync = invoke_json("sync-status")
+        assert health["stale"] == sync["stale"]
+        assert (health["last_fetch"] is None) == (sync["last_fetch"] is None)
+        bob.run("pull")
+        ten_days = time.time() - 10 * 86400
+        os.utime(bob.clone / ".git" / "FETCH_HEAD", (ten_days, ten_days))
+    assert health["has_remote"] and health["stale"] and sync["stale"]
+    assert "git memex pull: last fetched 10 days ago" in invoke_json("health")["next_steps"]
 
 
 def test_parse_span() -> None:
-    assert settings.parse_span("7d") == pull.DEFAULT_STALE_AFTER
-    assert settings.parse_span("3") == settings.parse_span("3 days")
-    assert settings.parse_span("2w") == settings.parse_span("14d")
-    assert settings.parse_span("soon") is None
+    assert freshness.parse_span("7d") == freshness.DEFAULT_STALE_AFTER
+    assert freshness.parse_span("3") == freshness.parse_span("3 days")
+    assert freshness.parse_span("2w") == freshness.parse_span("14d")
+    assert freshness.parse_span("soon") is None
 
 
 def test_real_executables(team: tuple[Path, Dev, Dev]) -> None:

@@ -8,6 +8,8 @@ unknown keys survive a rewrite. ruamel is imported only when a file needs it.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import io
 import json
 import re
@@ -178,8 +180,8 @@ def _fast_parse(header: str) -> dict[str, Any] | None:
             if not match:
                 return None
             key, value = match.group(1), match.group(2)
-            if key in data:
-                return None
+            if key in data or (key in model.HISTORY_FIELDS and value != ""):
+                return None  # a duplicate, or a history that is not one entry a line
             current_list = None
             if value == "":
                 current_list = []
@@ -204,12 +206,63 @@ def _yaml() -> Any:
 
 
 def _plain_data(value: Any) -> Any:
-    """ruamel's Commented* types as plain dicts and lists."""
+    """ruamel's Commented* types as plain dicts and lists; any other value that is not
+    a JSON scalar (a YAML timestamp, date, binary) as its text, except the datetimes
+    the time fields take."""
     if isinstance(value, dict):
         return {str(k): _plain_data(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain_data(v) for v in value]
-    return value
+    if value is None or isinstance(value, (str, int, float, datetime.date)):
+        return value
+    return str(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_text(text: str, header: str, data: dict[str, Any]) -> None:
+    """Refuse text that is not valid Unicode: a file decodes from UTF-8 without
+    surrogates, but an escape in a quoted value (\\ud800) can still make one."""
+    if _SURROGATE.search(text) is not None:
+        raise FrontMatterError("the file holds an unpaired surrogate (not valid Unicode)")
+    if "\\u" in header or "\\U" in header:
+        stack: list[Any] = [data]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, str) and _SURROGATE.search(item) is not None:
+                raise FrontMatterError(
+                    f"a value holds an unpaired surrogate (not valid Unicode): {item!r:.60}")
+
+
+def _refuse_aliases(header: str) -> None:
+    """Memory files have no use for YAML anchors and aliases, and an alias bomb (a
+    kilobyte that expands to gigabytes) would hang every command: any anchor or alias
+    is refused from the parser's events, before anything is built or expanded."""
+    if "&" not in header and "*" not in header:
+        return
+    from ruamel.yaml.events import AliasEvent
+
+    try:
+        for event in _yaml().parse(header):
+            if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
+                raise FrontMatterError(
+                    "front matter uses a YAML anchor or alias (&, *), which memory files "
+                    "do not allow")
+    except FrontMatterError:
+        raise
+    except Exception as exc:  # ruamel raises many error types; all mean "unparseable"
+        raise _yaml_error(exc) from None
+
+
+def _yaml_error(exc: BaseException) -> FrontMatterError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return FrontMatterError(f"front matter is not valid YAML: {first}")
 
 
 def parse(text: str) -> Parsed:
@@ -218,17 +271,20 @@ def parse(text: str) -> Parsed:
     body = body.strip("\n").rstrip()
     data = _fast_parse(header)
     if data is not None and emit_header(data) == header:
+        _check_text(text, header, data)
         return Parsed(data=data, body=body, canonical=True, raw_header=header)
+    _refuse_aliases(header)
     try:
         loaded = _yaml().load(header)
     except Exception as exc:  # ruamel raises many error types; all mean "unparseable"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise FrontMatterError(f"front matter is not valid YAML: {first}") from None
+        raise _yaml_error(exc) from None
     if loaded is None:
         loaded = {}
     if not isinstance(loaded, dict):
         raise FrontMatterError("front matter is not a mapping of keys to values")
-    return Parsed(data=_plain_data(loaded), body=body, canonical=False, raw_header=header)
+    data = _plain_data(loaded)
+    _check_text(text, header, data)
+    return Parsed(data=data, body=body, canonical=False, raw_header=header)
 
 
 def load(text: str) -> tuple[model.Memory, Parsed]:
@@ -272,8 +328,6 @@ def rewrite(memory: model.Memory, original: Parsed | None) -> str:
 
 
 def _field_defaults() -> dict[str, Any]:
-    import dataclasses
-
     return {f.name: f.default for f in dataclasses.fields(model.Memory)
             if f.default is not dataclasses.MISSING}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from memex.core import clock
@@ -158,6 +159,19 @@ class Memory:
         return f"[{state}]"
 
 
+def normalised_text(text: str) -> str:
+    """`text` with every run of whitespace one space: what "same content" compares."""
+    return " ".join(text.split())
+
+
+def same_content(a: Memory, b: Memory) -> bool:
+    """Same title and body, whitespace aside: the one rule for "the same memory content"
+    (propose, submit, pr-status). Capture's and clean's duplicate checks compare bodies
+    by the same `normalised_text`."""
+    return (normalised_text(a.title), normalised_text(a.body)) == (
+        normalised_text(b.title), normalised_text(b.body))
+
+
 def summarise(title: str, body: str, limit: int = 240) -> str:
     """One line of at most `limit` characters: the title, else the body's start."""
     text = title.strip()
@@ -229,11 +243,24 @@ def from_front_matter(data: dict[str, Any], body: str) -> Memory:
     return memory
 
 
+def _nullable() -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(Memory) if f.default is None)
+
+
+# Fields a file may leave empty (`key: ~` or `key:`) and mean "no value".
+NULLABLE_FIELDS = _nullable()
+_SCALARS = (str, int, float)
+
+
 def _coerce(key: str, value: Any) -> Any:
     if value is None:
         if key in LIST_FIELDS | HISTORY_FIELDS:
             return []
-        return False if key in BOOL_FIELDS else None
+        if key in BOOL_FIELDS:
+            return False
+        if key in NULLABLE_FIELDS:
+            return None
+        raise InvalidMemory(f"{key} is empty (null); it needs a value")
     if key in INT_FIELDS:
         if isinstance(value, bool) or not isinstance(value, int):
             try:
@@ -248,13 +275,16 @@ def _coerce(key: str, value: Any) -> Any:
     if key in TIME_FIELDS:
         try:
             return clock.normalise_time(value)
-        except ValueError as exc:
+        except (ValueError, OverflowError) as exc:
             raise InvalidMemory(f"{key}: {exc}") from None
     if key in LIST_FIELDS:
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list):
-            raise InvalidMemory(f"{key} must be a list, not {value!r}")
+            raise InvalidMemory(f"{key} must be a list, not {_short(value)}")
+        for item in value:
+            if not isinstance(item, _SCALARS) or isinstance(item, bool):
+                raise InvalidMemory(f"{key} entries must be words, not {_short(item)}")
         return [str(v) for v in value]
     if key in HISTORY_FIELDS:
         if not isinstance(value, list):
@@ -262,20 +292,32 @@ def _coerce(key: str, value: Any) -> Any:
         entries = []
         for entry in value:
             if not isinstance(entry, dict):
-                raise InvalidMemory(f"{key} entries must be mappings, not {entry!r}")
+                raise InvalidMemory(f"{key} entries must be mappings, not {_short(entry)}")
+            for v in entry.values():
+                if v is not None and not isinstance(v, (*_SCALARS, date)):
+                    raise InvalidMemory(f"{key} entry values must be single values, "
+                                        f"not {_short(v)}")
             clean = {str(k): _history_value(k, v) for k, v in entry.items() if v is not None}
             entries.append(clean)
         return entries
     if isinstance(value, (dict, list)):
-        raise InvalidMemory(f"{key} must be a single value, not {value!r}")
+        raise InvalidMemory(f"{key} must be a single value, not {_short(value)}")
     return str(value)
+
+
+def _short(value: Any) -> str:
+    """A value in an error message, cut to one readable line."""
+    if value is None:
+        return "null"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _history_value(key: object, value: Any) -> str:
     if key == "at":
         try:
             return clock.normalise_time(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             return str(value)
     return str(value)
 

@@ -144,6 +144,12 @@ def forget_connections() -> None:
     _OPEN.clear()
 
 
+def forget(ws: Workspace) -> None:
+    """Close the kept connection to this workspace's index only (a temporary index
+    about to be deleted), leaving every other index's connection open."""
+    _drop(db_path(ws))
+
+
 def _drop(path: Path) -> None:
     kept = _OPEN.pop(str(path), None)
     if kept is not None:
@@ -191,36 +197,71 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
         except sqlite3.Error:
             pass
         _drop(path)
-    for attempt in range(2):
+    conn: sqlite3.Connection | None = None
+    for attempt in range(3):
         try:
             conn = _connect(str(path))
             found = schema.version(conn)
             if found == schema.SCHEMA_VERSION:
                 return _keep(conn, path), path
             empty = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-            if empty:
-                schema.create(conn)
-                report.rebuilt = True
-                return _keep(conn, path), path
-            conn.close()
-            report.warnings.append(
-                f"the index was made by another version (schema {found}); rebuilt it")
+            if not empty:
+                report.warnings.append(
+                    f"the index was made by another version (schema {found}); rebuilt it")
+            _rebuild_in_place(conn, path, report)
+            return _keep(conn, path), path
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) and attempt == 0:
+            if ("locked" in str(exc) or "busy" in str(exc)) and attempt < 2:
+                with contextlib.suppress(sqlite3.Error, AttributeError):
+                    conn.close()  # type: ignore[union-attr]
                 time.sleep(LOCK_WAIT_SECONDS)
                 continue
-            report.warnings.append(f"the index could not be opened ({exc}); rebuilt it")
-        except sqlite3.DatabaseError as exc:
-            report.warnings.append(f"the index was unreadable ({exc}); rebuilt it")
-        with contextlib.suppress(sqlite3.Error, UnboundLocalError):
-            conn.close()
-        try:
-            remove_db(path)
-        except OSError as exc:
-            report.warnings.append(f"cannot remove {path} ({exc.strerror or exc}); "
+            report.warnings.append(f"the index could not be opened ({exc}); "
                                    "using a temporary index")
-            return _fresh_memory(report), None
+        except sqlite3.DatabaseError as exc:
+            if attempt < 2:
+                with contextlib.suppress(sqlite3.Error, AttributeError):
+                    conn.close()  # type: ignore[union-attr]
+                report.warnings.append(f"the index was unreadable ({exc}); rebuilt it")
+                try:
+                    _cut_back(path)
+                    continue
+                except OSError:
+                    pass
+            report.warnings.append(f"the index was unreadable ({exc}); "
+                                   "using a temporary index")
+        break
+    with contextlib.suppress(sqlite3.Error, AttributeError):
+        conn.close()  # type: ignore[union-attr]
     return _fresh_memory(report), None
+
+
+def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Report) -> None:
+    """Empty an index file of any schema (or of damage) and create the current tables,
+    in one transaction on the same file. A file SQLite cannot read at all is cut back
+    to nothing in place (an empty file is an empty database): never deleted or
+    renamed, since another process may hold it open (in WAL mode its `-wal` would
+    then belong to a different file)."""
+    report.rebuilt = True
+    try:
+        schema.create(conn, replace=True)
+        return
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc) or path is None:
+            raise
+    except sqlite3.DatabaseError:
+        if path is None:
+            raise
+    _cut_back(path)
+    schema.create(conn, replace=True)
+
+
+def _cut_back(path: Path) -> None:
+    """Truncate an unreadable index file and its WAL in place (an empty file is an
+    empty database); the inode stays, so every process's handle stays valid."""
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(FileNotFoundError), open(f"{path}{suffix}", "r+b") as handle:
+            handle.truncate(0)
 
 
 def _keep(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
@@ -249,23 +290,52 @@ def open_index(ws: Workspace, full: bool = False, progress: Progress | None = No
         try:
             _refresh(index, ws, full, progress, known)
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if _busy(exc):
                 _mark_stale(index)
             else:
-                # Corrupt beyond what opening noticed: start again from the files.
-                index.close()
-                if path is not None:
-                    _drop(path)
-                    with contextlib.suppress(OSError):
-                        remove_db(path)
+                # Damaged beyond what opening noticed: rebuilt in place from the files,
+                # and the command that found it goes on.
                 report.warnings.append(f"the index was damaged ({exc}); rebuilt it")
-                conn, path = _open_usable(ws, report)
-                index.conn, index.path = conn, path
-                _refresh(index, ws, True, progress, known)
+                _repair(index, ws, progress, known)
     report.quarantined = quarantined(index.conn)
     report.memories = memory_count(index.conn)
     report.seconds = time.perf_counter() - started
     return index
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "locked" in str(exc) or "busy" in str(exc))
+
+
+def _repair(index: Index, ws: Workspace, progress: Progress | None,
+            known: Mapping[str, Known] | None) -> None:
+    """Rebuild a damaged index in place; if even that fails, answer this command from a
+    temporary index (the file is left for the next command)."""
+    try:
+        _rebuild_in_place(index.conn, index.path, index.report)
+        if index.path is not None:
+            _drop_cache(index.path)
+        _refresh(index, ws, True, progress, known)
+        return
+    except sqlite3.DatabaseError as exc:
+        if _busy(exc):
+            _mark_stale(index)
+            return
+        index.report.warnings.append(f"the index cannot be rebuilt ({exc}); "
+                                     "using a temporary index")
+    index.close()
+    if index.path is not None:
+        _drop(index.path)
+    index.conn, index.path = _fresh_memory(index.report), None
+    _refresh(index, ws, True, progress, known)
+
+
+def _drop_cache(path: Path) -> None:
+    """Forget the process's copy of the files table (the index was rebuilt)."""
+    kept = _OPEN.get(str(path))
+    if kept is not None:
+        kept.files = kept.kinds = kept.generation = None
 
 
 def refresh(ws: Workspace, full: bool = False, progress: Progress | None = None) -> Report:
@@ -354,35 +424,24 @@ def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
 def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
              known: Mapping[str, Known] | None = None) -> None:
     conn, report = index.conn, index.report
-    disk, kinds = scan_disk(ws)
-    old, old_kinds = ({}, {}) if full else _indexed(index)
     contents: dict[str, bytes] = {}
-    hashed: dict[str, FileState] = dict(disk)
-    for path in needs_hash(old, disk):
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            hashed.pop(path, None)  # vanished or unreadable between stat and read
-            continue
-        contents[path] = data
-        hashed[path] = FileState(disk[path].size, disk[path].mtime_ns, content_hash(data))
-    plan = plan_changes(old, hashed)
-    # A move between homes changes what the file means (its scope check): re-read it.
-    for src, dst in list(plan.moved):
-        if old_kinds.get(src) != kinds.get(dst):
-            plan.moved.remove((src, dst))
-            plan.deleted.append(src)
-            plan.new.append(dst)
+    seen = None if full else generation(conn)
+    plan, hashed, kinds = _decide(index, ws, full, contents)
     if plan.empty and not full:
         return
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
+        if _busy(exc):
             _mark_stale(index)
             return
         raise
     try:
+        if not full and generation(conn) != seen:
+            # Another process refreshed between the look and the lock: decide again
+            # from what the index holds now (files it added are not added twice).
+            contents.clear()  # a file may have changed since it was read: read again
+            plan, hashed, kinds = _decide(index, ws, full, contents)
         if full:
             _clear(conn)
         written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
@@ -405,6 +464,33 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     report.deleted += len(plan.deleted)
     report.moved += len(plan.moved)
     report.touched += len(plan.touched)
+
+
+def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
+            ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
+    """What a refresh must do: the disk against the files table. `contents` keeps the
+    bytes read for hashing (a second decision reads no file twice)."""
+    disk, kinds = scan_disk(ws)
+    old, old_kinds = ({}, {}) if full else _indexed(index)
+    hashed: dict[str, FileState] = dict(disk)
+    for path in needs_hash(old, disk):
+        data = contents.get(path)
+        if data is None:
+            try:
+                data = Path(path).read_bytes()
+            except OSError:
+                hashed.pop(path, None)  # vanished or unreadable between stat and read
+                continue
+            contents[path] = data
+        hashed[path] = FileState(disk[path].size, disk[path].mtime_ns, content_hash(data))
+    plan = plan_changes(old, hashed)
+    # A move between homes changes what the file means (its scope check): re-read it.
+    for src, dst in list(plan.moved):
+        if old_kinds.get(src) != kinds.get(dst):
+            plan.moved.remove((src, dst))
+            plan.deleted.append(src)
+            plan.new.append(dst)
+    return plan, hashed, kinds
 
 
 def _truncate_wal(conn: sqlite3.Connection) -> None:

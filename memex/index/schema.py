@@ -77,13 +77,35 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
 """
 
 
-def create(conn: sqlite3.Connection) -> None:
-    conn.executescript(DDL)
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
-                 (str(SCHEMA_VERSION),))
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', ?)",
-                 (TOKENIZER,))
-    conn.commit()
+def create(conn: sqlite3.Connection, replace: bool = False) -> None:
+    """Create the tables in one transaction (another process never sees half of
+    them); `replace` first drops whatever the file holds, in the same transaction: an
+    index is rebuilt in place, never deleted under a process that has it open."""
+    script = "BEGIN IMMEDIATE;\n"
+    if replace:
+        script += "".join(f"DROP TABLE IF EXISTS \"{name}\";\n" for name in _tables(conn))
+    script += DDL
+    script += ("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', "
+               f"'{SCHEMA_VERSION}');\n"
+               f"INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', '{TOKENIZER}');\n"
+               "COMMIT;\n")
+    try:
+        conn.executescript(script)
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables to drop for a rebuild: virtual tables first (they own shadow tables),
+    then the plain tables that are not an FTS table's shadow."""
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+    virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL")]
+    shadows = tuple(f"{v}_" for v in virtual)
+    plain = [name for name, _ in rows if name not in virtual and not name.startswith(shadows)
+             and not name.startswith("sqlite_")]
+    return [*sorted(virtual, key=lambda n: n != "fts_terms"), *plain]
 
 
 def version(conn: sqlite3.Connection) -> int | None:

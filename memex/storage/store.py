@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from memex.core import frontmatter, model
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
+from memex.storage import iostep
 from memex.storage.homes import Workspace
 
 HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
@@ -238,45 +239,154 @@ def _umask() -> int:
     return current
 
 
+class WriteFailed(MemexError, OSError):
+    """An OS error on a write step (EACCES, EROFS, ENOSPC...), as one clear message;
+    still an OSError for callers that handle those."""
+
+
+def write_failed(exc: OSError, path: Path | str, what: str = "write") -> WriteFailed:
+    if isinstance(exc, WriteFailed):
+        return exc
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return WriteFailed(f"cannot {what} {path}: {reason}; nothing was changed there")
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and rename: never a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write via a temp file and rename: never a half-written file."""
+    try:
+        iostep.step("mkdir")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_failed(exc, path.parent, "create the folder") from None
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+TEMP_SUFFIX = ".memex-tmp"
+TEMP_DIR = "memex-tmp"
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Exact bytes via a temp file in the same folder, fsynced, then renamed over `path`.
-    A file that exists keeps its permission bits (a 0600 config holding a token stays
-    0600); a new one gets what the umask allows, as any editor would make it."""
+    """Exact bytes via a temp file, fsynced, then renamed over `path`. In a git working
+    tree the temp file lives in the git dir (never where `git add -A` would take it);
+    on another device, beside the target under a name git is told to ignore. A file
+    that exists keeps its permission bits (a 0600 config holding a token stays 0600);
+    a new one gets what the umask allows, as any editor would make it."""
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp: str | None = None
     try:
+        folder = temp_dir(path.parent)
+        iostep.step("create-temp")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX,
+                                   dir=folder)
         with os.fdopen(fd, "wb") as handle:
+            iostep.step("write")
             handle.write(data)
             handle.flush()
+            iostep.step("fsync")
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):
             os.chmod(tmp, mode)
+        iostep.step("rename")
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise write_failed(exc, path) from None
         raise
+
+
+def _git_dir_of(folder: Path) -> Path | None:
+    """The git dir of the working tree holding `folder` (found from `.git`, no git run)."""
+    for parent in (folder, *folder.parents):
+        dot = parent / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                line = dot.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if line.startswith("gitdir:"):
+                target = Path(line[7:].strip())
+                return target if target.is_absolute() else (parent / target).resolve()
+            return None
+    return None
+
+
+def temp_dir(folder: Path) -> Path:
+    """Where a write into `folder` puts its temp file (see write_bytes_atomic)."""
+    git_dir = _git_dir_of(folder)
+    if git_dir is None:
+        return folder
+    try:
+        if os.stat(git_dir).st_dev == os.stat(folder).st_dev:
+            target = git_dir / TEMP_DIR
+            target.mkdir(exist_ok=True)
+            return target
+    except OSError:
+        pass
+    _exclude_temps(git_dir)
+    return folder
+
+
+def _exclude_temps(git_dir: Path) -> None:
+    """List the temp files' pattern in info/exclude (of the common git dir)."""
+    common = git_dir
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        common_file = git_dir / "commondir"
+        if common_file.is_file():
+            common = (git_dir / common_file.read_text(encoding="utf-8").strip()).resolve()
+    exclude = common / "info" / "exclude"
+    pattern = f"*{TEMP_SUFFIX}"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        if pattern not in text.splitlines():
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with exclude.open("a", encoding="utf-8") as handle:
+                handle.write(("" if not text or text.endswith("\n") else "\n") + pattern + "\n")
+
+
+def clean_stale_temps(folder: Path) -> list[Path]:
+    """Remove temp files a killed writer left in `folder` (its process is gone)."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+            continue
+        parts = name[: -len(TEMP_SUFFIX)].rsplit(".", 2)
+        pid = parts[1] if len(parts) == 3 else ""
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def save(loaded: Loaded) -> str:
     """Write a memory back to its file (round trip when hand-edited); returns the text."""
     model.validate(loaded.memory)
     text = frontmatter.rewrite(loaded.memory, loaded.parsed)
-    try:
-        write_atomic(loaded.path, text)
-    except PermissionError:
-        raise MemexError(f"cannot write {loaded.path}: permission denied") from None
-    except OSError as exc:
-        raise MemexError(f"cannot write {loaded.path}: {exc.strerror or exc}") from None
+    write_atomic(loaded.path, text)
     loaded.parsed = frontmatter.parse(text)
     return text
 
@@ -295,9 +405,15 @@ def home_of_kind(ws: Workspace, kind: str) -> Home:
 
 
 def delete(loaded: Loaded) -> None:
+    remove(loaded.path)
+
+
+def remove(path: Path) -> None:
+    """Delete a file (gone already is fine); an OS error is one clear message."""
     try:
-        loaded.path.unlink()
+        iostep.step("unlink")
+        path.unlink()
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise MemexError(f"cannot delete {loaded.path}: {exc.strerror or exc}") from None
+        raise write_failed(exc, path, "delete") from None

@@ -19,7 +19,7 @@ from typing import Any
 from memex.core import clock, model
 from memex.core.errors import MemexError, NotFound, UsageError
 from memex.search import engine as search
-from memex.storage import locks, store, usage
+from memex.storage import store, usage
 from memex.storage.homes import Workspace
 from memex.workflows import context, reads, writes
 
@@ -145,8 +145,7 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
         expires_at=_time(expires_at, "expires_at"),
     )
-    with locks.write_lock(ws.home):  # the identical-content check and the write, at once
-        result = writes.capture(ws, request)
+    result = writes.capture(ws, request)  # check and write under the home's write lock
     data = _write_json(result)
     if not result.created:
         data["notices"].insert(0, f"identical content is already memory {result.memory.id}; "
@@ -227,13 +226,12 @@ def update(ws: Workspace, memory_id: str, text: str | None = None, title: str | 
             _check(name, value)
     if text is not None and not text.strip():
         raise UsageError("text cannot be empty (memory_forget retracts a memory)")
-    with locks.write_lock(ws.home):  # read, change and write with no other writer between
-        loaded = _find(ws, memory_id)
-        request = writes.UpdateRequest(
-            body=text, title=title, add_tags=_tags(add_tags), remove_tags=list(remove_tags),
-            importance=importance, confidence=confidence, type=type,
-            paths=list(paths) if paths is not None else None)
-        return _write_json(writes.update(ws, loaded.id, request, via=VIA))
+    loaded = _find(ws, memory_id)
+    request = writes.UpdateRequest(
+        body=text, title=title, add_tags=_tags(add_tags), remove_tags=list(remove_tags),
+        importance=importance, confidence=confidence, type=type,
+        paths=list(paths) if paths is not None else None)
+    return _write_json(writes.update(ws, loaded.id, request, via=VIA))
 
 
 def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None,
@@ -248,8 +246,7 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
         role=old.memory.role, source=SOURCE, via=VIA, trust_level="untrusted",
         visibility=old.memory.visibility, importance=old.memory.importance,
     )
-    with locks.write_lock(ws.home):
-        result, _ = writes.supersede(ws, old.id, request)
+    result, _ = writes.supersede(ws, old.id, request)
     data = _write_json(result)
     data["supersedes"] = old.id
     data["old_retired"] = not old.home.in_git
@@ -259,8 +256,7 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
 def forget(ws: Workspace, memory_id: str, note: str | None = None) -> dict[str, Any]:
     """Retract a draft or personal memory (the file stays; `status ID active` restores)."""
     loaded = _find(ws, memory_id)
-    with locks.write_lock(ws.home):
-        result = writes.set_status(ws, loaded.id, "retracted", note, via=VIA)
+    result = writes.set_status(ws, loaded.id, "retracted", note, via=VIA)
     data = _write_json(result)
     data["notices"].append(f"retracted; the user can restore it with "
                            f"git memex status {loaded.id[:10]} active")

@@ -480,18 +480,31 @@ def _linked(a: model.Memory, b: model.Memory, relations: Sequence[str]) -> bool:
     return any(b.id in getattr(a, r) or a.id in getattr(b, r) for r in relations)
 
 
-def against(memory: model.Memory, others: Iterable[model.Memory]) -> list[Conflict]:
+def may_meet(tags: frozenset[str] | set[str], paths: Sequence[str], other_tags: Iterable[str],
+             other_paths: Sequence[str]) -> bool:
+    """The gate (`related`) on raw fields: a shared tag (`tags` lower-cased) or
+    overlapping paths; cheap enough to run before any features are computed."""
+    return bool(tags & {t.lower() for t in other_tags}) or (
+        bool(paths) and bool(other_paths) and paths_overlap(paths, other_paths))
+
+
+def against(memory: model.Memory, others: Iterable[model.Memory],
+            cache: dict[str, Features] | None = None) -> list[Conflict]:
     """Conflicts between one (new or changed) memory and the others: the notice on
-    write, and the update of a cached result."""
+    write, and the update of a cached result. `cache` keeps the others' features
+    (by id) for a caller that compares many memories against the same set."""
     mine = features(memory)
     out: list[Conflict] = []
     for other in others:
         if other.id == memory.id or other.status not in model.LIVE_STATUSES:
             continue
-        if not (mine.tags & {t.lower() for t in other.tags}) and not paths_overlap(
-                mine.paths, other.paths):
+        if not may_meet(mine.tags, mine.paths, other.tags, other.paths):
             continue  # the gate, before the costlier features
-        theirs = features(other)
+        theirs = cache.get(other.id) if cache is not None else None
+        if theirs is None:
+            theirs = features(other)
+            if cache is not None:
+                cache[other.id] = theirs
         if _linked(memory, other, ("related", "extends")):
             continue
         reasons = compare(mine, theirs)

@@ -18,7 +18,7 @@ from memex.core.errors import MemexError
 from memex.search import engine as search
 from memex.storage import usage
 from memex.storage.homes import Workspace
-from memex.workflows import pull, reads
+from memex.workflows import freshness, reads
 
 MAX_INSTRUCTIONS = 20
 LINE_LIMIT = 240
@@ -150,8 +150,8 @@ def _line(memory: model.Memory, binding: bool = False) -> Line:
 
 
 def stale_notice(ws: Workspace) -> str | None:
-    """A line when the last pull (FETCH_HEAD) is older than memex.staleAfter (pull.py)."""
-    warning = pull.stale_warning(ws)
+    """A line when the last pull (FETCH_HEAD) is older than memex.staleAfter (freshness.py)."""
+    warning = freshness.stale_warning(ws)
     return f"Note: {warning}." if warning else None
 
 

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from memex.core import clock
+from memex.core import clock, jsonc
 from memex.storage import gitio, hooklog, store, usage
 from memex.storage.homes import Workspace
+from memex.workflows import githooks, rekey
 
 LEVELS = ("ok", "warn", "fail")
 SHOWN = 3  # files named in a line; --json has them all
@@ -83,8 +84,6 @@ def check_merge_driver(ws: Workspace) -> list[Check]:
 def check_hooks(ws: Workspace) -> list[Check]:
     if ws.repo is None:
         return []
-    from memex.workflows import githooks
-
     top = ws.repo.toplevel
     state = githooks.installed(top)
     framework = (top / ".pre-commit-config.yaml").exists()
@@ -127,8 +126,6 @@ def check_outbox_key(ws: Workspace) -> list[Check]:
     """Drafts stranded under an earlier repo_id (origin changed, or first origin)."""
     if ws.repo is None:
         return []
-    from memex.workflows import rekey
-
     old = rekey.old_outboxes(ws)
     if not old:
         return [Check("outbox", "ok", f"the outbox is keyed by this repo's id {ws.repo_id}")]
@@ -182,7 +179,6 @@ def check_index(ws: Workspace) -> list[Check]:
 def check_mcp_configs(ws: Workspace) -> list[Check]:
     """Every MCP config git-memex wrote here points at a command that resolves here, and
     the shared ones (committed by teams) hold no machine's absolute path."""
-    from memex.core import jsonc
     from memex.workflows import clients
 
     if ws.repo is None:

@@ -23,7 +23,7 @@ from memex.core import clock, gcpause, lifecycle, model
 from memex.core.errors import MemexError
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, snapshot, writes
+from memex.workflows import conflicts, freshness, snapshot, writes
 
 AccessStats = dict[str, tuple[int, str]]
 
@@ -216,6 +216,32 @@ def _near_duplicates(texts: Sequence[str], threshold: float) -> list[tuple[int, 
     return out
 
 
+def word_set(text: str) -> frozenset[str]:
+    """The words `near_duplicates` compares (lower-cased)."""
+    return _words(text)
+
+
+def duplicates_of(text: str, others: Sequence[tuple[str, frozenset[str]]],
+                  threshold: float = NEAR_DUPLICATE) -> list[tuple[str, float]]:
+    """(key, jaccard) of the (key, word_set) others at least `threshold` alike to
+    `text`: `near_duplicates`' measure for one new text against a set."""
+    words = _words(text)
+    size = len(words)
+    out: list[tuple[str, float]] = []
+    if not size:
+        return out
+    for key, theirs in others:
+        other_size = len(theirs)
+        if (size if size < other_size else other_size) < threshold * (
+                other_size if size < other_size else size):
+            continue
+        shared = len(words & theirs)
+        score = shared / (size + other_size - shared)
+        if score >= threshold:
+            out.append((key, score))
+    return out
+
+
 def _keeper_rank(item: store.Loaded, stats: AccessStats) -> tuple[int, int, int, str, str]:
     m = item.memory
     reviewed = {"published": 3, "approved": 2, "proposed": 1}.get(m.review_state or "", 0)
@@ -330,8 +356,7 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
         a, b = by_id.get(id_a), by_id.get(id_b)
         if a is not None and b is not None:
             keep, drop = sorted((a, b), key=lambda i: _keeper_rank(i, stats), reverse=True)
-            same = writes.normalised_content(a.memory.body) == writes.normalised_content(
-                b.memory.body)
+            same = model.normalised_text(a.memory.body) == model.normalised_text(b.memory.body)
             what = "same text as" if same else f"near-duplicate ({score:.0%} same words) of"
             if drop.id not in found and keep.id not in found:
                 offer(Candidate(drop, "redundant", f"{what} {keep.id[:10]}", keep=keep.id))
@@ -367,25 +392,15 @@ def delete(ws: Workspace, candidate: Candidate) -> Path:
 # ---------------------------------------------------------------- pull staleness
 
 
-def stale_after_days(ws: Workspace) -> float:
-    """memex.staleAfter in days, read by the one parser every command uses (pull's)."""
-    from memex.workflows import pull
-
-    return pull.stale_after(ws).total_seconds() / 86400
-
-
 @dataclass
 class PullState:
+    """What health shows of the last fetch; `stale` is freshness's one rule."""
+
     has_remote: bool
     last_fetch: str | None
-    age_days: float | None
+    age_days: float | None  # None: never fetched
     stale_after_days: float
-
-    @property
-    def stale(self) -> bool:
-        if not self.has_remote:
-            return False
-        return self.age_days is None or self.age_days > self.stale_after_days
+    stale: bool
 
     def as_json(self) -> dict[str, object]:
         return {"has_remote": self.has_remote, "last_fetch": self.last_fetch,
@@ -394,22 +409,15 @@ class PullState:
 
 
 def pull_state(ws: Workspace, now: datetime) -> PullState:
-    """When the repo last fetched: the mtime of FETCH_HEAD (worktree or common dir)."""
-    limit = stale_after_days(ws)
-    if ws.repo is None:
-        return PullState(False, None, None, limit)
-    has_remote = any(k.startswith("remote.") and k.endswith(".url") for k in ws.config)
-    times = []
-    for folder in {ws.repo.git_dir, ws.repo.common_dir}:
-        try:
-            times.append((folder / "FETCH_HEAD").stat().st_mtime)
-        except OSError:
-            continue
-    if not times:
-        return PullState(has_remote, None, None, limit)
-    moment = datetime.fromtimestamp(max(times), tz=now.tzinfo)
-    age = max(0.0, (now - moment).total_seconds() / 86400)
-    return PullState(has_remote, clock.format_time(moment), age, limit)
+    """The last fetch (FETCH_HEAD, worktree or common dir) and whether it is stale."""
+    state = freshness.freshness(ws, now)
+    limit = state.stale_after.total_seconds() / 86400
+    has_remote = ws.repo is not None and any(
+        k.startswith("remote.") and k.endswith(".url") for k in ws.config)
+    if state.last_fetch is None:
+        return PullState(has_remote, None, None, limit, state.stale)
+    age = max(0.0, (now - state.last_fetch).total_seconds() / 86400)
+    return PullState(has_remote, clock.format_time(state.last_fetch), age, limit, state.stale)
 
 
 # ---------------------------------------------------------------- health
@@ -536,9 +544,8 @@ def _health(ws: Workspace, stats: AccessStats | None) -> Health:
                      "to decide")
     if rot:
         steps.append(f"git memex clean: {len(rot)} ROT candidate(s) to review")
-    if pull.stale:
-        when = "never" if pull.age_days is None else f"{int(pull.age_days)} days ago"
-        steps.append(f"git memex pull: last fetched {when}")
+    if pull.stale and pull.age_days is not None:
+        steps.append(f"git memex pull: last fetched {int(pull.age_days)} days ago")
     if outbox - private:  # a private draft stays here: submit refuses it
         steps.append(f"git memex submit: {outbox - private} draft(s) in the outbox")
     proposed = sum(1 for i in items if i.home.in_git and i.memory.review_state == "proposed")

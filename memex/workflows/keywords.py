@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memex.core.errors import MemexError
-from memex.storage import locks
 from memex.storage.homes import Workspace
 from memex.workflows import writes
 
@@ -176,11 +175,7 @@ def capture_message(ws: Workspace, message: str, dry_run: bool = False,
             text=match.text, scope=match.scope, type=match.type, source="keyword", via="hook",
         )
         try:
-            if dry_run:
-                results.append(writes.capture(ws, request, dry_run=True))
-            else:
-                with locks.write_lock(ws.home):
-                    results.append(writes.capture(ws, request))
+            results.append(writes.capture(ws, request, dry_run=dry_run))
         except MemexError as exc:
             errors.append(f"line {match.line}: {exc}")
     return results, errors

@@ -19,7 +19,7 @@ from memex.core import clock, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import gitio, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import hosts
+from memex.workflows import freshness, hosts, pull, team
 
 PENDING = ("proposed", "approved")
 
@@ -54,6 +54,11 @@ class PrReport:
     commit: str | None = None
     hint: str | None = None
 
+    @property
+    def host_name(self) -> str:
+        """The provider's name (github, gitlab, gitea): approvers are `name:login`."""
+        return (self.provider or "github").split(" ", 1)[0]
+
     def as_json(self) -> dict[str, object]:
         error = None
         if self.host_error is not None:
@@ -71,20 +76,22 @@ def host_timeout(ws: Workspace) -> float:
     return seconds
 
 
+def provider(ws: Workspace, env: Mapping[str, str]
+             ) -> tuple[hosts.Provider | None, str | None]:
+    """The PR host of this clone (`hosts.provider_for` with memex.host / memex.hostUrl)."""
+    return hosts.provider_for(gitio.origin_url(ws.config), env, host_timeout(ws),
+                              host=ws.setting("memex.host"), host_url=ws.setting("memex.hostUrl"))
+
+
 def _content_on(top: Path, ref: str, rel: str, memory: model.Memory) -> bool:
     """Whether `ref` holds this memory's content (same id, title and body)."""
-    from memex.workflows import pull, team
-
     there = pull.parse_memory(gitio.show_blob(top, ref, rel))
-    return there is not None and there.id == memory.id and team.same_content(there, memory)
+    return there is not None and there.id == memory.id and model.same_content(there, memory)
 
 
 def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
               env: Mapping[str, str] | None = None) -> PrReport:
     """The report (and with `apply`, the moves; with `commit`, one memory-only commit)."""
-    from memex.workflows import pull as pulling
-    from memex.workflows import team
-
     if commit and not apply:
         raise UsageError("--commit needs --apply")
     if ws.repo is None or ws.memory_dir is None:
@@ -94,7 +101,7 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
     if branch is None:
         raise MemexError("HEAD is detached: check out the branch whose PR to look at")
     default_ref = gitio.remote_default_branch(top)
-    last, _ = pulling.staleness(ws)
+    last, _ = freshness.staleness(ws)
     report = PrReport(branch, default_ref, None, None, None, False,
                       clock.format_time(last) if last else None)
 
@@ -103,14 +110,13 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
         report.could_not_see.append(f"a PR: {branch} is the default branch; merged state "
                                     "comes from git alone")
     else:
-        provider, why_not = hosts.provider_for(
-            gitio.origin_url(ws.config), os.environ if env is None else env, host_timeout(ws))
-        if provider is None:
+        host, why_not = provider(ws, os.environ if env is None else env)
+        if host is None:
             report.could_not_see.append(f"the PR: {why_not}")
         else:
-            report.provider = f"{provider.name} {provider.slug}"
+            report.provider = f"{host.name} {host.slug}"
             try:
-                report.pr = provider.pull_request(branch)
+                report.pr = host.pull_request(branch)
             except hosts.HostError as exc:
                 report.host_error = exc
                 report.could_not_see.append(f"the PR: {exc}")
@@ -183,7 +189,8 @@ def _decide(report: PrReport, item: store.Loaded, top: Path, rel: str) -> Action
         who = ", ".join(f"@{u}" for u in pr.approvers)
         if memory.review_state == "proposed":
             return Action(item, "approve", "approved", f"PR #{pr.number} approved by {who}",
-                          approved_by=f"github:{pr.approvers[0]}" if pr.approvers else None)
+                          approved_by=f"{report.host_name}:{pr.approvers[0]}"
+                          if pr.approvers else None)
         return Action(item, "none", None, f"PR #{pr.number} approved by {who}; "
                       "waits for the merge")
     return Action(item, "none", None, f"PR #{pr.number} is open; review pending")
@@ -206,8 +213,6 @@ def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
         for _, loaded in moves:
             store.save(loaded)
     except BaseException:
-        from memex.workflows import team
-
         team.restore_files(dict(previous))
         raise
     for action, loaded in moves:

@@ -1,74 +1,18 @@
-"""`pull`: fetch + fast-forward only, with a receipt of the memories that came in; and
-how stale the last fetch is (DESIGN.md "Last pull"). Nothing here runs on its own."""
+"""`pull`: fetch + fast-forward only, with a receipt of the memories that came in.
+How stale the last fetch is lives in `memex.workflows.freshness`. Nothing here runs on its own."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 
-from memex.core import clock, frontmatter, model
+from memex.core import frontmatter, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import gitio, settings, store
+from memex.storage import gitio, store
 from memex.storage.homes import Workspace
+from memex.workflows import team
 
-DEFAULT_STALE_AFTER: timedelta = settings.default("memex.staleAfter")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-# ---------------------------------------------------------------- staleness
-
-
-def stale_after(ws: Workspace) -> timedelta:
-    """memex.staleAfter (`7d`, `36h`, `2w`, `1.5d`, a bare number of days); a value that
-    does not parse is an error naming it (memex.storage.settings)."""
-    span: timedelta = ws.typed("memex.staleAfter")
-    return span
-
-
-def last_fetch(ws: Workspace) -> datetime | None:
-    """When this checkout last fetched: the mtime of FETCH_HEAD (None: never, or no git)."""
-    if ws.repo is None:
-        return None
-    for folder in (ws.repo.git_dir, ws.repo.common_dir):
-        try:
-            mtime = os.stat(folder / "FETCH_HEAD").st_mtime
-        except OSError:
-            continue
-        return datetime.fromtimestamp(int(mtime), UTC)
-    return None
-
-
-def staleness(ws: Workspace) -> tuple[datetime | None, bool]:
-    """(last fetch time or None, whether it is older than memex.staleAfter).
-
-    A checkout that never fetched (a fresh clone) is not called stale: there is no
-    time to compare, and the clone itself just brought everything.
-    """
-    last = last_fetch(ws)
-    if last is None:
-        return None, False
-    return last, clock.now() - last > stale_after(ws)
-
-
-def describe_age(span: timedelta) -> str:
-    seconds = max(int(span.total_seconds()), 0)
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            n = seconds // size
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return "moments"
-
-
-def stale_warning(ws: Workspace) -> str | None:
-    """One line for commands that read, when the last pull is old; else None."""
-    last, stale = staleness(ws)
-    if not stale or last is None:
-        return None
-    age = describe_age(clock.now() - last)
-    return (f"last pull was {age} ago (memex.staleAfter is {describe_age(stale_after(ws))}); "
-            "teammates' memories may be missing: git memex pull")
 
 
 # ---------------------------------------------------------------- pull
@@ -147,8 +91,6 @@ def pull(ws: Workspace, remote: str | None = None, scope: str = "project",
     upstream, a failed fetch) is a MemexError and the branch and working tree are
     unchanged. `prompt` False keeps git from asking for credentials.
     """
-    from memex.workflows import team
-
     if scope == "project" and ws.repo is None:
         raise MemexError("not inside a git repository: pull fetches and fast-forwards the "
                          "repository you run it in; cd into a clone (or pull the org memory "

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from memex.core import clock, model
 from memex.core.errors import MemexError, UsageError
-from memex.storage import store, usage
+from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import writes
 
@@ -60,6 +60,7 @@ def _cross_home_reason(source: store.Loaded, target: store.Loaded) -> str:
             "nothing changed")
 
 
+@writelock.holds_write_lock
 def link(ws: Workspace, source_id: str, relation: str, target_id: str,
          remove: bool = False) -> LinkResult:
     """Add (or with remove, drop) `relation` from SOURCE to TARGET."""
@@ -125,6 +126,7 @@ def links(ws: Workspace, memory: model.Memory) -> list[Link]:
     return out
 
 
+@writelock.holds_write_lock
 def set_pinned(ws: Workspace, id_or_prefix: str, pinned: bool) -> writes.WriteResult:
     """pin / unpin: a person's keep mark, which clean and decay respect."""
     loaded = store.find(ws, id_or_prefix)

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core.errors import MemexError, UsageError
-from memex.storage import gitio, homes
+from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
+from memex.workflows import githooks
 
 FOLDER_README = """\
 # Project memories (git-memex)
@@ -59,8 +60,6 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
     _merge_attribute(top, name, result)
     _merge_driver_config(top, result)
     if git_hooks:
-        from memex.workflows import githooks
-
         hooks = githooks.install(top)
         result.changed += hooks.installed
         result.unchanged += hooks.unchanged
@@ -74,8 +73,11 @@ DRIVER_NAME = "git-memex field-level merge of memory files"
 DRIVER_ARGS = "merge-driver %O %A %B %L %P"
 
 
+ATTRIBUTES = ("merge=memex", "diff=memex")
+
+
 def attribute_line(dir_name: str) -> str:
-    return f"{dir_name}/*.md merge=memex"
+    return f"{dir_name}/*.md {' '.join(ATTRIBUTES)}"
 
 
 def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
@@ -86,17 +88,23 @@ def _merge_attribute(top: Path, dir_name: str, result: InitResult) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         raise MemexError(f"cannot read {path}: {exc}") from None
     pattern = f"{dir_name}/*.md"
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
         words = line.split()
-        if words and words[0] == pattern and "merge=memex" in words[1:]:
-            result.unchanged.append(f".gitattributes already names the memex merge driver "
-                                    f"for {pattern}")
+        if not words or words[0] != pattern or "merge=memex" not in words[1:]:
+            continue
+        missing = [a for a in ATTRIBUTES if a not in words[1:]]
+        if not missing:
+            result.unchanged.append(f".gitattributes already names the memex merge and "
+                                    f"diff drivers for {pattern}")
             return
+        lines[number] = line.rstrip() + " " + " ".join(missing)  # an older init's line
+        store.write_atomic(path, "\n".join(lines) + "\n")
+        result.changed.append(f"added {' '.join(missing)} to {pattern} in .gitattributes")
+        return
     if text and not text.endswith("\n"):
         text += "\n"
     text += attribute_line(dir_name) + "\n"
-    from memex.storage import store
-
     store.write_atomic(path, text)
     result.changed.append(f"added `{attribute_line(dir_name)}` to .gitattributes")
 
@@ -111,11 +119,21 @@ def driver_command() -> str:
     return f"git-memex {DRIVER_ARGS}"
 
 
+def textconv_command() -> str:
+    """`diff.memex.textconv`: the installed git-memex by absolute path (git runs it for
+    `git diff`, `git log -p` and `git show` whatever PATH holds then)."""
+    found = shutil.which("git-memex")
+    program = Path(found).resolve() if found else Path(sys.executable).parent / "git-memex"
+    return f"{shlex.quote(str(program))} diff --textconv"
+
+
 def _merge_driver_config(top: Path, result: InitResult) -> None:
-    """merge.memex.name / .driver in this clone's git config (git config is not shared:
-    every clone runs `git memex init` once; `git memex doctor` says when it is missing)."""
+    """merge.memex.name / .driver and diff.memex.textconv in this clone's git config (git
+    config is not shared: every clone runs `git memex init` once; `git memex doctor`
+    says when the driver is missing)."""
     current = gitio.config_map(top)
-    wanted = {"merge.memex.name": DRIVER_NAME, "merge.memex.driver": driver_command()}
+    wanted = {"merge.memex.name": DRIVER_NAME, "merge.memex.driver": driver_command(),
+              "diff.memex.textconv": textconv_command()}
     for key, value in wanted.items():
         if current.get(key) == value:
             result.unchanged.append(f"git config {key} is set")

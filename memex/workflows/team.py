@@ -3,21 +3,23 @@
 Personal memories become team knowledge only by explicit steps: `propose` copies
 them into the outbox as drafts, `submit` moves drafts into the repo's memory folder
 in one local commit holding only memory files, `promote` flips review states in place.
-Pull and staleness are in `memex.workflows.pull`, the PR mapping in `memex.workflows.prstatus`.
+Pull is in `memex.workflows.pull`, staleness in `memex.workflows.freshness`, the PR
+mapping in `memex.workflows.prstatus`.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
-from memex.storage import gitio, homes, store, usage
+from memex.storage import gitio, homes, journal, store, usage, writelock
 from memex.storage.homes import Workspace
+from memex.workflows import freshness
 
 TARGETS = ("project", "org")
 
@@ -67,12 +69,6 @@ def _redact_memory(memory: model.Memory) -> tuple[model.Memory, redact.Redaction
         return memory, None
     joined = redact.Redaction(text="", findings=title.findings + body.findings)
     return memory.copy(title=title.text, body=body.text), joined
-
-
-def same_content(a: model.Memory, b: model.Memory) -> bool:
-    """Same title and body, whitespace aside."""
-    return (" ".join(a.title.split()), " ".join(a.body.split())) == (
-        " ".join(b.title.split()), " ".join(b.body.split()))
 
 
 # ---------------------------------------------------------------- propose
@@ -141,7 +137,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
     results: list[Proposed] = []
     for original in originals:
         earlier = next((x for x in existing if x.memory.derived_from == original.id
-                        and x.memory.is_live and same_content(x.memory, original.memory)),
+                        and x.memory.is_live and model.same_content(x.memory, original.memory)),
                        None)
         if earlier is not None:
             results.append(Proposed(original, earlier.memory, earlier.path, created=False,
@@ -346,15 +342,52 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
         raise MemexError(f"{path} exists but cannot be read ({exc}); nothing moved") from None
 
 
+@writelock.holds_write_lock
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
            scope: str = "project", message: str | None = None) -> SubmitResult:
     """Move drafts into the repo as `proposed` in one local commit of memory files only.
 
     All or nothing: the repo files are written, the commit is attempted, and on any
     failure every repo file gets its previous bytes back (new ones are deleted) and the
-    index is restored; the outbox is touched only after the commit succeeded.
+    index is restored; the outbox is touched only after the commit succeeded. A
+    process killed part-way leaves a journal the next writing command settles.
     """
     tgt = target(ws, scope)
+    with journal.repo_lock(tgt.repo, writelock.lock_timeout(ws)):
+        settled = journal.recover(tgt.repo)
+        problem = journal.index_lock_problem(tgt.repo)
+        if problem is not None:
+            raise MemexError(problem)
+        result = _submit(ws, tgt, ids, all_drafts, message)
+    if settled:
+        result.notices.insert(0, settled)
+    return result
+
+
+@contextlib.contextmanager
+def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded]
+               ) -> Iterator[None]:
+    """The submit journal around the repo writes, the commit and the outbox deletes."""
+    texts = {i.path: frontmatter.rewrite(i.memory, i.parsed).encode("utf-8") for i in items}
+    record = journal.begin(tgt.repo, texts, [d.path for d in drafts])
+    try:
+        yield
+    except BaseException:
+        # The commit failed and the submit put the files back itself; if that failed
+        # too, the journal stays for the next writing command to undo.
+        with contextlib.suppress(OSError, MemexError):
+            if record.restored():
+                record.remove()
+        raise
+    if not any(d.path.exists() for d in drafts):
+        # Done. An outbox copy that could not be deleted keeps the journal, and the
+        # next writing command finishes the move.
+        with contextlib.suppress(OSError):
+            record.remove()
+
+
+def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
+            message: str | None) -> SubmitResult:
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
     branch = _check_git_state(tgt)
     at, me = clock.now_str(), ws.identity()
@@ -374,7 +407,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         path = store.new_path(tgt.home, draft.id)
         present = _read_repo_file(path, tgt.home)
         if present is not None:
-            if not same_content(present.memory, memory):
+            if not model.same_content(present.memory, memory):
                 raise MemexError(
                     f"{draft.id} already exists in the repo with other content ({path}); "
                     "a person must decide which is right; nothing moved")
@@ -401,14 +434,16 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
     leftover = [store.new_path(tgt.home, i) for i in already]
     leftover = [p for p in leftover if _uncommitted(tgt, p)]
     commit: str | None = None
-    if planned or leftover:
-        commit = _write_and_commit(tgt, planned + retired,
-                                   message or _commit_message(planned, retired, leftover),
-                                   leftover)
-    elif already:
-        notices.append("every draft is already in the repo and committed; nothing to commit")
-    for draft in drafts:
-        if draft.id in already or any(p.id == draft.id for p in planned):
+    moved = [d for d in drafts if d.id in already or any(p.id == d.id for p in planned)]
+    with _journaled(tgt, planned + retired, moved):
+        if planned or leftover:
+            commit = _write_and_commit(tgt, planned + retired,
+                                       message or _commit_message(planned, retired, leftover),
+                                       leftover)
+        elif already:
+            notices.append("every draft is already in the repo and committed; nothing to "
+                           "commit")
+        for draft in moved:
             try:
                 store.delete(draft)
             except MemexError as exc:
@@ -456,6 +491,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
         if isinstance(exc, gitio.GitError):
             raise MemexError(f"the commit failed, so nothing moved (the outbox and the repo "
                              f"are as before):\n{exc}") from None
+        if isinstance(exc, OSError):
+            raise store.write_failed(exc, tgt.toplevel, "commit in") from None
         raise
 
 
@@ -639,8 +676,6 @@ class SyncStatus:
 
 def sync_status(ws: Workspace) -> SyncStatus:
     """The outbox, every in-repo memory by review state, and where the branch stands."""
-    from memex.workflows import pull as pulling
-
     loaded, bad = store.scan_all(ws, ["project", "org"])
     outbox = [x for x in loaded if x.home.is_outbox]
     by_state: dict[str, list[store.Loaded]] = {s: [] for s in model.REVIEW_STATES[1:]}
@@ -662,7 +697,7 @@ def sync_status(ws: Workspace) -> SyncStatus:
                                cwd=top, check=False).stdout.split()
             if len(counts) == 2:
                 ahead, behind = int(counts[0]), int(counts[1])
-    last, stale = pulling.staleness(ws)
+    last, stale = freshness.staleness(ws)
     return SyncStatus(outbox, by_state, bad, uncommitted, branch, up, ahead, behind,
                       clock.format_time(last) if last else None, stale)
 

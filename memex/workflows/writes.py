@@ -12,7 +12,7 @@ from pathlib import Path
 from memex.core import clock, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
-from memex.storage import store, usage
+from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -73,10 +73,6 @@ def _redact_fields(title: str, body: str) -> tuple[str, str, redact.Redaction]:
     return new_title, new_body, joined
 
 
-def normalised_content(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -128,8 +124,11 @@ def _target_home(ws: Workspace, scope: str) -> store.Home:
     raise UsageError(f"unknown scope {scope!r}")
 
 
+@writelock.holds_write_lock
 def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteResult:
-    """Save a new memory (or return the identical live one). Nothing written on error."""
+    """Save a new memory (or return the identical live one). Nothing written on error.
+    The identical-content check and the write happen under the home's write lock, so
+    identical concurrent captures make one file."""
     try:
         scope = model.check_enum("scope", req.scope or default_scope(ws))
         for name in ("type", "importance", "role", "confidence", "source", "visibility"):
@@ -168,19 +167,23 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     from memex.index import views
 
     visible = views.snapshot(ws).items  # the index's copy: no file parsing per capture
-    content = normalised_content(body)
+    content = model.normalised_text(body)
     near: list[str] = []
     for other in visible:
         if other.memory.scope != scope or not other.memory.is_live:
             continue
-        if normalised_content(other.memory.body) == content:
+        if model.normalised_text(other.memory.body) == content:
             return WriteResult(other.memory, other.path, created=False, dry_run=dry_run,
                                redaction=redaction, notices=notices)
         if title and other.memory.title.casefold() == title.casefold():
             near.append(other.memory.id)
+    home = _target_home(ws, scope)
+    same = _identical_unindexed(home, {str(x.path) for x in visible}, content)
+    if same is not None:
+        return WriteResult(same.memory, same.path, created=False, dry_run=dry_run,
+                           redaction=redaction, notices=notices)
     near += [i for i in _similar_ids(ws, scope, body) if i not in near]
 
-    home = _target_home(ws, scope)
     at = clock.now_str()
     trust = req.trust_level or ("reviewed" if req.via == "cli" and req.source == "user"
                                 else "untrusted")
@@ -206,6 +209,23 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     store.save(store.Loaded(memory, path, home))
     usage.record_in(ws, "write", [memory.id])
     return result
+
+
+def _identical_unindexed(home: store.Home, indexed: set[str], content: str
+                         ) -> store.Loaded | None:
+    """A live memory of the target home with this content that the index did not show
+    (another process's refresh held the index while this one looked): one listing of
+    the folder, and only files the index missed are read."""
+    for path in store.memory_files(home.path):
+        if str(path) in indexed:
+            continue
+        try:
+            other = store.read(path, home)
+        except (InvalidMemory, OSError):
+            continue
+        if other.memory.is_live and model.normalised_text(other.memory.body) == content:
+            return other
+    return None
 
 
 def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
@@ -296,6 +316,7 @@ def repair_chain(ws: Workspace, loaded: store.Loaded) -> list[str]:
     return notices
 
 
+@writelock.holds_write_lock
 def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli",
            note: str | None = None) -> WriteResult:
     loaded = store.find(ws, id_or_prefix)
@@ -360,6 +381,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     return WriteResult(new, loaded.path, created=False, redaction=redaction, notices=notices)
 
 
+@writelock.holds_write_lock
 def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteResult, Path]:
     """Write a successor of OLD and retire OLD (for shared memories: at submit)."""
     old = store.find(ws, old_id)
@@ -392,6 +414,7 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
     return result, old.path
 
 
+@writelock.holds_write_lock
 def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None = None,
                via: str = "cli") -> WriteResult:
     loaded = store.find(ws, id_or_prefix)
@@ -407,6 +430,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     return WriteResult(new, loaded.path, created=False, notices=notices)
 
 
+@writelock.holds_write_lock
 def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
     loaded = store.find(ws, id_or_prefix)
     store.delete(loaded)

@@ -7,7 +7,9 @@ import functools
 import json
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterable
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,12 +40,18 @@ def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
 
 def read_workspace(repo: str | None = None) -> Any:
     """The workspace of a command that reads, with the stale-pull warning DESIGN.md asks."""
-    from memex.workflows import pull
+    from memex.workflows import freshness
 
     ws = workspace(repo)
-    stale = pull.stale_warning(ws)
+    stale = freshness.stale_warning(ws)
     if stale:
         warn(stale)
+    if ws.repo is not None:
+        from memex.storage import journal
+
+        interrupted = journal.pending_notice(ws.repo)
+        if interrupted:
+            warn(interrupted)
     return ws
 
 
@@ -113,18 +121,93 @@ def confirm(question: str, yes: bool) -> bool:
     return click.confirm(question, default=False)
 
 
+class Exit(IntEnum):
+    """Every exit code of every step."""
+
+    OK = 0
+    FAILED = 1  # a check failed, or a MemexError the user can act on
+    USAGE = 2  # called wrongly (UsageError, click's usage errors)
+    INTERNAL = 3  # a bug: an exception git-memex did not expect
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
+
+
+DEBUG_ENV = "GIT_MEMEX_DEBUG"
+DEBUG_FLAG = "--debug"
+
+
+def debugging() -> bool:
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def take_debug_flag(argv: list[str]) -> list[str]:
+    """argv without `--debug` (before any `--`), which sets GIT_MEMEX_DEBUG=1 instead."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if DEBUG_FLAG not in argv[:end]:
+        return argv
+    os.environ[DEBUG_ENV] = "1"
+    return [a for a in argv[:end] if a != DEBUG_FLAG] + argv[end:]
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The one error handler: print what `exc` means on stderr, return its exit code.
+
+    A MemexError is one line with its own code (1, or 2 for usage); Ctrl-C is 130; any
+    other exception is a bug: one line saying so and how to report it (exit 3), with the
+    traceback only under --debug or GIT_MEMEX_DEBUG=1.
+    """
+    if isinstance(exc, MemexError):
+        click.echo(f"{PROG}: error: {exc}", err=True)
+        return int(exc.exit_code)
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        # The machine said no (EACCES, EROFS, ENOSPC) on a step the library did not word.
+        where = f" ({exc.filename})" if exc.filename else ""
+        click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
+        return 1
+    if isinstance(exc, KeyboardInterrupt) or (
+            isinstance(exc, click.Abort) and isinstance(exc.__context__, KeyboardInterrupt)):
+        click.echo(f"{PROG}: interrupted", err=True)
+        return Exit.INTERRUPTED
+    if debugging():
+        traceback.print_exception(exc, file=sys.stderr)
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    hint = ("" if debugging() else
+            f"; run it again with {DEBUG_FLAG} (or {DEBUG_ENV}=1) for the traceback")
+    click.echo(f"{PROG}: internal error ({detail}). This is a bug in git-memex "
+               f"{__version__}: please report it to the git-memex maintainers with the "
+               f"command you ran and the traceback{hint}", err=True)
+    return Exit.INTERNAL
+
+
 def handle_errors(func: F) -> F:
-    """MemexError -> message on stderr with its exit code, never a traceback."""
+    """Every failure of a step -> one message on stderr and its Exit code (exit_code_for)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except MemexError as exc:
-            click.echo(f"{PROG}: error: {exc}", err=True)
-            sys.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.ClickException, BrokenPipeError):
+            raise  # click's own exits and usage errors; the pipe guard's case
+        except click.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                sys.exit(exit_code_for(exc))
+            raise
+        except (Exception, KeyboardInterrupt) as exc:
+            sys.exit(exit_code_for(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+def run_command(command: click.Command, argv: list[str], prog_name: str) -> None:
+    """Run a click command as a whole process; what escapes the step (an error while
+    parsing or importing it, Ctrl-C outside it) goes through exit_code_for too."""
+    try:
+        command.main(args=take_debug_flag(argv), prog_name=prog_name)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(Exit.FAILED)
+    except (Exception, KeyboardInterrupt) as exc:
+        sys.exit(exit_code_for(exc))
 
 
 class _PipeSafeStream:
@@ -170,15 +253,7 @@ def run_step(command: click.Command, step: str) -> None:
     """Entry point of a standalone `git-memex-<step>` executable."""
     command.context_settings.setdefault("help_option_names", ["-h", "--help"])
     guard_stdout()
-    try:
-        command.main(prog_name=f"{PROG}-{step}")
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(1)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    run_command(command, sys.argv[1:], f"{PROG}-{step}")
 
 
 def progress_bar(silent: bool, label: str = "embedding") -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from memex.adapters.cli import _common, _render
@@ -14,21 +16,44 @@ from memex.adapters.cli import _common, _render
 @click.option("--include", type=click.Choice(["all"]),
               help="all: also superseded, retracted, archived, rejected and expired ones.")
 @click.option("--as-of", "as_of", help="What was known and believed at TIME (RFC 3339).")
+@click.option("--from-git", "from_git", is_flag=True,
+              help="With --as-of: read the memory folder as git held it then.")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, as_json: bool) -> None:
+def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, from_git: bool,
+        as_json: bool) -> None:
     """List memories, newest first: this project's (outbox drafts and the repo's own)
     and your personal ones; never another project's.
 
     The STATE column shows the review state ([draft], [proposed], [approved],
     [published], [rejected]) or [personal].
+
+    --as-of TIME applies the as-of rules (created by TIME, not retired by it, valid
+    then) to today's files. With --from-git the repo's memory folder is read as of
+    the last commit on HEAD's first-parent line committed at or before TIME (a date
+    alone means the end of that day, UTC), through a temporary index that leaves the
+    working tree and its cache alone: what the team knew then, even after files were
+    rewritten since. Personal memories and drafts have no history and are read as now.
     """
+    from memex.workflows import asof
+
+    ws = _common.read_workspace()
+    if not from_git:
+        _list(ws, scopes, include, _common.time_value(as_of, "--as-of"), as_json)
+        return
+    if not as_of:
+        raise click.UsageError("--from-git needs --as-of DATE")
+    with asof.from_git(ws, as_of) as past:
+        _common.note(f"as of {past.moment}: the memory folder at commit {past.commit[:10]}")
+        _list(past.ws, scopes, include, past.moment, as_json)
+
+
+def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | None,
+          as_json: bool) -> None:
     from memex.storage import usage
     from memex.workflows import reads
 
-    moment = _common.time_value(as_of, "--as-of")
-    ws = _common.read_workspace()
     view = reads.load_view(ws, scopes or None, include_all=include == "all", as_of=moment)
     usage.record_in(ws, "list", [i.id for i in view.items])
     _common.report_quarantine(view.quarantined)

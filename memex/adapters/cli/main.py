@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Any
 
 import click
 
@@ -53,6 +52,9 @@ class Dispatcher(click.Group):
 
 @click.group(cls=Dispatcher, context_settings={"help_option_names": ["-h", "--help"]})
 @_common.version_option
+@click.option(_common.DEBUG_FLAG, is_flag=True, expose_value=False,
+              help=f"On an internal error (exit 3), print the traceback; also "
+                   f"{_common.DEBUG_ENV}=1. Any step takes it.")
 def cli() -> None:
     """git-memex: a local-first, git-native memory layer for AI coding agents.
 
@@ -75,10 +77,10 @@ def _man_page_for_git(argv: list[str]) -> int | None:
     return subprocess.run(["man", page]).returncode
 
 
-def main(argv: list[str] | None = None) -> Any:
-    args = sys.argv[1:] if argv is None else argv
+def main(argv: list[str] | None = None) -> None:
+    args = _common.take_debug_flag(sys.argv[1:] if argv is None else argv)
     _common.guard_stdout()
     code = _man_page_for_git(args)
     if code is not None:
         sys.exit(code)
-    return cli.main(args=args, prog_name="git-memex")
+    _common.run_command(cli, args, "git-memex")

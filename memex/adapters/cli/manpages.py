@@ -60,7 +60,10 @@ EXIT_STATUS = [
     ".SH EXIT STATUS",
     "0 on success (a search with no hits is a success); 1 on a failure or a check that "
     "failed (an id that matches no memory is a failure); 2 on a usage error (unknown "
-    "option, malformed or ambiguous id, unknown enum value, missing argument).",
+    "option, malformed or ambiguous id, unknown enum value, missing argument); 3 on an "
+    "internal error, a bug in git\\-memex (one line; \\fB\\-\\-debug\\fR or "
+    "\\fBGIT_MEMEX_DEBUG=1\\fR prints the traceback to report); 130 when interrupted "
+    "(Ctrl\\-C).",
 ]
 
 ENVIRONMENT = [
@@ -68,6 +71,8 @@ ENVIRONMENT = [
     ".TP", "\\fBGIT_MEMEX_HOME\\fR",
     "Where personal memories, project drafts (the outbox) and the usage log live. "
     "Default: \\fI$XDG_DATA_HOME/git\\-memex\\fR, else \\fI~/.local/share/git\\-memex\\fR.",
+    ".TP", "\\fBGIT_MEMEX_DEBUG\\fR",
+    "Set to 1 (like \\fB\\-\\-debug\\fR): an internal error prints its traceback.",
 ]
 
 

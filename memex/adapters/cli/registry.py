@@ -47,5 +47,8 @@ STEPS: dict[str, tuple[str, str]] = {
     "rekey": (_CLI + "rekey", "Move outbox drafts left under an old repo_id (origin "
               "changed)"),
     "embed": (_CLI + "embed", "Compute vectors for the experimental semantic search lane"),
+    "diff": (_CLI + "diff", "Show what a range or the working tree did to memories"),
+    "review": (_CLI + "review", "Summarise a memory PR for its reviewers (and CI)"),
+    "log": (_CLI + "log", "Show one memory's history across commits"),
     "completion": (_CLI + "completion", "Print the bash or zsh completion script"),
 }

@@ -22,6 +22,8 @@ from memex.core import model
 @click.option("--status", "statuses", multiple=True, type=click.Choice(model.STATUSES),
               help="Only this status (repeatable; retired ones need --include all).")
 @click.option("--as-of", "as_of", help="What was known and believed at TIME (RFC 3339).")
+@click.option("--from-git", "from_git", is_flag=True,
+              help="With --as-of: search the memory folder as git held it then.")
 @click.option("--include", type=click.Choice(["all"]),
               help="all: also superseded, retracted, archived, rejected and expired ones.")
 @click.option("--repo", help="Search another project instead: a path to its checkout, or "
@@ -32,7 +34,8 @@ from memex.core import model
 @_common.handle_errors
 def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tuple[str, ...],
         tags: tuple[str, ...], statuses: tuple[str, ...], as_of: str | None,
-        include: str | None, repo: str | None, explain: bool, as_json: bool) -> None:
+        from_git: bool, include: str | None, repo: str | None, explain: bool,
+        as_json: bool) -> None:
     """Search this project's memories and your personal ones for QUERY.
 
     Any text is a valid query: it is reduced to plain words (quotes, operators,
@@ -52,8 +55,11 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     drafts), importance, recency, and whether the memory's paths contain the
     current directory. Deprecated memories are shown ranked low with a warning;
     superseded, retracted, archived, rejected and expired ones are left out unless
-    --include all. --as-of TIME shows what was known and valid at TIME. Another
-    project's memories appear only when asked for with --repo.
+    --include all. --as-of TIME shows what was known and valid at TIME; with
+    --from-git the memory folder is read as of the last first-parent commit made at
+    or before TIME (a date alone: the end of that day, UTC) through a temporary index,
+    so rewritten files show what they said then. Another project's memories appear
+    only when asked for with --repo.
 
     The index behind the search is a cache under the git directory, brought up to
     date before every search; reading never changes a memory file. An experimental
@@ -64,16 +70,26 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     """
     from memex.search import engine
     from memex.storage import usage
+    from memex.workflows import asof
 
     text = " ".join(query)
-    moment = _common.time_value(as_of, "--as-of")
+    if from_git and not as_of:
+        raise click.UsageError("--from-git needs --as-of DATE")
+    moment = None if from_git else _common.time_value(as_of, "--as-of")
     ws = _common.read_workspace()
     if repo:
         ws = engine.project_workspace(ws, repo)
     req = engine.SearchRequest(
         query=text, limit=limit, scopes=scopes or None, types=types, tags=tags,
         statuses=statuses, as_of=moment, include_all=include == "all", explain=explain)
-    result = engine.search(ws, req)
+    if from_git and as_of:
+        with asof.from_git(ws, as_of) as past:
+            _common.note(f"as of {past.moment}: the memory folder at commit "
+                         f"{past.commit[:10]}")
+            req.as_of = past.moment
+            result = engine.search(past.ws, req)
+    else:
+        result = engine.search(ws, req)
     usage.record_in(ws, "search", [h.id for h in result.hits])
     _common.report_quarantine(result.quarantined)
     for warning in result.warnings:

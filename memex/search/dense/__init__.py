@@ -8,27 +8,13 @@ query, and memories not yet embedded are ranked by BM25 alone (see memex.search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable
 
-from memex.core.errors import MemexError
+from memex.search.dense.base import Provider, ProviderUnavailable
+
+__all__ = ["SETTING", "Provider", "ProviderUnavailable", "names", "provider_for", "register"]
 
 SETTING = "memex.embeddings"
-
-
-class Provider(Protocol):
-    """Turns text into unit-length vectors of `dim` floats."""
-
-    name: str  # what the vectors are stored under: a different model never mixes in
-    dim: int
-
-    def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
-
-    def query(self, text: str) -> list[float]: ...
-
-
-class ProviderUnavailable(MemexError):
-    """The configured provider cannot run here (package missing, unknown name)."""
 
 
 _FACTORIES: dict[str, Callable[[], Provider]] = {}

@@ -11,7 +11,7 @@ from typing import Any
 
 from memex.core.errors import install_command
 from memex.index import tokens
-from memex.search.dense import ProviderUnavailable
+from memex.search.dense.base import ProviderUnavailable
 
 # Text beyond this is cut before encoding (the model reads at most 512 tokens anyway).
 MAX_CHARS = 2000

@@ -1,0 +1,335 @@
+"""`review`: a reviewer's summary of a memory PR, and what in it must block the merge.
+
+The PR is the memory-level diff of BASE...HEAD (`memdiff`). On top of it:
+
+- blocking: an unmasked secret or `<private>` block (`scan.check_texts`, the hook's
+  scan), a personal or `visibility: private` memory in the repo, and an instruction
+  approval nobody recorded (instruction_state becoming approved with no
+  `promote --instruction` entry in review_history, or on an untrusted memory, or on
+  `source: inference` without `approved_by`: DESIGN.md rule 1);
+- listed: every `role: instruction` memory and instruction move, recorded promotes,
+  near-duplicates of and possible contradictions with the live memories already on
+  BASE (`hygiene`'s and `conflicts`' heuristics), and `paths` that match no file.
+
+Read-only; the base memories come from the warm index when the working tree's memory
+folder is HEAD's, else from git in one `cat-file --batch`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memex.core import model
+from memex.core.errors import MemexError, UsageError
+from memex.storage import gitio, store
+from memex.storage.homes import Workspace
+from memex.workflows import conflicts, hosts, hygiene, memdiff, prstatus, pull, scan
+
+MARKER = "<!-- git-memex review -->"
+DEFAULT_RANGE = "origin/HEAD...HEAD"
+# near-duplicates share 80% of their words: the start of a text finds them as well
+NEAR_QUERY_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    id: str
+    detail: str
+    blocking: bool = False
+    other: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "id": self.id, "detail": self.detail,
+                "blocking": self.blocking, "other": self.other}
+
+
+@dataclass
+class Review:
+    range: str
+    base: str
+    head: str
+    changes: list[memdiff.Change] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.blocking]
+
+    def as_json(self) -> dict[str, object]:
+        return {"range": self.range, "base": self.base, "head": self.head,
+                "memories": [{"id": c.id, "category": c.category, "title": c.title,
+                              "path": c.path, "events": c.events,
+                              "review_state": c.memory.review_state if c.memory else None}
+                             for c in self.changes],
+                "findings": [f.as_json() for f in self.findings],
+                "blocking": len(self.blocking)}
+
+
+def _range(top: Path, spec: str | None) -> memdiff.Range:
+    if spec is None:
+        if gitio.rev_parse(top, "origin/HEAD") is not None:
+            spec = DEFAULT_RANGE
+        else:
+            default = gitio.remote_default_branch(top)
+            if default is None:
+                raise UsageError("no origin/HEAD, origin/main or origin/master: name the "
+                                 "base, e.g. git memex review origin/main...HEAD")
+            spec = f"{default}...HEAD"
+    elif ".." not in spec:
+        spec = f"{spec}...HEAD"
+    return memdiff.parse_range(top, spec)
+
+
+def review(ws: Workspace, spec: str | None = None) -> Review:
+    if ws.repo is None:
+        raise MemexError("not inside a git repository: review reads a range of commits")
+    top, folder = ws.repo.toplevel, ws.memory_dir_name
+    rng = _range(top, spec)
+    result = memdiff.diff(top, folder, rng)
+    out = Review(rng.label, rng.old, rng.new, result.changes)
+    _scan(out)
+    _instructions(out)
+    _against_base(ws, out, rng)
+    _paths(top, out, rng.new)
+    return out
+
+
+def _scan(out: Review) -> None:
+    texts = [(c.path, c.new_text) for c in out.changes if c.new_text is not None]
+    ids = {c.path: c.id for c in out.changes}
+    for hit in scan.check_texts(texts):
+        kind = "secret" if hit.is_secret else "personal-or-private"
+        detail = f"{hit.what} at line {hit.line}" if hit.is_secret else \
+            scan.SHARING_KINDS[hit.kind]
+        out.findings.append(Finding(kind, ids[hit.path], detail, blocking=True))
+    for change in out.changes:
+        if change.unreadable:
+            out.findings.append(Finding("unreadable", change.id, change.unreadable))
+
+
+def recorded_instruction_approval(memory: model.Memory) -> bool:
+    """Whether review_history holds `promote --instruction`'s entry for the approval."""
+    return any(str(h.get("note", "")).startswith("instruction ")
+               and "-> approved" in str(h.get("note", "")) for h in memory.review_history)
+
+
+def _instructions(out: Review) -> None:
+    for change in out.changes:
+        new, old = change.new, change.old
+        if new is None:
+            continue
+        before = old.instruction_state if old is not None else None
+        if new.instruction_state == "approved" and before != "approved":
+            why = []
+            if not recorded_instruction_approval(new):
+                why.append("no `promote --instruction` entry in its review_history")
+            if new.trust_level == "untrusted":
+                why.append("the memory is untrusted")
+            if new.source == "inference" and not new.approved_by:
+                why.append("source: inference without approved_by")
+            if why:
+                out.findings.append(Finding(
+                    "instruction-approval", change.id,
+                    "instruction approved without review: " + "; ".join(why), blocking=True))
+            else:
+                by = next((h.get("by", "?") for h in reversed(new.review_history)
+                           if str(h.get("note", "")).startswith("instruction ")), "?")
+                out.findings.append(Finding("instruction-promote", change.id,
+                                            f"instruction approved by {by} (recorded promote)"))
+        elif before != new.instruction_state and new.role == "instruction":
+            out.findings.append(Finding("instruction-change", change.id,
+                                        f"instruction {before or 'none'} -> "
+                                        f"{new.instruction_state or 'none'}"))
+        elif new.role == "instruction" and change.kind == "added":
+            out.findings.append(Finding("instruction", change.id,
+                                        "role: instruction: would enter agents' instruction "
+                                        "context once approved"))
+
+
+def _worktree_is_head(ws: Workspace, rng: memdiff.Range) -> bool:
+    """Whether the index (the working tree's folder) holds HEAD's side of the range."""
+    assert ws.repo is not None
+    top = ws.repo.toplevel
+    head = memdiff.head_or_empty(top)
+    return rng.new == head and not memdiff.changed_paths(
+        top, memdiff.Range(head, memdiff.WORKTREE, ""), ws.memory_dir_name)
+
+
+def _base_from_index(ws: Workspace, fresh: list[model.Memory], touched: set[str]
+                     ) -> list[model.Memory]:
+    """BASE's live memories that could pair with the PR's: those past conflicts' gate
+    (a shared tag or overlapping paths, decided on the index's tag and path columns)
+    and the best word matches of each new text (near-duplicate candidates, as capture
+    finds them). Only those rows become Memory objects."""
+    from memex.index import build, tokens, views
+    from memex.search import engine
+
+    tags = {t.lower() for m in fresh for t in m.tags}
+    paths = [p for m in fresh for p in m.paths]
+    wanted: set[str] = set()
+    with build.open_index(ws) as index:  # refreshed once; each query reads it as it is
+        for memory in fresh:
+            text = f"{memory.title}\n{memory.body}"[:NEAR_QUERY_CHARS]
+            words = tokens.query_terms(text)
+            if words:
+                req = engine.SearchRequest(query=text, limit=min(50, 10 + len(touched)),
+                                           scopes=("project",),
+                                           record_access=False, vectors=False)
+                wanted.update(h.id for h in engine.run_query(index.conn, ws, req, words,
+                                                             None))
+        rows = index.conn.execute(
+            "SELECT rowid, id, tags, paths FROM memories WHERE home = 'repo' AND shadowed = 0"
+        ).fetchall()
+        keep = [rowid for rowid, mid, row_tags, row_paths in rows if mid not in touched and (
+            mid in wanted or conflicts.may_meet(tags, paths, json.loads(row_tags),
+                                                json.loads(row_paths)))]
+        out: list[model.Memory] = []
+        for start in range(0, len(keep), 500):
+            chunk = keep[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out += [views.as_read(*row) for row in index.conn.execute(
+                "SELECT doc, body, eff_status, eff_retired_at, eff_superseded_by FROM "
+                f"memories WHERE rowid IN ({marks})", chunk)]
+    return [m for m in out if m.status in model.LIVE_STATUSES]
+
+
+def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
+                   ) -> list[model.Memory]:
+    """Every live memory of BASE's folder, read from git in one `cat-file --batch`."""
+    assert ws.repo is not None
+    top, folder = ws.repo.toplevel, ws.memory_dir_name
+    listing = gitio.run(["ls-tree", "-z", "--name-only", rng.old, "--", f"{folder}/"],
+                        cwd=top, check=False).stdout
+    paths = [p for p in listing.split("\0") if p and store.in_memory_folder(folder, p)]
+    texts = memdiff.read_side(top, rng.old, paths)
+    items = [m for m in (_parsed(t) for t in texts.values()) if m is not None]
+    return [m for m in items if m.id not in touched and m.status in model.LIVE_STATUSES]
+
+
+def _parsed(text: str | None) -> model.Memory | None:
+    return pull.parse_memory(text)
+
+
+def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
+    fresh = [c.new for c in out.changes
+             if c.new is not None and c.new.status in model.LIVE_STATUSES
+             and c.category in ("new", "changed")]
+    if not fresh:
+        return
+    touched = {c.id for c in out.changes}
+    if _worktree_is_head(ws, rng):  # the index holds HEAD: BASE is it minus the PR
+        base = _base_from_index(ws, fresh, touched)
+    else:
+        base = _base_from_git(ws, rng, touched)
+    words = [(m.id, hygiene.word_set(f"{m.title}\n{m.body}")) for m in base]
+    titles = {m.id: m.title or m.summary for m in base}
+    cache: dict[str, conflicts.Features] = {}
+    for memory in fresh:
+        for other, score in hygiene.duplicates_of(f"{memory.title}\n{memory.body}", words):
+            out.findings.append(Finding(
+                "near-duplicate", memory.id,
+                f"{score:.0%} same words as {other[:10]} ({titles[other]}): supersede it "
+                "instead?", other=other))
+        for conflict in conflicts.against(memory, base, cache):
+            other = conflict.b if conflict.a == memory.id else conflict.a
+            reasons = "; ".join(f"{r.rule}: {r.detail}" for r in conflict.reasons)
+            state = " (acknowledged)" if conflict.acknowledged else ""
+            out.findings.append(Finding(
+                "contradiction", memory.id,
+                f"may contradict {other[:10]} ({titles.get(other, '')}){state}: {reasons}",
+                other=other))
+
+
+def _tree_files(top: Path, side: str) -> list[str]:
+    if side in (memdiff.WORKTREE, memdiff.STAGED):
+        listing = gitio.run(["ls-files", "-z"], cwd=top).stdout
+    else:
+        listing = gitio.run(["ls-tree", "-r", "-z", "--name-only", side], cwd=top).stdout
+    return sorted(p for p in listing.split("\0") if p)
+
+
+def glob_matches(glob: str, files: list[str]) -> bool:
+    """Whether a `paths` glob names a file of the tree (a folder names what is in it).
+    `files` is sorted: only those under the glob's fixed prefix are matched."""
+    pattern = glob.strip().lstrip("./").lstrip("/")
+    if not pattern:
+        return True
+    prefix = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    folder = pattern.rstrip("/") + "/"
+    for f in files[bisect.bisect_left(files, prefix):]:
+        if not f.startswith(prefix):
+            break
+        if fnmatch.fnmatchcase(f, pattern) or f.startswith(folder):
+            return True
+    return False
+
+
+def _paths(top: Path, out: Review, side: str) -> None:
+    pending = [c for c in out.changes if c.new is not None and c.new.paths
+               and c.category in ("new", "changed")]
+    if not pending:
+        return
+    files = _tree_files(top, side)
+    for change in pending:
+        assert change.new is not None
+        missing = [g for g in change.new.paths if not glob_matches(g, files)]
+        if missing:
+            out.findings.append(Finding("paths", change.id,
+                                        "paths match no file in the tree: "
+                                        + ", ".join(missing)))
+
+
+# ---------------------------------------------------------------- posting
+
+
+@dataclass
+class Posted:
+    url: str | None = None
+    error: str | None = None
+
+
+def pr_number_from_env(env: Mapping[str, str]) -> int | None:
+    """The PR a CI job runs for: GitLab's CI_MERGE_REQUEST_IID, GitHub's and Gitea's
+    `refs/pull/N/...` GITHUB_REF, or MEMEX_PR."""
+    for key in ("MEMEX_PR", "CI_MERGE_REQUEST_IID"):
+        value = env.get(key, "").strip()
+        if value.isdigit():
+            return int(value)
+    ref = env.get("GITHUB_REF", "")
+    parts = ref.split("/")
+    if len(parts) >= 3 and parts[:2] == ["refs", "pull"] and parts[2].isdigit():
+        return int(parts[2])
+    return None
+
+
+def post(ws: Workspace, body: str, number: int | None = None,
+         env: Mapping[str, str] | None = None) -> Posted:
+    """Post `body` as the PR's one review comment (updated in place on a later run).
+    Never raises for the host: a refusal comes back as `error`, one line."""
+    environ = os.environ if env is None else env
+    provider, why_not = prstatus.provider(ws, environ)
+    if provider is None:
+        return Posted(error=f"cannot post the review: {why_not}")
+    try:
+        if number is None:
+            number = pr_number_from_env(environ)
+        if number is None and ws.repo is not None:
+            branch = environ.get("GITHUB_HEAD_REF") or environ.get(
+                "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME") or gitio.current_branch(
+                ws.repo.toplevel)
+            pr = provider.pull_request(branch) if branch else None
+            number = pr.number if pr is not None else None
+        if number is None:
+            return Posted(error=f"cannot post the review: no PR found on {provider.name} "
+                          f"{provider.slug} for this branch (pass --pr N)")
+        return Posted(url=provider.post_comment(number, body, MARKER))
+    except hosts.HostError as exc:
+        return Posted(error=f"cannot post the review: {exc}")
