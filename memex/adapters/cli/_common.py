@@ -98,6 +98,40 @@ def stdin_is_tty() -> bool:
         return False
 
 
+def stdout_is_tty() -> bool:
+    try:
+        return sys.stdout is not None and sys.stdout.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def page(text: str) -> None:
+    """TEXT through git's pager (`git var GIT_PAGER`: GIT_PAGER, core.pager, PAGER, less;
+    LESS=FRX unless set, so a short listing just prints) on a terminal, like git's own
+    listings; straight to stdout otherwise."""
+    text = text if text.endswith("\n") else text + "\n"
+    if not stdout_is_tty():
+        click.echo(text, nl=False)
+        return
+    import subprocess
+
+    from memex.storage import gitio
+
+    pager = gitio.run(["var", "GIT_PAGER"], check=False).stdout.strip() \
+        if gitio.git_binary() else os.environ.get("PAGER", "less")
+    if not pager or pager == "cat":
+        click.echo(text, nl=False)
+        return
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    sys.stdout.flush()
+    try:
+        subprocess.run(pager, shell=True, input=text.encode("utf-8"), env=env, check=False)
+    except OSError:
+        click.echo(text, nl=False)
+
+
 def read_stdin_text() -> str:
     """All of stdin as UTF-8 text; binary input is a usage error."""
     data = sys.stdin.buffer.read() if sys.stdin is not None else b""

@@ -18,6 +18,16 @@ def one_line(memory: model.Memory) -> str:
     return f"{short(memory.id)} {memory.label} {memory.scope}: {memory.title or memory.summary}"
 
 
+def score(value: float) -> str:
+    """A score in fixed-point notation (never `2.42e-06`): three decimals, or three
+    significant digits for a smaller one."""
+    if value == 0 or abs(value) >= 0.001:
+        return f"{value:.3f}"
+    import math
+
+    return f"{value:.{2 - math.floor(math.log10(abs(value)))}f}"
+
+
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     from tabulate import tabulate
 

@@ -1,0 +1,74 @@
+"""git's habits: listings page through core.pager on a terminal (and only there),
+`list --limit`, scores in fixed-point notation."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+from pathlib import Path
+
+from memex.adapters.cli import _render
+from tests.conftest import BIN, git
+from tests.helpers import invoke, invoke_json
+
+
+def test_scores_are_fixed_point() -> None:
+    assert _render.score(2.42e-06) == "0.00000242"
+    assert _render.score(0.5) == "0.500" and _render.score(0) == "0.000"
+    assert _render.score(12.3456) == "12.346"
+    assert "e" not in _render.score(1.386e-06)
+
+
+def test_search_prints_no_exponent(repo: Path) -> None:
+    invoke("capture", "Deploys go through the staging cluster")
+    out = invoke("search", "staging", "--explain").stdout
+    assert "staging" in out and "e-0" not in out
+
+
+def test_list_limit(repo: Path) -> None:
+    ids = [invoke_json("capture", f"Fact number {n}")["id"] for n in range(3)]
+    result = invoke("list", "--limit", "2")
+    assert result.exit_code == 0
+    assert ids[2][:10] in result.stdout and ids[0][:10] not in result.stdout
+    assert "the newest 2 of 3 shown" in result.stderr
+    shown = invoke_json("list", "--limit", "1")
+    assert [m["id"] for m in shown] == [ids[2]]
+    assert invoke("list", "--limit", "0").exit_code == 2
+
+
+def _run_on_a_terminal(argv: list[str], cwd: Path) -> bytes:
+    main, sub = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=sub,
+                            stderr=subprocess.DEVNULL, env=dict(os.environ))
+    os.close(sub)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=60)
+    os.close(main)
+    return out
+
+
+def test_listings_use_core_pager_on_a_terminal_only(repo: Path, tmp_path: Path) -> None:
+    invoke("capture", "Paged like git log")
+    paged = tmp_path / "paged.txt"
+    git("config", "core.pager", f"cat > {paged}", cwd=repo)
+    _run_on_a_terminal([str(BIN / "git-memex"), "list"], repo)
+    assert "Paged like git log" in paged.read_text(encoding="utf-8")
+    paged.unlink()
+    piped = subprocess.run([str(BIN / "git-memex"), "list"], cwd=repo, capture_output=True,
+                           text=True)
+    assert "Paged like git log" in piped.stdout and not paged.exists()
+    os.environ["GIT_PAGER"] = "cat"  # git's own override wins over core.pager
+    try:
+        shown = _run_on_a_terminal([str(BIN / "git-memex"), "search", "paged"], repo)
+    finally:
+        del os.environ["GIT_PAGER"]
+    assert b"Paged like git log" in shown and not paged.exists()
