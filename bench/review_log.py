@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -45,13 +46,22 @@ def env_for(home: Path) -> dict[str, str]:
                 PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def timed(args: list[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0,)
-          ) -> float:
+CPU: dict[str, list[float]] = {}  # label -> CPU seconds (user + sys) of each run
+
+
+def timed(args: list[str], cwd: Path, env: dict[str, str], label: str = "") -> float:
+    """Wall seconds of one process; its CPU seconds go to CPU[label] (a figure the
+    machine's load changes far less than the wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([EXE, *args], cwd=cwd, env=env, capture_output=True)
     seconds = time.perf_counter() - started
-    if done.returncode not in ok:
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
         raise SystemExit(f"{args} failed ({done.returncode}): {done.stderr!r}")
+    if label:
+        CPU.setdefault(label, []).append(after.ru_utime - before.ru_utime
+                                         + after.ru_stime - before.ru_stime)
     return seconds
 
 
@@ -86,18 +96,17 @@ def measure_review(base: int, pr: int, runs: int) -> dict[str, float]:
         git("switch", "-q", "main", cwd=origin)
         cold: list[float] = []
         warm: list[float] = []
+        cold_label = f"`review` {pr}-memory PR over {base:,}: fresh clone (no index)"
+        warm_label = f"`review` {pr}-memory PR over {base:,}: warm index"
         for i in range(runs):
             clone = tmp / f"clone{i}"
             subprocess.run(["git", "clone", "-q", "--branch", "pr", str(origin), str(clone)],
                            check=True, capture_output=True)
             env = env_for(tmp / f"home{i}")
-            cold.append(timed(["review", "origin/main...HEAD"], clone, env))
-            warm.append(timed(["review", "origin/main...HEAD"], clone, env))
+            cold.append(timed(["review", "origin/main...HEAD"], clone, env, cold_label))
+            warm.append(timed(["review", "origin/main...HEAD"], clone, env, warm_label))
             shutil.rmtree(clone, ignore_errors=True)
-        return {f"`review` {pr}-memory PR over {base:,}: fresh clone (no index)":
-                statistics.median(cold),
-                f"`review` {pr}-memory PR over {base:,}: warm index":
-                statistics.median(warm)}
+        return {cold_label: statistics.median(cold), warm_label: statistics.median(warm)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -133,10 +142,12 @@ def measure_log(commits: int, runs: int) -> dict[str, float]:
             git(*IDENT, "commit", "-qm", f"edit {n}", cwd=repo)
         env = env_for(tmp / "home")
         timed(["log", memory.id], repo, env)  # warm git's caches
-        people = [timed(["log", memory.id], repo, env) for _ in range(runs)]
-        data = [timed(["log", memory.id, "--json"], repo, env) for _ in range(runs)]
-        return {f"`log ID` ({commits} commits)": statistics.median(people),
-                f"`log ID --json` ({commits} commits)": statistics.median(data)}
+        people_label = f"`log ID` ({commits} commits)"
+        data_label = f"`log ID --json` ({commits} commits)"
+        people = [timed(["log", memory.id], repo, env, people_label) for _ in range(runs)]
+        data = [timed(["log", memory.id, "--json"], repo, env, data_label)
+                for _ in range(runs)]
+        return {people_label: statistics.median(people), data_label: statistics.median(data)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -150,10 +161,10 @@ def main() -> None:
     args = parser.parse_args()
     rows = measure_review(args.base, args.pr, args.runs)
     rows.update(measure_log(args.commits, args.runs))
-    print(f"| what | seconds (median of {args.runs}) |")
-    print("|---|---|")
+    print(f"| what | wall seconds (median of {args.runs}) | CPU seconds (median) |")
+    print("|---|---|---|")
     for what, seconds in rows.items():
-        print(f"| {what} | {seconds:.2f} |")
+        print(f"| {what} | {seconds:.2f} | {statistics.median(CPU[what]):.2f} |")
 
 
 if __name__ == "__main__":
