@@ -72,3 +72,31 @@ def test_listings_use_core_pager_on_a_terminal_only(repo: Path, tmp_path: Path) 
     finally:
         del os.environ["GIT_PAGER"]
     assert b"Paged like git log" in shown and not paged.exists()
+
+
+def test_import_is_a_summary_with_a_bar_on_a_terminal(repo: Path, tmp_path: Path,
+                                                     memex_home: Path) -> None:
+    for n in range(5):
+        invoke("capture", f"Exported fact {n}")
+    archive = tmp_path / "all.jsonl"
+    archive.write_text(invoke("export").stdout, encoding="utf-8")
+    for path in memex_home.rglob("*.md"):
+        path.unlink()
+    quiet = invoke("import", str(archive))
+    assert quiet.exit_code == 0 and quiet.stdout == ""
+    assert quiet.stderr.strip().splitlines()[-1].startswith("5 imported, 0 unchanged")
+    for path in memex_home.rglob("*.md"):
+        path.unlink()
+    loud = invoke("import", str(archive), "--verbose")
+    assert len(loud.stdout.splitlines()) == 5
+    for path in memex_home.rglob("*.md"):
+        path.unlink()
+    main, sub = pty.openpty()
+    proc = subprocess.run([str(BIN / "git-memex"), "import", str(archive)], cwd=repo,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sub,
+                          env=dict(os.environ), timeout=60)
+    os.close(sub)
+    seen = os.read(main, 65536).decode("utf-8", "replace")
+    os.close(main)
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert "importing" in seen and "5 imported" in seen
