@@ -8,6 +8,8 @@ import pty
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from memex.adapters.cli import _render
 from tests.conftest import BIN, git
 from tests.helpers import invoke, invoke_json
@@ -100,3 +102,27 @@ def test_import_is_a_summary_with_a_bar_on_a_terminal(repo: Path, tmp_path: Path
     os.close(main)
     assert proc.returncode == 0 and proc.stdout == b""
     assert "importing" in seen and "5 imported" in seen
+
+
+def test_tables_measure_cjk_and_fit_the_terminal() -> None:
+    rows = [["01", "部署先走预发布环境然后再上线生产环境并通知团队"], ["02", "plain title"]]
+    text = _render.table(rows, ("ID", "TITLE"), columns=30)
+    lines = text.splitlines()
+    assert all(_render.width(line) <= 30 for line in lines)
+    assert lines[2].endswith("\u2026") and lines[3].endswith("plain title")
+    wide = _render.table([["雪", "x"], ["ab", "y"]], ("A", "B"), columns=0)
+    starts = [_render.width(line[:line.index(c)])
+              for line, c in zip(wide.splitlines()[2:], "xy", strict=True)]
+    assert starts == [5, 5]  # 雪 takes two columns: B lines up on the screen
+
+
+def test_no_color_turns_styling_off(monkeypatch: pytest.MonkeyPatch, nogit_dir: Path) -> None:
+    from click.testing import CliRunner
+
+    from memex.adapters.cli.main import cli
+
+    styled = CliRunner().invoke(cli, ["demo"], color=True).output
+    assert "\x1b[1m" in styled
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = CliRunner().invoke(cli, ["demo"], color=True).output
+    assert "\x1b[" not in plain and "$ git memex capture" in plain
