@@ -21,15 +21,19 @@ inputs are scanned in linear time.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
+import string
 from dataclasses import dataclass
 
-__all__ = ["Finding", "Redaction", "mask", "redact", "scan"]
+from memex.core import secret_rules
+
+__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "scan"]
 
 _KEEP = 4
 _MASK_CHAR = "x"
-_PLACEHOLDER = "[REDACTED]"
+PLACEHOLDER = "[REDACTED]"
 
 _PRIVATE_KIND = "private-block"
 _PEM_KIND = "pem-private-key"
@@ -122,104 +126,50 @@ def _entropy(value: str) -> float:
 # Patterns.  Order is priority: when two candidates overlap, the earlier rule wins, so a
 # specific token inside an assignment is reported once, with its specific kind.
 
-_CHECK_NONE = 0
-_CHECK_SLACK = 1  # at least four digits ("xoxb-your-token-here" is not a token)
-_CHECK_MIXED = 2  # the body has a digit, an upper- and a lower-case letter
-
-_ALNUM = "A-Za-z0-9"
-_WORD = "A-Za-z0-9_"
-_B64URL = "A-Za-z0-9_-"
-
-
-def _token(prefix: str, before: str, body: str, width: int = 0) -> re.Pattern[str]:
-    """Compile ``prefix`` (``width`` characters long, default: a literal) followed by ``body``.
-
-    A match whose prefix is preceded by a ``before`` character is part of a longer word and is
-    rejected right after the prefix (a look-behind placed there rather than in front keeps the
-    literal-prefix search fast, and means only the start of a run of token characters is ever
-    tried, so a long run containing the prefix many times is still scanned once).
-    """
-    width = width or len(prefix)
-    return re.compile(f"{prefix}(?<![{before}].{{{width}}}){body}")
-
 
 @dataclass(frozen=True)
 class _Rule:
     kind: str
     regex: re.Pattern[str]
     needles: tuple[str, ...]  # the regex only runs when one of these occurs in the text
-    check: int = _CHECK_NONE
-    skip: int = 0  # characters of fixed prefix excluded from the check
+    checks: int
+    skip: int  # characters of fixed prefix excluded from the checks
+    group: bool  # mask the named group ``s`` rather than the whole match
 
 
-_TOKEN_RULES: tuple[_Rule, ...] = (
-    _Rule(
-        "aws-access-key-id",
-        _token("(?:AKIA|ASIA)", _ALNUM, "[A-Z0-9]{16}(?![A-Za-z0-9])", 4),
-        ("AKIA", "ASIA"),
-    ),
-    _Rule(
-        "github-token",
-        _token("gh[pousr]_", _WORD, "[A-Za-z0-9]{36,}", 4),
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    ),
-    _Rule(
-        "github-token",
-        _token("github_pat_", _WORD, "[A-Za-z0-9_]{60,}"),
-        ("github_pat_",),
-    ),
-    _Rule(
-        "gitlab-token",
-        _token("glpat-", _B64URL, r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"),
-        ("glpat-",),
-    ),
-    _Rule(
-        "slack-token",
-        _token("xox[abposr]-", _B64URL, "[A-Za-z0-9-]{10,}", 5),
-        ("xox",),
-        _CHECK_SLACK,
-        5,
-    ),
-    _Rule(
-        "stripe-key",
-        _token("[sr]k_(?:live|test)_", _WORD, "[A-Za-z0-9]{16,}", 8),
-        ("k_live_", "k_test_"),
-    ),
-    _Rule(
-        "anthropic-api-key",
-        _token("sk-ant-", _B64URL, "[A-Za-z0-9_-]{32,}"),
-        ("sk-ant-",),
-    ),
-    _Rule(
-        "openai-api-key",
-        _token("sk-", _B64URL, "(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
-        ("sk-",),
-        _CHECK_MIXED,
-        3,
-    ),
-    _Rule(
-        "npm-token",
-        _token("npm_", _WORD, "[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-        ("npm_",),
-    ),
-    _Rule(
-        "pypi-token",
-        _token("pypi-AgEIcHlwaS5vcmc", _B64URL, "[A-Za-z0-9_-]{50,}"),
-        ("pypi-AgEIcHlwaS5vcmc",),
-    ),
-    _Rule(
-        "google-api-key",
-        _token("AIza", _B64URL, "[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
-        ("AIza",),
-    ),
-    _Rule(
-        "jwt",
-        _token("eyJ", _B64URL, r"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
-        ("eyJ",),
-        _CHECK_MIXED,
-        3,
-    ),
-)
+_META = frozenset("[](){}?*+|^$\\")
+
+
+def _compile(rule: secret_rules.TokenRule) -> _Rule:
+    """``prefix`` then ``body``; a prefix preceded by a ``before`` character is the middle of a
+    longer word and does not count.  For a literal prefix the look-behind is placed right after
+    it (the literal-prefix search stays fast and only the start of a run is ever tried); a
+    pattern prefix gets it in front."""
+    literal = rule.prefix.replace("\\.", ".")
+    width = rule.width or (len(literal) if literal and not _META & set(literal) else 0)
+    if not rule.before:
+        pattern = rule.prefix + rule.body
+    elif width:
+        pattern = f"{rule.prefix}(?<![{rule.before}].{{{width}}}){rule.body}"
+    else:
+        pattern = f"(?<![{rule.before}]){rule.prefix}{rule.body}"
+    skip = width if rule.skip < 0 else rule.skip
+    return _Rule(rule.kind, re.compile(pattern), rule.needles, rule.checks, skip, rule.secret)
+
+
+_TOKEN_RULES: tuple[_Rule, ...] = tuple(_compile(r) for r in secret_rules.TOKEN_RULES)
+
+
+def _needle_index() -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each distinct needle with the rules it gates (the keyword prefilter)."""
+    index: dict[str, list[int]] = {}
+    for i, rule in enumerate(_TOKEN_RULES):
+        for needle in rule.needles:
+            index.setdefault(needle, []).append(i)
+    return tuple((needle, tuple(rules)) for needle, rules in index.items())
+
+
+_NEEDLES = _needle_index()
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -230,57 +180,146 @@ _PEM_LOOSE_BODY = re.compile(
 
 # An assignment is found from its key word, then matched forwards from the end of that word (the
 # rest of the key name, which may be anything like AWS_ or client, does not matter).
-_ASSIGN_WORD = r"passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
+_ASSIGN_WORD = (
+    r"passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
+    r"|account[_-]?key|private[_-]?key|credential|key(?<=[a-z0-9][_.-]key)(?![a-z])"
+    r"|key(?<=[a-z] key)(?= (?:is|was) )|auth(?<=[a-z0-9][_.-]auth)(?![a-z])"
+    r"|creds(?<![a-z]creds)(?![a-z])"
+    r"|密码|口令|密钥|パスワード|暗証番号|비밀번호"
+)
 _ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
 _ASSIGN_KEY_I = re.compile(_ASSIGN_WORD, re.IGNORECASE)  # when lower() changes the length
-_ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value
-    r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key))*", re.IGNORECASE
+_PASSWORD_WORD = re.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
+_CAMEL_KEY = re.compile(r"(?<=[a-z0-9])Key(?![a-z])")
+# Key names that hold ids, names or public values rather than secrets.
+_NOT_SECRET_NAME = re.compile(
+    r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
+    r"|(?<![a-z])bucket"
+    r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms"
+)
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
+_ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
+    r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key|string|str|s(?![a-z])|[0-9]+))*",
+    re.IGNORECASE,
 )
 _ASSIGN_VALUE = re.compile(
     r"""
-    (?:\*\*|__)?["']?[ \t]*             # closing **bold** or quote around the key
-    (?:=>|:=|=(?!=)|:(?![:/]))
-    [ \t]*(?:(?:\*\*|__)[ \t]*)?       # "**Password:** value"
+    (?:\*\*|__)?["']?                   # closing **bold** or quote around the key
+    (?:[ \t]+(?:string|str|String|&str|char\s*\*))?  # Go / Rust / C declarations
+    (?:
+        [ \t]*(?:=>|:{1,3}=|\?=|\.=|\+=|=(?!=)|:(?=[ \t"'`*_]|$))  # = := ::= :::= ?= .= => :
+      | ["']?[ \t]*,[ \t]*(?=["'])       # setProperty("KEY", "value")
+      | ["'][ \t]+value[ \t]*=[ \t]*(?=["'])  # <add key="Password" value="...">
+      | >\s*                            # <token>value</token>
+      | [ \t]*：                         # full-width colon
+      | [ \t]+(?:is|was|are|=)[ \t]+(?:(?:set[ \t]+to|now|still)[ \t]+)?  # prose
+      | [ \t]*(?:是|为|は|が|：)          # 密码是 / パスワードは
+      | [ \t]+(?:for|of|on|in)[ \t]+[A-Za-z0-9_.-]{1,40}[ \t]+(?:is|was|=)[ \t]+
+    )
+    [ \t]*(?:(?:\*\*|__|`)[ \t]*)?     # "**Password:** value"
     (?P<quote>["'`]?)
-    (?P<value>[^\s"'`<>(){}\[\],;|\\]+)
     """,
     re.VERBOSE,
 )
+_UNQUOTED_VALUE = re.compile(  # up to the next query parameter (&user=...), not any "&"
+    r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
+)
+_QUOTED_VALUE = {q: re.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
-    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.",
+    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.|"
+    r"<[a-z]|\$\{|\{\{|%\(|process\.env|getenv|environ",
     re.IGNORECASE,
 )
+# Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.
+_ALPHABET_RUN = re.compile("|".join(string.ascii_lowercase[i : i + 10] for i in range(17)))
 _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
+_LETTER = re.compile(r"[A-Za-z]")
 _SPECIAL = re.compile(r"[^A-Za-z0-9_.-]")
-_FOUR_DIGITS = re.compile(r"(?:[^0-9]*[0-9]){4}")
 _MIN_ASSIGN_LEN = 8
-_MIN_ASSIGN_ENTROPY = 3.0
+_MIN_PEM_BODY = 16  # key material is hundreds of characters; "anything" is prose
+_MIN_ASSIGN_ENTROPY = 2.7
+_MIN_PASSWORD_ENTROPY = 2.5
+_MIN_DIGITS_LEN = 15  # an all-digit value: a client id or secret, not a port or a count
+_FILLERS = frozenset("xX01*#")  # what documentation writes in place of a key's characters
+
+# Credentials in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis,
+# amqp, https...) and a Sentry-style DSN whose user part is the key.
+_URL_CRED = re.compile(
+    r"://"
+    r"(?P<s>[^\s:/@\"'`<>]{0,128}(?::[^\s/@\"'`<>]{1,256})?)@(?=[A-Za-z0-9\[])"
+)
+# Authorization headers and `curl -u user:password`.
+_AUTH_HEADER = re.compile(
+    r"authorization[\"']?\s*[:=]\s*[\"']?[ \t]*(?:(?:bearer|basic|token|api-token|digest|"
+    r"apikey|key)[ \t]+)?(?P<s>[A-Za-z0-9+/=_.~:@!#$%^&*-]{8,})",
+    re.IGNORECASE,
+)
+_CURL_USER = re.compile(
+    r"(?:^|[ \t])(?:-u|--user)[ \t]+(?P<s>[\"']?[^\s\"':]*:[^\s\"']+[\"']?|\"[^\"\n]+\"|'[^'\n]+')"
+)
+# A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
+_K8S_KIND = re.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
+_K8S_DATA = re.compile(  # a `data:` key and the lines indented under it
+    r"^(?P<i>[ \t]*)(?:data|stringData):[ \t]*\r?\n(?:(?P=i)[ \t]+\S[^\n]*(?:\n|$)"
+    r"|[ \t]*#[^\n]*\n)+",
+    re.MULTILINE,
+)
+_K8S_VALUE = re.compile(
+    r"^[ \t]+[\"']?[A-Za-z0-9_.-]+[\"']?:[ \t]*(?:[|>][-+]?[ \t]*\r?\n[ \t]+)?[\"']?"
+    r"(?P<s>[A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*$",
+    re.MULTILINE,
+)
+_SIDEKIQ = re.compile(
+    r"CONTRIBSYS__COM[A-Za-z_]*[\"']?\s*(?::{1,3}=|[:=])\s*[\"']?(?P<s>[a-f0-9]{8}:[a-f0-9]{8})"
+)
 
 _PRIVATE_OPEN = re.compile(r"<private\s*>", re.IGNORECASE)
 _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
 
-def _valid_token(check: int, body: str) -> bool:
-    if check == _CHECK_SLACK:
-        return _FOUR_DIGITS.match(body) is not None
-    if check == _CHECK_MIXED:
-        return bool(_DIGIT.search(body) and _UPPER.search(body) and _LOWER.search(body))
-    return True
+def _is_filler(body: str) -> bool:
+    """Mostly (3 in 4) one filler character: ``ghp_XXXX...``, ``glc_1111...``, ``00000TUVW``."""
+    if not body:
+        return True
+    common = max(_FILLERS, key=body.count)
+    return body.count(common) * 4 >= len(body) * 3
 
 
-def _valid_assignment(value: str) -> bool:
-    """Is an assigned value a real, high-entropy secret rather than a placeholder or code?"""
+def _valid_token(checks: int, body: str) -> bool:
+    if checks & secret_rules.NOT_FILLER and _is_filler(body):
+        return False
+    if checks & secret_rules.DIGIT and _DIGIT.search(body) is None:
+        return False
+    if checks & secret_rules.LETTER and _LETTER.search(body) is None:
+        return False
+    if checks & (secret_rules.MIXED | secret_rules.CASES) and not (
+            _UPPER.search(body) and _LOWER.search(body)):
+        return False
+    if checks & secret_rules.MIXED and _DIGIT.search(body) is None:
+        return False
+    return "EXAMPLE" not in body.upper()
+
+
+def _valid_assignment(value: str, password: bool = False) -> bool:
+    """Is an assigned value a real secret rather than a placeholder or code?
+
+    ``password``: a quoted value given to a password key, where a memorable password of letters
+    only ("TestSourcePassword") is still a password."""
     if len(value) < _MIN_ASSIGN_LEN:
         return False
-    if value[0] in "$%&*~/." or "://" in value or "{{" in value:
+    if value[0] in "$%&*~/.<" or "://" in value:
         return False
-    if _PLACEHOLDER_WORDS.search(value):
+    if _PLACEHOLDER_WORDS.search(value) or _ALPHABET_RUN.search(value.lower()):
         return False
     if _DOTTED_IDENT.fullmatch(value):
         return False
+    if value.isdigit():
+        return len(value) >= _MIN_DIGITS_LEN and _entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
+    if password:
+        return _entropy(value) >= _MIN_PASSWORD_ENTROPY
     digit = _DIGIT.search(value) is not None
     special = _SPECIAL.search(value) is not None
     classes = (
@@ -323,38 +362,120 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             body_start += 1
         while body_end > body_start and text[body_end - 1].isspace():
             body_end -= 1
-        if body_end > body_start:
+        if body_end - body_start >= _MIN_PEM_BODY:
             body = text[body_start:body_end]
             out.append((prio, body_start, body_end, _PEM_KIND, _is_masked_block(body)))
 
 
 def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
-    if not any(needle in text for needle in rule.needles):
-        return
+    """The matches of one rule (run only when one of its needles occurs in ``text``)."""
     for m in rule.regex.finditer(text):
-        start, end = m.span()
-        value = m.group()
-        if not _valid_token(rule.check, value[rule.skip :]):
+        start, end = m.span("s") if rule.group else m.span()
+        value = text[start:end]
+        body = value if rule.group else value[rule.skip :]
+        if not _valid_token(rule.checks, body):
             continue
         out.append((prio, start, end, rule.kind, _is_masked(value)))
+
+
+# Every token format is a run of these characters at least this long: the token rules only
+# ever look at such runs, joined by newlines, so prose costs one pass of one regex.
+_RUN = re.compile(r"[A-Za-z0-9_.~+/=:@%|-]{16,}")
+
+
+def _run_candidates(text: str, out: list[_Cand]) -> None:
+    """The token rules over the long runs of ``text`` (spans mapped back to ``text``)."""
+    starts: list[int] = []  # where each run starts in ``text``
+    joined_starts: list[int] = []  # ... and in ``joined``
+    pieces: list[str] = []
+    pos = 0
+    for m in _RUN.finditer(text):
+        starts.append(m.start())
+        joined_starts.append(pos)
+        pieces.append(m.group())
+        pos += len(pieces[-1]) + 1
+    if not pieces:
+        return
+    joined = "\n".join(pieces)
+    found: list[_Cand] = []
+    active = sorted({i for needle, rules in _NEEDLES if needle in joined for i in rules})
+    for i in active:
+        _token_candidates(joined, i + 1, _TOKEN_RULES[i], found)
+    for prio, start, end, kind, masked in found:
+        run = bisect.bisect_right(joined_starts, start) - 1
+        shift = starts[run] - joined_starts[run]
+        out.append((prio, start + shift, end + shift, kind, masked))
+
+
+def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], out: list[_Cand],
+                     minimum: int = _MIN_ASSIGN_LEN, offset: int = 0) -> None:
+    """Every ``s`` group of ``regex`` that is not a placeholder (URL, header, k8s value);
+    ``text`` starts at ``offset`` of the whole text."""
+    for m in regex.finditer(text):
+        start, end = m.span("s")
+        value = text[start:end].strip("\"'")
+        start = text.index(value, start) + offset if value else start + offset
+        end = start + len(value)
+        if len(value) < minimum or _PLACEHOLDER_WORDS.search(value) or value[0] in "$%<{":
+            continue
+        secret = value
+        if kind in (_URL_KIND, _BASIC_KIND):
+            user, _, password = value.partition(":")
+            secret = password or user
+            if kind == _BASIC_KIND and (not _ or len(secret) < 6 or secret[0] in "[<{$"):
+                continue
+        if secret.lower() in _URL_PLACEHOLDERS or len(secret) < 3:
+            continue
+        if kind == _URL_KIND and ":" not in value and _entropy(value) < _MIN_ASSIGN_ENTROPY:
+            continue  # user@host, not a DSN key
+        out.append((prio, start, end, kind, _is_masked(value)))
+
+
+_URL_KIND = "url-credentials"
+_BASIC_KIND = "basic-auth"
+_URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
+                               "xxx", "xxxx", "changeme", "user", "username", "login",
+                               "test", "admin", "secret123", "password123"})
+
+
+def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    if "://" in text and "@" in text:
+        _span_candidates(text, prio, _URL_KIND, _URL_CRED, out, minimum=3)
+    if "uthorization" in text or "UTHORIZATION" in text:
+        _span_candidates(text, prio, "authorization-header", _AUTH_HEADER, out)
+    if "-u " in text or "--user" in text:
+        _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
+    if "CONTRIBSYS__COM" in text:
+        _span_candidates(text, prio, "sidekiq-secret", _SIDEKIQ, out)
+    if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
+        for block in _K8S_DATA.finditer(text):
+            _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
+                             out, offset=block.start())
 
 
 def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     low = text.lower()
     keys = _ASSIGN_KEY.finditer(low) if len(low) == len(text) else _ASSIGN_KEY_I.finditer(text)
+    camel = _CAMEL_KEY.finditer(text) if "Key" in text else iter(())
     reached = 0  # key words before this were part of an earlier key or value
-    for key in keys:
+    for key in sorted([*keys, *camel], key=lambda k: k.start()):
         if key.start() < reached:
             continue
         suffix = _ASSIGN_SUFFIX.match(text, key.end())
         reached = suffix.end() if suffix else key.end()
         m = _ASSIGN_VALUE.match(text, reached)
-        if m is None:
+        if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
-        start, end = m.span("value")
+        quote = m.group("quote")
+        v = (_QUOTED_VALUE[quote] if quote else _UNQUOTED_VALUE).match(text, m.end())
+        if v is None:
+            continue
+        start, end = v.span()
         reached = end
-        value = m.group("value")
-        if not m.group("quote"):
+        value = v.group()
+        if value.endswith("...") or text.startswith("...", end):
+            continue  # a shortened example ("ops_eyJzaWdu...")
+        if not quote:
             if end < len(text) and text[end] in "([":
                 continue  # a call or subscript: code, not a literal
             stripped = value.rstrip(".")
@@ -362,19 +483,28 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             value = stripped
         if not value:
             continue
+        password = bool(quote) and _PASSWORD_WORD.search(key.group()) is not None
         if _is_masked(value):
             out.append((prio, start, end, _ASSIGN_KIND, True))
-        elif _valid_assignment(value):
+        elif _valid_assignment(value, password):
             out.append((prio, start, end, _ASSIGN_KIND, False))
+
+
+def _key_name(text: str, start: int, end: int) -> str:
+    """The whole identifier around a key word (``OP_SERVICE_ACCOUNT_TOKEN``), lower-cased."""
+    first = start
+    while first > 0 and start - first < 60 and text[first - 1] in _NAME_CHARS:
+        first -= 1
+    return text[first:end].lower()
 
 
 def _detect(text: str) -> list[_Hit]:
     """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
     cands: list[_Cand] = []
     _pem_candidates(text, 0, cands)
-    for i, rule in enumerate(_TOKEN_RULES, start=1):
-        _token_candidates(text, i, rule, cands)
-    _assignment_candidates(text, len(_TOKEN_RULES) + 1, cands)
+    _run_candidates(text, cands)
+    _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
+    _assignment_candidates(text, len(_TOKEN_RULES) + 2, cands)
     if not cands:
         return []
     cands.sort()
@@ -402,6 +532,7 @@ def _apply_masks(text: str, hits: list[_Hit]) -> str:
     return "".join(pieces)
 
 
+
 # A removed private block: (original start, original end, start of its placeholder)
 _Block = tuple[int, int, int]
 
@@ -427,8 +558,8 @@ def _strip_private(text: str) -> tuple[str, list[_Block]]:
         pieces.append(kept)
         out_len += len(kept)
         blocks.append((opening.start(), close.end(), out_len))
-        pieces.append(_PLACEHOLDER)
-        out_len += len(_PLACEHOLDER)
+        pieces.append(PLACEHOLDER)
+        out_len += len(PLACEHOLDER)
         pos = close.end()
     if not blocks:
         return text, []
@@ -449,9 +580,9 @@ def _to_original(offset: int, blocks: list[_Block], is_end: bool) -> int:
         return offset
     start, end, placeholder = blocks[lo - 1]
     inside = offset - placeholder
-    if inside < len(_PLACEHOLDER):
+    if inside < len(PLACEHOLDER):
         return end if is_end else start
-    return end + inside - len(_PLACEHOLDER)
+    return end + inside - len(PLACEHOLDER)
 
 
 def _findings(text: str, spans: list[_Hit]) -> tuple[Finding, ...]:

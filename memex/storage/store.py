@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from memex.core import frontmatter, model
+from memex.core import frontmatter, model, redact
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
 from memex.storage import iostep
@@ -382,10 +382,75 @@ def _alive(pid: int) -> bool:
     return True
 
 
+# Fields that hold ids, enum values, times or flags: never free text, so never masked.
+_STRUCTURAL_FIELDS = frozenset({
+    "id", "schema_version", "revision", "repo_id", "scope", "visibility", "type", "role",
+    "instruction_state", "trust_level", "importance", "confidence", "status", "supersedes",
+    "superseded_by", "related", "extends", "contradicts", "review_state", "derived_from",
+    "source", "pinned", "local_approve",
+}) | model.TIME_FIELDS
+_MASKED_FIELDS = tuple(n for n in (*model.FIELD_ORDER, "body") if n not in _STRUCTURAL_FIELDS)
+
+
+def _masked(value: object) -> object:
+    if isinstance(value, str):
+        return redact.redact(value).text if value else value
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    return value
+
+
+def mask_memory(memory: model.Memory) -> model.Memory:
+    """The memory with every free-text string masked: secrets keep their first four
+    characters, `<private>` blocks become [REDACTED] (title, body, tags, paths, language,
+    canonical_ref, the people fields, review and status history notes, unknown keys).
+
+    This is the one masking step of every write: `save` and `render` apply it, so no path
+    that writes a memory (capture, update, supersede, MCP, hooks, import, merge, promote)
+    can store a secret the detectors know."""
+    changes: dict[str, object] = {}
+    for name in _MASKED_FIELDS:
+        value = getattr(memory, name)
+        masked = _masked(value)
+        if masked != value:
+            changes[name] = masked
+    extra = _masked(memory.extra)
+    if extra != memory.extra:
+        changes["extra"] = extra
+    if "tags" in changes:  # a tag is one word: the placeholder loses its brackets
+        changes["tags"] = [str(t).replace(redact.PLACEHOLDER, "REDACTED")
+                           for t in changes["tags"]]  # type: ignore[attr-defined]
+    return memory.copy(**changes) if changes else memory
+
+
+def mask_text(text: str) -> str:
+    """A whole memory file's text with every secret in it masked (comments, a merge
+    result, an imported file kept byte for byte): `mask_memory` for text not parsed."""
+    return redact.redact(text).text if redact.scan(text) else text
+
+
+def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None
+           ) -> tuple[model.Memory, str]:
+    """(masked memory, file text): what every memory write stores."""
+    memory = mask_memory(memory)
+    model.validate(memory)
+    return memory, mask_text(frontmatter.rewrite(memory, parsed))
+
+
+def write_memory_text(path: Path, text: str) -> str:
+    """Write a memory file's raw text atomically, masked; returns what was written."""
+    text = mask_text(text)
+    write_atomic(path, text)
+    return text
+
+
 def save(loaded: Loaded) -> str:
-    """Write a memory back to its file (round trip when hand-edited); returns the text."""
-    model.validate(loaded.memory)
-    text = frontmatter.rewrite(loaded.memory, loaded.parsed)
+    """Write a memory back to its file (round trip when hand-edited); returns the text.
+    The stored strings are masked (`mask_memory`), and `loaded.memory` becomes what was
+    stored, so nothing shown afterwards holds the secret either."""
+    loaded.memory, text = render(loaded.memory, loaded.parsed)
     write_atomic(loaded.path, text)
     loaded.parsed = frontmatter.parse(text)
     return text

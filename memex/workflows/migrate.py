@@ -169,7 +169,7 @@ def apply(ws: Workspace, steps: list[Step]) -> Path:
         saved.parent.mkdir(parents=True, exist_ok=True)
         try:
             shutil.copy2(step.path, saved)
-            store.write_atomic(step.new_path, step.new_text)
+            store.write_memory_text(step.new_path, step.new_text)
             if step.new_path != step.path:
                 step.path.unlink()
         except OSError as exc:

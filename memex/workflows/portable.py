@@ -375,5 +375,5 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         return
     report.notices.extend(f"{memory.id}: {n}" for n in notes)
     if not dry_run:
-        store.write_atomic(target, text)
+        store.write_memory_text(target, text)
     report.imported.append((memory.id, str(target)))

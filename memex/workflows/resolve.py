@@ -180,7 +180,7 @@ def resolve(ws: Workspace, id_or_prefix: str) -> Outcome:
         return Outcome(item, written=False, staged=False,
                        messages=["git-memex does not decide whether a memory is deleted"])
     if item.result.clean:
-        store.write_atomic(target, item.result.text)
+        store.write_memory_text(target, item.result.text)
         gitio.run(["add", "--", item.path], cwd=repo.toplevel)
         return Outcome(item, written=True, staged=True,
                        messages=[f"merged {item.path} field by field and staged it"])
@@ -189,7 +189,7 @@ def resolve(ws: Workspace, id_or_prefix: str) -> Outcome:
         return Outcome(item, written=False, staged=True, messages=[
             f"{item.path} already parses and has no conflict markers: staged it as your "
             "decision (git add)"])
-    store.write_atomic(target, item.result.text)
+    store.write_memory_text(target, item.result.text)
     return Outcome(item, written=True, staged=False, messages=[
         f"wrote {item.path} with conflict markers around each undecided field; "
         f"edit it, then `git memex resolve {item.memory_id[:10]}` (or `git add {item.path}`)"])

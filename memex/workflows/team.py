@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, frontmatter, lifecycle, model, redact
+from memex.core import clock, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, journal, store, usage, writelock
@@ -368,7 +368,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
 def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded]
                ) -> Iterator[None]:
     """The submit journal around the repo writes, the commit and the outbox deletes."""
-    texts = {i.path: frontmatter.rewrite(i.memory, i.parsed).encode("utf-8") for i in items}
+    texts = {i.path: store.render(i.memory, i.parsed)[1].encode("utf-8") for i in items}
     record = journal.begin(tgt.repo, texts, [d.path for d in drafts])
     try:
         yield
@@ -481,7 +481,8 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
     try:
         for item in items:
             previous[item.path] = item.path.read_bytes() if item.path.exists() else None
-            store.write_atomic(item.path, frontmatter.rewrite(item.memory, item.parsed))
+            item.memory, text = store.render(item.memory, item.parsed)
+            store.write_atomic(item.path, text)
         return gitio.commit_only(tgt.repo, [i.path for i in items] + list(unchanged), message)
     except BaseException as exc:
         restore_files(previous)

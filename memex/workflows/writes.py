@@ -201,6 +201,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     )
     model.validate(memory)
     path = store.new_path(home, memory.id)
+    memory = store.mask_memory(memory)  # what is shown (a dry run too) is what is stored
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
     _note_conflicts(result, [x.memory for x in visible if x.memory.id != req.supersedes])
@@ -378,7 +379,8 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     loaded.memory = new
     store.save(loaded)
     usage.record_in(ws, "write", [new.id])
-    return WriteResult(new, loaded.path, created=False, redaction=redaction, notices=notices)
+    return WriteResult(loaded.memory, loaded.path, created=False, redaction=redaction,
+                       notices=notices)
 
 
 @writelock.holds_write_lock

@@ -56,6 +56,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     and `git memex resolve` explains what to decide. An input that is not a readable
     memory is merged as plain text by git merge-file (exit 1); neither side is lost.
     """
+    from memex.storage import store
     from memex.workflows import merge
 
     try:
@@ -77,7 +78,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
         what = conflict.describe(sides.ours, sides.theirs)
         _common.note(f"git-memex: CONFLICT {label}: {what}")
     try:
-        ours.write_bytes(text.encode("utf-8"))
+        store.write_memory_text(ours, text)
     except OSError as exc:
         _common.note(f"git-memex: cannot write {ours}: {exc}")
         sys.exit(1)

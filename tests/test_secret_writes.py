@@ -1,0 +1,182 @@
+"""Issue 14, item 2: every string a write stores goes through one masking step.
+
+The same made-up secret goes into every field each write path accepts (body, title, tags,
+paths, canonical_ref, review and status notes, unknown keys); afterwards no stored file, in the
+memory home or the repo, holds it.  The secret is assembled at run time so that this file holds
+nothing a scanner would flag.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memex.core import frontmatter, model
+from memex.core.ulid import new_ulid
+from memex.storage import homes, store
+from memex.workflows import agent, keywords, merge
+from tests.farm import Dev, make_team
+from tests.helpers import invoke, invoke_json
+
+SECRET = "gh" + "p_" + "Q7wErT9yUiOp3AsDfGh5JkLz1XcVbNm2QwEr"
+TAIL = SECRET[4:]  # what must be gone: everything after the four characters kept
+
+
+def stored_files(*roots: Path) -> list[Path]:
+    return [p for root in roots if root.exists() for p in root.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(root).parts[:1]
+            and not p.name.endswith((".sqlite", ".sqlite-wal", ".sqlite-shm", ".db"))]
+
+
+def assert_nowhere(*roots: Path) -> None:
+    leaked = [str(p) for p in stored_files(*roots)
+              if TAIL in p.read_bytes().decode("utf-8", "replace")]
+    assert leaked == []
+
+
+def test_mask_memory_masks_every_free_text_field() -> None:
+    memory = model.Memory(
+        id=new_ulid(), scope="personal", title="key " + SECRET, body="use " + SECRET,
+        tags=[SECRET], paths=["src/" + SECRET], language=None, canonical_ref=SECRET,
+        created_by=SECRET, proposed_by=SECRET, approved_by=SECRET,
+        review_history=[{"at": "2026-01-01T00:00:00Z", "by": "a", "from": "draft",
+                         "to": "proposed", "note": "token " + SECRET}],
+        status_history=[{"at": "2026-01-01T00:00:00Z", "by": "a", "from": "active",
+                         "to": "deprecated", "note": SECRET}],
+        extra={"x_note": SECRET, "x_list": [SECRET]})
+    masked = store.mask_memory(memory)
+    text = frontmatter.rewrite(masked, None)
+    assert TAIL not in text
+    assert masked.id == memory.id and masked.scope == "personal"
+    assert masked.tags == [SECRET[:4] + "x" * (len(SECRET) - 4)]
+    assert TAIL in memory.body  # the input is not changed in place
+
+
+def test_private_block_in_a_tag_stays_a_valid_tag() -> None:
+    memory = model.Memory(id=new_ulid(), scope="personal", body="b",
+                          tags=["<private>secret</private>"])
+    masked = store.mask_memory(memory)
+    assert masked.tags == ["REDACTED"]
+    model.validate(masked)
+
+
+def test_cli_mcp_and_hook_writes(repo: Path, memex_home: Path) -> None:
+    out = invoke_json("capture", "--scope", "personal", "--title", "key " + SECRET,
+                      "--tag", SECRET, "--paths", "src/" + SECRET, "body " + SECRET)
+    mid = out["id"]
+    invoke_json("update", mid, "--title", "t " + SECRET, "--tag", SECRET + "2",
+                "--body", "new " + SECRET)
+    invoke_json("status", mid, "deprecated", "--note", "rotated " + SECRET)
+    invoke_json("supersede", mid, "--title", "s " + SECRET, "--tag", SECRET,
+                "successor " + SECRET)
+    ws = homes.workspace()
+    added = agent.add(ws, "mcp " + SECRET, scope="personal", title="m " + SECRET,
+                      tags=[SECRET], paths=["p/" + SECRET])
+    agent.update(ws, added["id"], text="u " + SECRET, title="u " + SECRET,
+                 add_tags=[SECRET + "3"], paths=["q/" + SECRET])
+    agent.supersede(ws, added["id"], text="ms " + SECRET, title="ms " + SECRET,
+                    tags=[SECRET])
+    results, errors = keywords.capture_message(ws, "remember: the token is " + SECRET)
+    assert results and not errors
+    assert_nowhere(memex_home, repo)
+
+
+def _foreign_file(folder: Path) -> str:
+    mid = new_ulid()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{mid}.md").write_text(
+        "---\n"
+        f"id: {mid}\nschema_version: 2\nscope: personal\ntype: fact\n"
+        f"title: imported {SECRET}\ntags: [{SECRET}]\npaths: [src/{SECRET}]\n"
+        f"canonical_ref: {SECRET}\n"
+        "status_history:\n"
+        f"  - {{at: '2026-01-01T00:00:00Z', by: x, from: active, to: active, note: {SECRET}}}\n"
+        "created_at: '2026-01-01T00:00:00Z'\nupdated_at: '2026-01-01T00:00:00Z'\n"
+        f"x_extra: {SECRET}\n"
+        "---\n\n"
+        f"body {SECRET}\n", encoding="utf-8")
+    return mid
+
+
+def test_import_masks_every_field(repo: Path, memex_home: Path, tmp_path: Path) -> None:
+    _foreign_file(tmp_path / "foreign")
+    result = invoke("import", str(tmp_path / "foreign"))
+    assert result.exit_code == 0, result.stderr
+    assert_nowhere(memex_home, repo)
+
+
+def test_merge_driver_masks_what_it_writes(tmp_path: Path) -> None:
+    mid = new_ulid()
+    base = model.Memory(id=mid, scope="project", body="b", title="t",
+                        created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z")
+    ours = base.copy(tags=[SECRET], updated_at="2026-01-02T00:00:00Z")
+    theirs = base.copy(paths=["src/" + SECRET], canonical_ref=SECRET,
+                       updated_at="2026-01-03T00:00:00Z")
+    files = {}
+    for name, memory in (("base", base), ("ours", ours), ("theirs", theirs)):
+        files[name] = tmp_path / f"{name}.md"
+        files[name].write_text(frontmatter.rewrite(memory, None), encoding="utf-8")
+    proc = subprocess.run(["git-memex-merge-driver", str(files["base"]), str(files["ours"]),
+                           str(files["theirs"]), "7", f".memex/{mid}.md"],
+                          capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert TAIL not in files["ours"].read_text(encoding="utf-8")
+    assert TAIL not in proc.stderr
+    result = merge.merge_texts_or_text(*(f.read_text(encoding="utf-8") for f in
+                                         (files["base"], files["base"], files["theirs"])))
+    assert TAIL not in store.mask_text(result.text)
+
+
+@pytest.fixture
+def alice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Dev:
+    _, devs = make_team(tmp_path, monkeypatch, ("alice",))
+    return devs[0].use()
+
+
+def test_team_flow_notes_are_masked(alice: Dev) -> None:
+    draft = alice.draft("deploy key " + SECRET)
+    alice.run("submit", draft)
+    alice.run("promote", draft, "--reject", "--note", "leaked " + SECRET)
+    alice.run("promote", draft, "--resubmit", "--note", "again " + SECRET)
+    assert_nowhere(alice.clone, alice.home)
+
+
+def test_scan_and_hook_report_rule_and_line_never_the_secret(repo: Path) -> None:
+    from tests.memfiles import git, memory, write
+    from tests.test_secret_families import FAMILIES, PW
+
+    picked = [s for k, s in FAMILIES if k in ("huggingface-token", "sendgrid-api-key",
+                                              "digitalocean-token", "dynatrace-token")]
+    lines = [f"line {i} holds {s}" for i, s in enumerate(picked)]
+    lines.append(f"postgres://app:{PW}@db/app")
+    path = write(repo, memory(body="\n".join(lines), tags=[SECRET]))
+    text = path.read_text(encoding="utf-8")
+    numbers = [text.splitlines().index(line) + 1 for line in lines]
+    tag_line = next(i for i, line in enumerate(text.splitlines(), 1) if TAIL in line
+                    and "line" not in line)
+    result = invoke("scan")
+    assert result.exit_code == 1
+    for number in [tag_line, *numbers]:
+        assert f".memex/{path.name}:{number}: unmasked " in result.stderr
+    for secret in [*picked, PW, SECRET]:
+        assert secret[4:] not in result.stderr + result.stdout
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    git(repo, "add", "-A")
+    proc = git(repo, "commit", "-m", "leak", check=False)
+    assert proc.returncode == 1
+    for secret in [*picked, PW, SECRET]:
+        assert secret[4:] not in proc.stderr + proc.stdout
+    for number in numbers:
+        assert f".memex/{path.name}:{number}: unmasked " in proc.stderr
+
+
+def test_dry_run_and_json_show_what_is_stored(repo: Path, memex_home: Path) -> None:
+    shown = invoke("capture", "--scope", "personal", "--dry-run", "--tag", SECRET, "body")
+    assert shown.exit_code == 0 and TAIL not in shown.stdout + shown.stderr
+    out = invoke("capture", "--scope", "personal", "--tag", SECRET, "body", "--json")
+    assert out.exit_code == 0 and TAIL not in out.stdout + out.stderr
+    mid = invoke_json("list")[0]["id"]
+    updated = invoke("update", mid, "--tag", SECRET + "9", "--json")
+    assert updated.exit_code == 0 and TAIL not in updated.stdout + updated.stderr
