@@ -126,3 +126,31 @@ def test_no_color_turns_styling_off(monkeypatch: pytest.MonkeyPatch, nogit_dir: 
     monkeypatch.setenv("NO_COLOR", "1")
     plain = CliRunner().invoke(cli, ["demo"], color=True).output
     assert "\x1b[" not in plain and "$ git memex capture" in plain
+
+
+def test_a_large_first_read_says_what_it_is_doing(repo: Path) -> None:
+    from memex.adapters.cli import _common
+    from tests.memfiles import memory, write
+
+    for n in range(_common.INDEX_PROGRESS_MIN):
+        write(repo, memory(title=f"Bulk fact {n}", body=f"bulk body {n}"))
+    exe = str(BIN / "git-memex")
+    main, sub = pty.openpty()
+    proc = subprocess.run([exe, "list", "--limit", "1"], cwd=repo, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=sub, env=dict(os.environ),
+                          timeout=120)
+    os.close(sub)
+    seen = os.read(main, 65536).decode("utf-8", "replace")
+    os.close(main)
+    assert proc.returncode == 0 and "indexing memories" in seen  # a bar on a terminal
+    write(repo, memory(title="One more", body="one more body"))
+    small = subprocess.run([exe, "list", "--limit", "1"], cwd=repo, capture_output=True,
+                           text=True)
+    assert "indexed" not in small.stderr  # a small refresh says nothing
+    rebuilt = subprocess.run([exe, "reindex", "--full"], cwd=repo, capture_output=True,
+                             text=True)
+    assert rebuilt.returncode == 0
+    (repo / ".git" / "memex").rename(repo / ".git" / "memex-old")  # as after a clone
+    first = subprocess.run([exe, "list", "--limit", "1"], cwd=repo, capture_output=True,
+                           text=True)
+    assert f"git-memex: indexed {_common.INDEX_PROGRESS_MIN + 1} memory files" in first.stderr

@@ -33,9 +33,30 @@ def json_option(func: F) -> F:
 
 
 def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
+    from memex.index import build
     from memex.storage.homes import workspace as make
 
+    build.report_progress_with(index_progress())
     return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git)
+
+
+INDEX_PROGRESS_MIN = 500  # files parsed by one refresh before it is worth a word
+
+
+def index_progress() -> Any:
+    """For a refresh that parses many files (the first read of a clone): a bar on a
+    terminal's stderr, else one line when it is done; nothing for a small one."""
+    bar = progress_bar(False, "indexing memories")
+
+    def progress(done: int, total: int) -> None:
+        if total < INDEX_PROGRESS_MIN:
+            return
+        if bar is not None:
+            bar(done, total)
+        elif done == total:
+            note(f"git-memex: indexed {total:,} memory files")
+
+    return progress
 
 
 def read_workspace(repo: str | None = None) -> Any:
