@@ -154,3 +154,20 @@ def test_a_large_first_read_says_what_it_is_doing(repo: Path) -> None:
     first = subprocess.run([exe, "list", "--limit", "1"], cwd=repo, capture_output=True,
                            text=True)
     assert f"git-memex: indexed {_common.INDEX_PROGRESS_MIN + 1} memory files" in first.stderr
+
+
+def test_quiet_silences_chatter_not_data(repo: Path, tmp_path: Path) -> None:
+    loud = invoke("init", "--yes")
+    assert loud.exit_code == 0 and loud.stdout
+    again = invoke("init", "--yes", "-q")
+    assert again.exit_code == 0 and again.stdout == "" and again.stderr == ""
+    memory = invoke_json("capture", "Quiet please")["id"]
+    archive = tmp_path / "a.jsonl"
+    archive.write_text(invoke("export").stdout, encoding="utf-8")
+    imported = invoke("import", str(archive), "--quiet")
+    assert imported.exit_code == 0 and imported.stdout == "" and imported.stderr == ""
+    assert invoke("reindex", "-q").stderr == ""
+    submitted = invoke("submit", memory, "-q")
+    assert submitted.exit_code == 0 and "submitted" not in submitted.stdout
+    data = invoke_json("reindex", "-q")  # --json output is data: it stays
+    assert data

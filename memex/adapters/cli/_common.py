@@ -49,7 +49,7 @@ def index_progress() -> Any:
     bar = progress_bar(False, "indexing memories")
 
     def progress(done: int, total: int) -> None:
-        if total < INDEX_PROGRESS_MIN:
+        if total < INDEX_PROGRESS_MIN or quiet():
             return
         if bar is not None:
             bar(done, total)
@@ -96,8 +96,33 @@ def warn(message: str) -> None:
     click.echo(f"warning: {message}", err=True)
 
 
+def quiet_option(func: F) -> F:
+    """`-q/--quiet`, as git's: no progress messages or chatter; data (--json), warnings
+    and errors still print."""
+    def remember(ctx: click.Context, _: click.Parameter, value: bool) -> bool:
+        ctx.find_root().meta["memex.quiet"] = value
+        return value
+
+    return click.option("--quiet", "-q", is_flag=True, expose_value=False,
+                        callback=remember, is_eager=True,
+                        help="Print no progress messages, only warnings and errors.")(func)
+
+
+def quiet() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get("memex.quiet"))
+
+
 def note(message: str) -> None:
-    click.echo(message, err=True)
+    """A message on stderr (silenced by --quiet)."""
+    if not quiet():
+        click.echo(message, err=True)
+
+
+def say(message: str) -> None:
+    """Chatter on stdout that is not data (silenced by --quiet)."""
+    if not quiet():
+        click.echo(message)
 
 
 def report_quarantine(items: Iterable[Any]) -> None:

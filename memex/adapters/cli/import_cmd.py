@@ -15,6 +15,7 @@ from memex.adapters.cli import _common
 @click.option("--dry-run", is_flag=True, help="Report what would happen; write nothing.")
 @click.option("--verbose", "-v", is_flag=True,
               help="One line per memory imported (default: the summary only).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -38,7 +39,8 @@ def cli(source: Path, dry_run: bool, verbose: bool, as_json: bool) -> None:
     from memex.workflows import portable
 
     report = portable.import_path(_common.workspace(), source, dry_run=dry_run,
-                                  progress=_common.progress_bar(as_json, "importing"))
+                                  progress=_common.progress_bar(as_json or _common.quiet(),
+                                                                "importing"))
     for message in report.notices:
         _common.note(f"git-memex: {message}")
     if as_json:

@@ -13,6 +13,7 @@ from memex.adapters.cli import _common, _render
 @click.option("--org", is_flag=True, help="Submit org drafts to the org memory repo "
               "(memex.orgRepo) instead.")
 @click.option("-m", "--message", help="The commit message (default: one line per memory).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -45,7 +46,7 @@ def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
         _common.emit_json(result.as_json())
         return
     for item in result.submitted:
-        click.echo(f"submitted {_render.one_line(item.memory)}")
+        _common.say(f"submitted {_render.one_line(item.memory)}")
     for item in result.retired:
         click.echo(f"retired {_render.short(item.id)} (superseded by "
                    f"{_render.short(item.memory.superseded_by or '')})")
