@@ -100,7 +100,7 @@ def quiet_option(func: F) -> F:
     """`-q/--quiet`, as git's: no progress messages or chatter; data (--json), warnings
     and errors still print."""
     def remember(ctx: click.Context, _: click.Parameter, value: bool) -> bool:
-        ctx.find_root().meta["memex.quiet"] = value
+        ctx.find_root().meta["git_memex_quiet"] = value
         return value
 
     return click.option("--quiet", "-q", is_flag=True, expose_value=False,
@@ -110,7 +110,7 @@ def quiet_option(func: F) -> F:
 
 def quiet() -> bool:
     ctx = click.get_current_context(silent=True)
-    return bool(ctx is not None and ctx.find_root().meta.get("memex.quiet"))
+    return bool(ctx is not None and ctx.find_root().meta.get("git_memex_quiet"))
 
 
 def note(message: str) -> None:
