@@ -30,6 +30,8 @@ def make_env(root: Path) -> dict[str, str]:
         "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1",
         "XDG_DATA_HOME": str(home / ".local/share"),
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        # coverage's subprocess measurement, when the suite runs under it
+        **{k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")},
     }
 
 

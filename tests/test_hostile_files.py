@@ -150,7 +150,7 @@ def _hostile_file(draw: st.DrawFn, mem_id: str) -> bytes:
     return data
 
 
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
 @given(data=st.data())

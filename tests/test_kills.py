@@ -5,6 +5,7 @@ every memory file reads, and a submit is fully done or fully undone."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -78,8 +79,10 @@ def _submit_all_or_nothing(base: Path, draft: str) -> None:
     assert ".memex" not in _git(base, "status", "--porcelain")
 
 
+# A capture's steps are the first steps of supersede (which captures the successor,
+# then retires the old one), so supersede covers them; the next command after every
+# kill is itself a capture.
 COMMANDS: dict[str, Callable[[dict[str, str]], list[str]]] = {
-    "capture": lambda ids: ["capture", "a new memory written while killed"],
     "update": lambda ids: ["update", ids["other"], "--tag", "killed"],
     "supersede": lambda ids: ["supersede", ids["other"], "a successor text"],
     "submit": lambda ids: ["submit", ids["draft"]],
@@ -116,3 +119,32 @@ def test_kill_at_every_io_step(tmp_path: Path, repo: Path, memex_home: Path,
             _submit_all_or_nothing(base, ids["draft"])
         shutil.rmtree(base)
     assert killed == steps
+
+
+def test_reads_answer_from_the_pre_submit_state(tmp_path: Path, repo: Path,
+                                                memex_home: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed after the repo file is written and before the commit: until the next write
+    settles it, reads show the draft as a draft, with a one-line notice."""
+    template, ids = _template(tmp_path, repo, memex_home)
+    traced = tmp_path / "traced"
+    shutil.copytree(template, traced, symlinks=True)
+    log = tmp_path / "steps.log"
+    assert _run(traced, ["submit", ids["draft"]], GIT_MEMEX_FAULT_LOG=str(log)).returncode == 0
+    names = [line.split(" ", 1)[1] for line in log.read_text(encoding="utf-8").splitlines()]
+    commit_step = names.index("git commit") + 1
+    base = tmp_path / "killed"
+    shutil.copytree(template, base, symlinks=True)
+    killed = _run(base, ["submit", ids["draft"]], GIT_MEMEX_FAULT=f"kill@{commit_step}")
+    assert killed.returncode == -signal.SIGKILL
+    assert (base / "repo" / ".memex" / f"{ids['draft']}.md").exists()  # half-done
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(base / "memex-home"))
+    monkeypatch.chdir(base / "repo")
+    listed = invoke("list", "--json")
+    assert "interrupted submit is pending" in listed.stderr
+    states = {m["id"]: m["review_state"] for m in json.loads(listed.stdout)}
+    assert states[ids["draft"]] == "draft"
+    assert invoke("capture", "the next write settles it").exit_code == 0
+    assert not (base / "repo" / ".memex" / f"{ids['draft']}.md").exists()
+    assert "pending" not in invoke("list").stderr
+    build.forget_connections()

@@ -34,6 +34,7 @@ LAZY: Mapping[str, str] = {
     "memex.workflows.hosts.github": "only when a GitHub PR is asked about (urllib)",
     "memex.workflows.hosts.gitlab": "only when a GitLab merge request is asked about (urllib)",
     "memex.workflows.hosts.gitea": "only when a Gitea/Forgejo PR is asked about (urllib)",
+    "importlib.metadata": "a package's version, only where one is shown (email, zipfile, csv)",
     "memex.workflows.conflicts": "capture's contradiction check only",
     "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
 }

@@ -32,13 +32,19 @@ def memory_files(*roots: Path) -> dict[str, bytes]:
     return out
 
 
-def fresh_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+def fresh_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                key_from: Path | None = None) -> tuple[Path, Path]:
+    """Another machine: a new home (with the old home's export key when given, as a
+    person restoring their own export copies it) and a clone of the same project."""
     home = tmp_path / "fresh-home"
+    if key_from is not None:
+        home.mkdir()
+        (home / "export.key").write_bytes((key_from / "export.key").read_bytes())
     monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
     clone = tmp_path / "clone"
     clone.mkdir()
     git("init", "-q", "-b", "main", cwd=clone)
-    git("remote", "add", "origin", "https://github.com/acme/app", cwd=clone)  # same project
+    git("remote", "add", "origin", "https://github.com/Acme/App", cwd=clone)  # same project
     monkeypatch.chdir(clone)
     return home, clone
 
@@ -66,7 +72,7 @@ def test_round_trip_is_byte_identical(repo: Path, memex_home: Path, tmp_path: Pa
     before = memory_files(memex_home / "personal", outbox, repo / ".memex")
     assert len(before) == 6
 
-    home, clone = fresh_clone(tmp_path, monkeypatch)
+    home, clone = fresh_clone(tmp_path, monkeypatch, key_from=memex_home)
     report = invoke_json("import", str(archive))
     assert report["ok"] and len(report["imported"]) == 6
     after = memory_files(home / "personal", home / "outbox", clone / ".memex")
@@ -197,11 +203,15 @@ def test_open_memex_folder(repo: Path, tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert len(report["imported"]) == 1 and len(report["rejected"]) == 1
     path = Path(report["imported"][0]["path"])
-    assert path.parent == repo / ".memex"  # already reviewed: lands in the working tree
+    assert path.parent.parent.name == "outbox"  # reviewed elsewhere: a draft here (14.7)
+    assert not (repo / ".memex").exists()
     memory, _ = frontmatter.load(path.read_text())
-    assert memory.via == "import" and memory.extra["imported_via"] == "cli"
+    assert memory.source == "user" and memory.via == "cli"
     assert memory.extra["imported_id"] == "01K6AB3XZQ7WVD9J1M2N4P5Q6R7"  # not a ULID
-    assert memory.review_state == "approved" and memory.tags == ["auth", "oauth"]
+    assert memory.review_state == "draft" and memory.tags == ["auth", "oauth"]
+    assert memory.trust_level == "untrusted"
+    assert memory.review_history[-1]["note"] == (
+        "imported from folder other-project; was approved, trust reviewed")
     assert memory.extra["imported_repo_id"] == "git-origin-sha256:9f2c"
     assert memory.body == "We use OAuth device flow for the CLI."
 
@@ -215,22 +225,39 @@ def test_import_dry_run_writes_nothing(repo: Path, memex_home: Path, tmp_path: P
     assert not (memex_home / "personal" / f"{mid}.md").exists()
 
 
-def project_text(review_state: str, visibility: str = "internal") -> tuple[str, str]:
+def project_text(review_state: str, visibility: str = "internal",
+                 repo_id: str = "git-origin-sha256:none") -> tuple[str, str]:
     mid = new_ulid()
-    return mid, (f"---\nid: {mid}\nschema_version: 2\nrevision: 1\nscope: project\n"
+    return mid, (f"---\nid: {mid}\nschema_version: 2\nrevision: 1\nrepo_id: {repo_id}\n"
+                 "scope: project\n"
                  f"visibility: {visibility}\nreview_state: {review_state}\n"
                  f"created_at: 2026-11-01T00:00:00Z\nupdated_at: 2026-11-01T00:00:00Z\n---\n"
                  f"\nproject memory {mid}\n")
 
 
+def signed_entry(text: str, name: str, home: str = "personal") -> str:
+    """An archive line as this machine's own export writes it."""
+    from memex.storage import homes
+    from memex.workflows import portable
+
+    key = portable.export_key(homes.workspace(), create=True)
+    assert key is not None
+    data = json.loads(entry(text, name, home=home))
+    data["signature"] = portable.sign(key, home, name, text)
+    return json.dumps(data)
+
+
 def test_import_keeps_private_and_drafts_out_of_the_repo(repo: Path, memex_home: Path,
                                                          tmp_path: Path) -> None:
-    private_id, private = project_text("approved", visibility="private")
-    draft_id, draft = project_text("draft")
-    private_draft_id, private_draft = project_text("draft", visibility="private")
-    shared_id, shared = project_text("approved")
+    from memex.storage import homes
+
+    rid = homes.workspace().repo_id
+    private_id, private = project_text("approved", visibility="private", repo_id=rid)
+    draft_id, draft = project_text("draft", repo_id=rid)
+    private_draft_id, private_draft = project_text("draft", visibility="private", repo_id=rid)
+    shared_id, shared = project_text("approved", repo_id=rid)
     archive = tmp_path / "in.jsonl"
-    archive.write_text("\n".join(entry(text, f"{mid}.md", home="repo") for mid, text in [
+    archive.write_text("\n".join(signed_entry(text, f"{mid}.md", home="repo") for mid, text in [
         (private_id, private), (draft_id, draft), (private_draft_id, private_draft),
         (shared_id, shared)]) + "\n")
     result = invoke("import", str(archive), "--json")
@@ -284,4 +311,5 @@ def test_foreign_private_reviewed_memory_lands_as_an_outbox_draft(repo: Path, me
     path = Path(report["imported"][0]["path"])
     assert path.parent.parent == memex_home / "outbox" and not (repo / ".memex").exists()
     memory, _ = frontmatter.load(path.read_text())
-    assert memory.review_state == "draft" and memory.extra["imported_review_state"] == "approved"
+    assert memory.review_state == "draft" and memory.visibility == "private"
+    assert "was approved" in memory.review_history[-1]["note"]

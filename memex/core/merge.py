@@ -74,11 +74,6 @@ class MergeResult:
     def clean(self) -> bool:
         return not self.conflicts
 
-    def as_json(self) -> dict[str, Any]:
-        return {"clean": self.clean, "fallback": self.fallback,
-                "id": self.memory.id if self.memory else None,
-                "conflicts": [c.as_json() for c in self.conflicts], "notices": self.notices}
-
 
 def _pick(name: str, base: Any, ours: Any, theirs: Any, conflicts: list[Conflict],
           kind: str = "field") -> Any:

@@ -159,6 +159,33 @@ class Memory:
         return f"[{state}]"
 
 
+# Characters that change how a terminal or a reader lays text out: C0/C1 controls
+# (newline, escape, carriage return), line and paragraph separators, bidi overrides.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """Text safe to print on one line: every control character shown as an escape
+    (`\\n`, `\\x1b`, `\\u202e`), so a title from a file that arrived by git cannot
+    forge extra lines or hide text in a display."""
+    def one(match: re.Match[str]) -> str:
+        char = match.group(0)
+        named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+        if named:
+            return named
+        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    return _CONTROL.sub(one, text)
+
+
+def title_problem(title: str) -> str | None:
+    """Why a title given to a write is refused (None: it is fine)."""
+    found = _CONTROL.search(title)
+    if found is None:
+        return None
+    return (f"the title holds a control character ({escape_controls(found.group(0))}); "
+            "a title is one line of plain text")
+
+
 def normalised_text(text: str) -> str:
     """`text` with every run of whitespace one space: what "same content" compares."""
     return " ".join(text.split())
@@ -180,7 +207,7 @@ def summarise(title: str, body: str, limit: int = 240) -> str:
         text = f"{text}: {first_body}"
     elif not text:
         text = first_body
-    text = " ".join(text.split())
+    text = escape_controls(" ".join(text.split()))
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "\u2026"
     return text

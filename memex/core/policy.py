@@ -5,6 +5,16 @@ from __future__ import annotations
 from memex.core import lifecycle, model
 
 HIDDEN_REVIEW = ("rejected",)
+PERSON_APPROVED_STATES = ("approved", "published")
+
+
+def approved_by_person(memory: model.Memory) -> bool:
+    """Did a person approve this memory (issue 14.8)? review_state approved or
+    published, instruction_state approved, or approved_by set. `trust_level: reviewed`
+    alone is not approval: it is what a person's own typing gets, and agents may still
+    edit those personal memories."""
+    return (memory.review_state in PERSON_APPROVED_STATES
+            or memory.instruction_state == "approved" or bool(memory.approved_by))
 
 
 def eligible(memory: model.Memory, at: str, as_of: str | None = None) -> bool:

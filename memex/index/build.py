@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from memex.core import frontmatter, lifecycle, model
+from memex.core import fingerprint, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import store
+from memex.storage import journal, store
 from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
@@ -372,6 +372,7 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
     path's home kind. Only a stat per file: nothing is read."""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
+    half_submitted = journal.unsettled_new_files(ws.repo)
     for home in store.homes(ws):
         try:
             entries = os.scandir(home.path)
@@ -379,10 +380,11 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
             continue
         with entries:
             for entry in entries:
-                if not store.is_memory_name(entry.name) or entry.path in states:
+                if (not store.is_memory_name(entry.name) or entry.path in states
+                        or entry.path in half_submitted):
                     continue
                 try:
-                    if not entry.is_file():
+                    if not entry.is_file(follow_symlinks=False):
                         continue
                     st = entry.stat()
                 except OSError:
@@ -488,7 +490,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
         data = contents.get(path)
         if data is None:
             try:
-                data = Path(path).read_bytes()
+                data = store.read_bytes(Path(path))
             except OSError:
                 hashed.pop(path, None)  # vanished or unreadable between stat and read
                 continue
@@ -544,6 +546,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM files")
     conn.execute("DELETE FROM memories")
     conn.execute("DELETE FROM chain_warnings")
+    conn.execute("DELETE FROM guards")
     conn.execute("DELETE FROM fts")
 
 
@@ -562,6 +565,7 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
             ids.add(row[1])
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        conn.execute("DELETE FROM guards WHERE path = ?", (path,))
     return ids
 
 
@@ -602,6 +606,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                      (dst, size, mtime, src))
         row = conn.execute("SELECT id FROM memories WHERE path = ?", (src,)).fetchone()
         conn.execute("UPDATE memories SET path = ? WHERE path = ?", (dst, src))
+        conn.execute("UPDATE guards SET path = ? WHERE path = ?", (dst, src))
         if row is not None:
             touched_ids.add(row[0])
     for path in plan.touched:
@@ -617,6 +622,8 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     files_rows: list[tuple[object, ...]] = []
     mem_rows: list[tuple[object, ...]] = []
     text_rows: list[tuple[object, ...]] = []
+    guard_rows: list[tuple[object, ...]] = []
+    object_format = ws.config.get("extensions.objectformat", "sha1")
     for done, path in enumerate(todo, 1):
         kind = kinds[path]
         state = disk[path]
@@ -625,7 +632,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         problem: str | None = None
         try:
             if data is None:
-                data = Path(path).read_bytes()
+                data = store.read_bytes(Path(path))
             seen = known.get(path)
             if seen is not None and seen.data == data:
                 loaded = store.from_parsed(seen.parsed, Path(path), homes[kind], seen.memory)
@@ -633,6 +640,11 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                 loaded = store.from_text(store.decode(data), Path(path), homes[kind])
         except (InvalidMemory, OSError) as exc:
             problem = str(exc) or type(exc).__name__
+        if data is not None:
+            guard = guard_row(path, kind, data, None if problem else loaded.memory,
+                              object_format)
+            if guard is not None:
+                guard_rows.append(guard)
         files_rows.append((path, kind, size, mtime, state.hash or "", problem))
         written[path] = (FileState(size, mtime, state.hash or ""), kind)
         if problem is None:
@@ -642,10 +654,47 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
             next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
             _flush(conn, files_rows, mem_rows, text_rows)
+            conn.executemany("INSERT INTO guards (path, id, kind, blob, body_hash) "
+                             "VALUES (?, ?, ?, ?, ?)", guard_rows)
+            guard_rows.clear()
             if progress is not None:
                 progress(done, len(todo))
     derive(conn, touched_ids)
     return written
+
+
+def guard_row(path: str, kind: str, data: bytes, memory: model.Memory | None,
+              object_format: str) -> tuple[object, ...] | None:
+    """A guards row for a personal or private memory file (unreadable files of the
+    personal home included: their content is personal all the same), else None."""
+    if memory is not None:
+        if memory.scope == "personal":
+            what = "personal"
+        elif memory.visibility == "private":
+            what = "private"
+        else:
+            return None
+        body = memory.body
+        mid = memory.id
+    elif kind == "personal":
+        what, mid = "personal", Path(path).stem
+        text = fingerprint.decode_loose(data) or ""
+        body = fingerprint.loose_body(text) or text
+    else:
+        return None
+    return (path, mid, what, fingerprint.blob_id(data, object_format),
+            fingerprint.body_hash(body))
+
+
+def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+    """{blob id or body hash: (memory id, personal | private)} of every guarded file."""
+    out: dict[str, tuple[str, str]] = {}
+    for blob, body_hash, mid, kind in conn.execute(
+            "SELECT blob, body_hash, id, kind FROM guards"):
+        out[str(blob)] = (str(mid), str(kind))
+        if body_hash:
+            out[str(body_hash)] = (str(mid), str(kind))
+    return out
 
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],

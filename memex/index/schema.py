@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -60,6 +60,17 @@ CREATE TABLE IF NOT EXISTS memories (
     shadowed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS memories_id ON memories (id);
+
+-- Fingerprints of personal and private memory files (core.fingerprint): the scan
+-- refuses a staged file anywhere in the repo whose blob id or body hash is here.
+CREATE TABLE IF NOT EXISTS guards (
+    path TEXT NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,   -- personal | private
+    blob TEXT NOT NULL,
+    body_hash TEXT
+);
+CREATE INDEX IF NOT EXISTS guards_path ON guards (path);
 
 CREATE TABLE IF NOT EXISTS chain_warnings (id TEXT NOT NULL, message TEXT NOT NULL);
 

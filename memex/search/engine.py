@@ -45,14 +45,6 @@ QUORUM_MAX_TERMS = 8
 QUORUM_DROP = 1
 # Query words also match their other spellings (index.synonyms).
 SYNONYMS = True
-# Pseudo-relevance feedback: when no memory holds every query term, the best
-# PRF_DOCS hits lend their most telling PRF_TERMS words to a second any-term query,
-# whose ranking is blended in with weight PRF_WEIGHT (0 turns it off).
-PRF_TERMS = 5
-PRF_DOCS = 3
-PRF_WEIGHT = 0.0
-PRF_MAX_SHARE = 0.1  # a word in more memories than this is no evidence
-PRF_ALWAYS = False  # also when memories hold every term
 # Re-rank within each lane by the share of the query's idf a memory holds (0: off).
 COVERAGE_POWER = 2.0
 COVERAGE_DEPTH = 30  # candidates re-ranked
@@ -62,10 +54,6 @@ COVERAGE_ACROSS_LANES = True
 # ANSWER_BOOST times more; such questions re-rank ANSWER_DEPTH candidates (0: off).
 ANSWER_BOOST = 2.0
 ANSWER_DEPTH = 60
-# Light stemming on top of porter: a long word's stem minus its last
-# STEM_PREFIX_CUT letters is matched as a prefix (0: off).
-STEM_PREFIX_CUT = 0
-STEM_PREFIX_MIN = 7
 # Candidates fetched per lane before boosts re-rank them (more than needed, so that
 # ineligible ones can be dropped).
 MIN_CANDIDATES = 30
@@ -262,12 +250,6 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
             if prefix_df:
                 out.append(_Term(word, prefix_df, prefix=True))
                 continue
-        stem = by_word[word][0] if len(by_word[word]) == 1 else ""
-        if STEM_PREFIX_CUT and len(stem) >= STEM_PREFIX_MIN and not alts \
-                and not tokens.has_cjk(word):
-            head = stem[: len(stem) - STEM_PREFIX_CUT]
-            out.append(_Term(head, max(_prefix_df(conn, head), df), prefix=True))
-            continue
         out.append(_Term(word, df, alts=alts))
     return out
 
@@ -419,10 +401,6 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
         ranked = _by_coverage(conn, stats, ranked, total)
     if kind is not None:
         ranked = _by_answer_kind(conn, kind, ranked)
-    if PRF_TERMS and PRF_WEIGHT and ranked and (
-            PRF_ALWAYS or ranked[0].match != "all terms"):
-        ranked = _feedback(conn, ws, req, stats, ranked, where, args, at, moment, depth,
-                           total)
     if dense is not None and not (ONLY_WHEN_WEAK and _strong(ranked, req.limit)):
         ranked = _fused(conn, ws, req, ranked, dense, where, args, at, moment)
     top = ranked[: req.limit]
@@ -517,55 +495,6 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
             if c.explain:
                 c.explain["boosts"][f"answer:{kind.name}"] = ANSWER_BOOST
     return _resorted(ranked)
-
-
-def _feedback(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
-              stats: list[_Term], ranked: list[_Candidate], where: str,
-              args: list[object], at: str, moment: str | None,
-              depth: int, total: int) -> list[_Candidate]:
-    """Pseudo-relevance feedback (RM3-like): words frequent in the best hits and rare
-    in the index expand the query; the expanded any-term ranking is blended with the
-    original (by rank) so the original's order still leads."""
-    top = [c.row[0] for c in ranked[:PRF_DOCS]]
-    marks = ", ".join("?" * len(top))
-    seen_in: dict[str, int] = {}
-    for (body,) in conn.execute(f"SELECT body FROM memories WHERE rowid IN ({marks})", top):
-        for word in set(tokens.words(body)):
-            seen_in[word] = seen_in.get(word, 0) + 1
-    query_stems = {st for t in stats for st in stems(conn, [t.word])[t.word]}
-    total = max(total, 1)
-    scored: list[tuple[float, _Term]] = []
-    for term in term_stats(conn, sorted(seen_in)):
-        if term.prefix or term.df < 2 or term.df > PRF_MAX_SHARE * total:
-            continue
-        if set(stems(conn, [term.word])[term.word]) & query_stems:
-            continue
-        scored.append((seen_in[term.word] * math.log(total / term.df), term))
-    scored.sort(key=lambda pair: (-pair[0], pair[1].word))
-    extra = [term for _s, term in scored[:PRF_TERMS]]
-    if not extra:
-        return ranked
-    match = " OR ".join(_phrase(t) for t in [*stats, *extra])
-    rows = _candidates(conn, match, where, args, max(depth * 3, MIN_CANDIDATES), set())
-    expanded = [_hit_parts(row, ws, req, "feedback", at)
-                for row in _eligible_rows(rows, req, at, moment)]
-    if not expanded:
-        return ranked
-    low = min(c.score for c in expanded)
-    span = max(c.score for c in expanded) - low or 1.0
-    blended: dict[int, tuple[float, _Candidate]] = {}
-    n = len(ranked)
-    for i, c in enumerate(ranked):
-        blended[c.row[0]] = ((1 - PRF_WEIGHT) * (1 - i / n), c)
-    for c in expanded:
-        part = PRF_WEIGHT * (c.score - low) / span
-        before = blended.get(c.row[0])
-        blended[c.row[0]] = (part + (before[0] if before else 0.0), before[1] if before else c)
-    out = sorted(blended.values(), key=lambda pair: -pair[0])
-    if req.explain:
-        for _score, c in out:
-            c.explain["feedback"] = [t.word for t in extra]
-    return [c for _score, c in out[:depth]]
 
 
 def _strong(ranked: list[_Candidate], limit: int) -> bool:

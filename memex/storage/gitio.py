@@ -1,9 +1,9 @@
-"""Git access.
+"""Git access: the one choke point for git, always the real git binary.
 
-Reads that run on every command (discovery, config) use the git binary or plain
-file reads: a subprocess costs ~3 ms, importing pygit2 ~0.2 s. Heavier reads
-(status, conflict stages, ancestry) import pygit2 lazily; writes (commit, fetch,
-merge) go through the git binary so the user's hooks, signing and credentials apply.
+Reads (discovery, config, status, conflict stages, blobs in one `cat-file --batch`)
+cost a subprocess of a few ms, less than importing pygit2 (docs/decisions.md,
+bench/staged_reads.py); writes (commit, fetch, merge-file) go through the binary so
+the user's hooks, signing and credentials apply.
 """
 
 from __future__ import annotations
@@ -184,6 +184,13 @@ def show_blob(toplevel: Path, ref: str, path: str) -> str | None:
 
 def read_blobs(toplevel: Path, specs: list[str]) -> dict[str, str | None]:
     """Many `REF:PATH` texts in one `git cat-file --batch` (None: not there)."""
+    raw = read_blob_bytes(toplevel, specs)
+    return {spec: None if data is None else data.decode("utf-8", errors="replace")
+            for spec, data in raw.items()}
+
+
+def read_blob_bytes(toplevel: Path, specs: list[str]) -> dict[str, bytes | None]:
+    """Many `REF:PATH` (or blob id) contents as bytes in one `git cat-file --batch`."""
     binary = git_binary()
     if binary is None:
         raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
@@ -191,7 +198,7 @@ def read_blobs(toplevel: Path, specs: list[str]) -> dict[str, str | None]:
         return {}
     proc = subprocess.run([binary, "cat-file", "--batch"], cwd=toplevel, capture_output=True,
                           input="".join(f"{s}\n" for s in specs).encode("utf-8"))
-    out: dict[str, str | None] = {}
+    out: dict[str, bytes | None] = {}
     data, pos = proc.stdout, 0
     for spec in specs:
         end = data.find(b"\n", pos)
@@ -206,8 +213,39 @@ def read_blobs(toplevel: Path, specs: list[str]) -> dict[str, str | None]:
                 pos += int(header[2]) + 1
             continue
         size = int(header[2])
-        out[spec] = data[pos:pos + size].decode("utf-8", errors="replace")
+        out[spec] = data[pos:pos + size]
         pos += size + 1
+    return out
+
+
+def blob_sizes(toplevel: Path, blobs: list[str]) -> dict[str, int]:
+    """{blob id: size} in one `git cat-file --batch-check` (missing ids left out)."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    if not blobs:
+        return {}
+    proc = subprocess.run([binary, "cat-file", "--batch-check"], cwd=toplevel,
+                          capture_output=True, text=True, input="".join(f"{b}\n" for b in blobs))
+    out: dict[str, int] = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            out[parts[0]] = int(parts[2])
+    return out
+
+
+def staged_files(toplevel: Path) -> list[tuple[str, str]]:
+    """(path, blob id) of every file the next commit adds or changes, whole repo
+    (`git diff --cached --raw`: ids from the index, nothing read)."""
+    proc = run(["diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames",
+                "--diff-filter=ACMT"], cwd=toplevel)
+    fields = proc.stdout.split("\0")
+    out: list[tuple[str, str]] = []
+    for i in range(0, len(fields) - 1, 2):
+        meta, path = fields[i].split(), fields[i + 1]
+        if len(meta) >= 4 and meta[1] != "160000":  # skip submodules (gitlinks)
+            out.append((path, meta[3]))
     return out
 
 

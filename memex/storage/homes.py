@@ -238,10 +238,43 @@ def remember_repo_id(repo: gitio.RepoInfo, rid: str, source: str) -> None:
         pass
 
 
+def exposed_home(ws: Workspace) -> str | None:
+    """When the home lies inside this repo's work tree and git does not ignore it, the
+    exclude line that would ignore it (`/path/`); else None. A dotfiles repo whose work
+    tree is $HOME is the usual case: `git add -A` would commit personal memories."""
+    if ws.repo is None:
+        return None
+    top = ws.repo.toplevel.resolve()
+    try:
+        rel = ws.home.resolve().relative_to(top)
+    except (ValueError, OSError):
+        return None
+    prefix = "" if rel == Path(".") else f"{rel.as_posix()}/"
+    probes = [f"{prefix}personal/01AAAAAAAAAAAAAAAAAAAAAAAA.md", f"{prefix}usage.jsonl"]
+    proc = gitio.run(["check-ignore", "--", *probes], cwd=top, check=False)
+    if proc.returncode == 0 and len(proc.stdout.splitlines()) == len(probes):
+        return None
+    return f"/{prefix}" if prefix else "/*"
+
+
+def check_home(ws: Workspace) -> None:
+    """Refuse a home git would commit (issue 14.6); the message holds the fix."""
+    line = exposed_home(ws)
+    if line is None or ws.repo is None:
+        return
+    exclude = ws.repo.common_dir / "info" / "exclude"
+    raise MemexError(
+        f"the git-memex home {ws.home} is inside the work tree of {ws.repo.toplevel} and git "
+        "does not ignore it: `git add -A` would commit your personal memories and usage "
+        f"log. Add this line to {exclude} (or to .gitignore): {line}  "
+        "(or set GIT_MEMEX_HOME to a folder outside the repository)")
+
+
 def workspace(cwd: Path | None = None, home: Path | None = None,
-              allow_missing_git: bool = False) -> Workspace:
+              allow_missing_git: bool = False, home_check: bool = True) -> Workspace:
     """The workspace of a command run in `cwd`. Inside a repository without a git binary
-    this raises GitMissing, unless the caller (doctor) reports that itself."""
+    this raises GitMissing, unless the caller (doctor) reports that itself. A home that
+    git would commit is refused (check_home) unless home_check is False (doctor)."""
     start = (cwd or Path.cwd()).resolve()
     if gitio.git_binary() is None and not allow_missing_git:
         marker = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
@@ -261,7 +294,10 @@ def workspace(cwd: Path | None = None, home: Path | None = None,
                          f"path {repo.toplevel.resolve()}")
     else:
         rid = repo_id_for(None, start)
-    return Workspace(
+    ws = Workspace(
         cwd=start, home=home or memex_home(), repo=repo, repo_id=rid, config=config,
         team_config=team,
     )
+    if home_check:
+        check_home(ws)
+    return ws

@@ -46,6 +46,17 @@ def pending_notice(repo: gitio.RepoInfo) -> str | None:
             "finishes or undoes it")
 
 
+def unsettled_new_files(repo: gitio.RepoInfo | None) -> frozenset[str]:
+    """Repo files a killed submit created and nobody has settled yet: reads leave them
+    out, so they answer from the pre-submit state (the drafts are still in the outbox)."""
+    if repo is None or not pending(repo):
+        return frozenset()
+    journal = _load(repo)
+    if journal is None:
+        return frozenset()
+    return frozenset(p for p, (previous, _) in journal.files.items() if previous is None)
+
+
 @contextlib.contextmanager
 def repo_lock(repo: gitio.RepoInfo, timeout: float | None = None) -> Iterator[None]:
     with locks.home_lock(repo.git_dir, REPO_LOCK, timeout):

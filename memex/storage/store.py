@@ -7,6 +7,7 @@ this project's outbox of drafts, the repo's shared folder, the org repo's folder
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -72,16 +73,37 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
     """The homes visible from this workspace, for the scopes asked (default all)."""
     wanted = set(scopes) if scopes is not None else {"personal", "project", "org"}
     out: list[Home] = []
+    # The repo's copy of an id comes first: where an id is both in the repo and in the
+    # outbox (an interrupted submit, an import), reads show the reviewed repo copy.
     if "project" in wanted:
+        if ws.memory_dir is not None and ws.repo is not None:
+            out.append(Home("repo", inside_repo(ws.memory_dir, ws.repo.toplevel)))
         out.append(Home("outbox", ws.outbox_dir))
-        if ws.memory_dir is not None:
-            out.append(Home("repo", ws.memory_dir))
     if "org" in wanted and ws.org_repo is not None:
+        out.append(Home("org", inside_repo(ws.org_repo / ws.memory_dir_name, ws.org_repo)))
         out.append(Home("org-outbox", ws.org_outbox_dir))
-        out.append(Home("org", ws.org_repo / ws.memory_dir_name))
     if "personal" in wanted:
         out.append(Home("personal", ws.personal_dir))
     return out
+
+
+# Why a command shows the copy it shows when one id is in several homes (homes() order).
+READING_ORDER = ("commands read the first copy in the order repo folder (the reviewed "
+                 "copy), outbox, org folder, org outbox, personal")
+
+
+def copies(ws: Workspace, memory_id: str) -> list[Home]:
+    """The homes holding a file for this id, in reading order (the first one wins)."""
+    return [h for h in homes(ws) if (h.path / f"{memory_id}.md").is_file()]
+
+
+def duplicate_ids(ws: Workspace) -> dict[str, list[Home]]:
+    """{id: homes} for every id that has a file in more than one visible home."""
+    seen: dict[str, list[Home]] = {}
+    for home in homes(ws):
+        for memory_id in memory_ids(home.path):
+            seen.setdefault(memory_id, []).append(home)
+    return {i: found for i, found in seen.items() if len(found) > 1}
 
 
 def in_memory_folder(dir_name: str, rel_path: str) -> bool:
@@ -97,13 +119,60 @@ def memory_ids(directory: Path) -> set[str]:
     return {entry.name[:-3] for entry in _memory_entries(directory)}
 
 
+def inside_repo(folder: Path, top: Path) -> Path:
+    """A repo's memory folder, refused when it resolves outside the repo (a committed
+    symlink would make reads take an outside folder as the team's, and writes change
+    files there). The repo's own path may go through symlinks."""
+    try:
+        real = folder.resolve()
+        real.relative_to(top.resolve())
+    except ValueError:
+        raise MemexError(
+            f"{folder} is a symbolic link to {real}, outside the repository; git-memex "
+            "refuses a memory folder outside the repo: replace the link with a folder") \
+            from None
+    except (OSError, RuntimeError) as exc:  # a link loop
+        raise MemexError(f"{folder} cannot be resolved ({exc}); replace it with a folder") \
+            from None
+    return folder
+
+
+def _is_regular(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def _memory_entries(directory: Path) -> list[os.DirEntry[str]]:
-    """The memory files of a folder as directory entries (none when it is missing)."""
+    """The memory files of a folder as directory entries (none when it is missing):
+    regular files only; a link inside a home is never followed (see special_files)."""
     try:
         entries = list(os.scandir(directory))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [e for e in entries if is_memory_name(e.name) and e.is_file()]
+    except OSError:  # unreadable folder: nothing listed, as if empty
+        return []
+    return [e for e in entries if is_memory_name(e.name) and _is_regular(e)]
+
+
+def special_files(directory: Path) -> list[Quarantined]:
+    """Entries with a memory file's name that are not regular files (symbolic links,
+    FIFOs, devices, folders): skipped with their reason, never opened."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    out: list[Quarantined] = []
+    for entry in sorted(entries, key=lambda e: e.name):
+        if not is_memory_name(entry.name) or _is_regular(entry):
+            continue
+        if entry.is_symlink():
+            reason = "a symbolic link: links inside a memory folder are not followed"
+        else:
+            reason = "not a regular file (a FIFO, device or folder): skipped, never read"
+        out.append(Quarantined(Path(entry.path), reason))
+    return out
 
 
 def memory_files(directory: Path) -> Iterator[Path]:
@@ -117,8 +186,25 @@ def is_memory_name(name: str) -> bool:
             and name.lower() not in _IGNORED_NAMES)
 
 
+def read_bytes(path: Path) -> bytes:
+    """A memory file's bytes: a regular file only, opened without following a link and
+    without blocking (a FIFO put in place of a file never hangs a read)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InvalidMemory("a symbolic link: links inside a memory folder are not "
+                                "followed") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidMemory("not a regular file (a FIFO, device or folder)")
+        return handle.read()
+
+
 def read_text(path: Path) -> str:
-    return decode(path.read_bytes())
+    return decode(read_bytes(path))
 
 
 def decode(data: bytes) -> str:
@@ -161,7 +247,7 @@ def from_parsed(parsed: frontmatter.Parsed, path: Path, home: Home,
 def scan(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
     """Every memory in a home; unreadable files are reported, never touched."""
     good: list[Loaded] = []
-    bad: list[Quarantined] = []
+    bad: list[Quarantined] = special_files(home.path)
     for path in memory_files(home.path):
         try:
             good.append(read(path, home))
@@ -208,12 +294,13 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
         raise MemexError(f"{path}: cannot be read ({exc}); it is left untouched") from None
 
 
-def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None
-              ) -> list[Loaded]:
-    """`find` for many ids with one listing of the homes (same errors, same order)."""
+def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = None,
+              first: str | None = None) -> list[Loaded]:
+    """`find` for many ids with one listing of the homes (same errors, same order);
+    `first` names a home kind whose copy of an id wins (submit takes the outbox's)."""
     wanted = [(text, normalise_id(text)) for text in ids]
     names: dict[str, tuple[Home, Path]] = {}
-    for home in homes(ws, scopes):
+    for home in sorted(homes(ws, scopes), key=lambda h: h.kind != first):
         for path in memory_files(home.path):
             names.setdefault(path.stem.upper(), (home, path))
     out: list[Loaded] = []
@@ -460,13 +547,6 @@ def new_path(home: Home, memory_id: str) -> Path:
     if not is_ulid(memory_id):
         raise UsageError(f"not a memory id: {memory_id!r}")
     return home.path / f"{memory_id}.md"
-
-
-def home_of_kind(ws: Workspace, kind: str) -> Home:
-    for home in homes(ws):
-        if home.kind == kind:
-            return home
-    raise MemexError(f"no {kind} memory folder here")
 
 
 def delete(loaded: Loaded) -> None:

@@ -50,10 +50,13 @@ class Line:
     summary: str
     text: str
     updated_at: str
+    role: str = "knowledge"
+    trust_level: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "scope": self.scope, "review_state": self.review_state,
+            "role": self.role, "trust_level": self.trust_level,
             "status": self.status, "type": self.type, "summary": self.summary,
             "line": self.text, "updated_at": self.updated_at,
         }
@@ -146,7 +149,8 @@ def one_line(memory: model.Memory, binding: bool = False, limit: int = LINE_LIMI
 
 def _line(memory: model.Memory, binding: bool = False) -> Line:
     return Line(memory.id, memory.scope, memory.review_state, memory.status, memory.type,
-                memory.summary, one_line(memory, binding), memory.updated_at)
+                memory.summary, one_line(memory, binding), memory.updated_at,
+                memory.role, memory.trust_level)
 
 
 def stale_notice(ws: Workspace) -> str | None:

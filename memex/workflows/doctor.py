@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from memex.core import clock, jsonc
-from memex.storage import gitio, hooklog, store, usage
+from memex.storage import gitio, homes, hooklog, store, usage
 from memex.storage.homes import Workspace
 from memex.workflows import githooks, rekey
 
@@ -120,6 +120,37 @@ def check_quarantine(ws: Workspace) -> list[Check]:
                             f"{where}, skipped and left untouched: {shown}{more}", hint,
                             tuple(str(q.path) for q in items)))
     return checks
+
+
+def check_home_exposed(ws: Workspace) -> list[Check]:
+    """The home inside the work tree, not ignored: git would commit personal memories."""
+    line = homes.exposed_home(ws) if gitio.git_binary() is not None else None
+    if line is None:
+        return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
+    assert ws.repo is not None
+    exclude = ws.repo.common_dir / "info" / "exclude"
+    return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
+                  f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
+                  "personal memories and the usage log; every other command refuses to run",
+                  f"add this line to {exclude}: {line}")]
+
+
+def check_duplicates(ws: Workspace) -> list[Check]:
+    """One id with a file in two homes (an interrupted submit, an import, a hand copy):
+    reads show the first copy in reading order; a person removes the other."""
+    dupes = store.duplicate_ids(ws)
+    if not dupes:
+        return [Check("duplicates", "ok", "every memory id has one file")]
+    shown = "; ".join(f"{mid} in {' and '.join(h.kind for h in found)} (showing the "
+                      f"{found[0].kind} copy)" for mid, found in sorted(dupes.items())[:SHOWN])
+    more = f" (+{len(dupes) - SHOWN} more)" if len(dupes) > SHOWN else ""
+    paths = tuple(str(h.path / f"{mid}.md") for mid, found in sorted(dupes.items())
+                  for h in found)
+    return [Check("duplicates", "warn", f"{len(dupes)} memory id(s) have a file in more "
+                  f"than one place: {shown}{more}; {store.READING_ORDER}",
+                  "compare the copies (git memex show ID names them), then delete the one "
+                  "you do not want (an outbox draft already submitted: rm it); git memex "
+                  "verify fails on repo ids also in the outbox", paths)]
 
 
 def check_outbox_key(ws: Workspace) -> list[Check]:
@@ -267,8 +298,9 @@ def check_hook_failures(ws: Workspace) -> list[Check]:
 
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
-    check_git, check_index, check_merge_driver, check_hooks, check_quarantine,
-    check_outbox_key, check_mcp_configs, check_usage_log, check_hook_failures,
+    check_git, check_home_exposed, check_index, check_merge_driver, check_hooks,
+    check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs, check_usage_log,
+    check_hook_failures,
 ]
 
 

@@ -89,10 +89,6 @@ class Retention:
     days_unused: float
     accesses: int
 
-    def as_json(self) -> dict[str, object]:
-        return {"retention": round(self.value, 3), "state": self.state,
-                "days_unused": round(self.days_unused, 1), "accesses": self.accesses}
-
 
 def _days_between(earlier: str, later: datetime) -> float:
     if not earlier:

@@ -78,8 +78,11 @@ class Change:
 
     @property
     def title(self) -> str:
+        """One display line: control characters escaped (a title arrives by git)."""
         memory = self.memory
-        return (memory.title or memory.summary) if memory is not None else ""
+        if memory is None:
+            return ""
+        return model.escape_controls(memory.title) if memory.title else memory.summary
 
     @property
     def category(self) -> str:
@@ -320,13 +323,13 @@ def readable(text: str) -> str:
         memory = frontmatter.load(text)[0]
     except InvalidMemory:
         return text
-    lines = [f"memory {memory.id}", f"title: {memory.title}"]
+    lines = [f"memory {memory.id}", f"title: {model.escape_controls(memory.title)}"]
     for name, value in memory.front_matter().items():
         if name in ("id", "title") or name in _EVENT_FIELDS:
             continue
         if isinstance(value, list):
             value = ", ".join(str(v) for v in value)
-        lines.append(f"{name}: {value}")
+        lines.append(f"{name}: {model.escape_controls(str(value))}")
     for name in ("review_history", "status_history"):
         for entry in getattr(memory, name):
             note = f" ({entry['note']})" if entry.get("note") else ""

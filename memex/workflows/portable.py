@@ -23,22 +23,60 @@ that say where it came from.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex.core import clock, frontmatter, model, redact
+from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import is_ulid, new_ulid
-from memex.storage import homes, store, usage
+from memex.storage import store, usage
 from memex.storage.homes import Workspace
 from memex.workflows import migrate, writes
 
 FORMAT = "git-memex-export"
 VERSION = 1
-OPEN_MEMEX_DIR = Path(".ai") / "open-memex"
+OPEN_MEMEX_DIRS = (Path(".ai") / "open-memex", Path(".open-memex"))
+KEY_FILE = "export.key"
+SIGNATURE = "hmac-sha256"
+
+
+# ---------------------------------------------------------------- signing
+
+
+def export_key(ws: Workspace, create: bool = False) -> bytes | None:
+    """This machine's export key ($GIT_MEMEX_HOME/export.key, 0600, made on first use):
+    an archive signed with it is one's own export, whose review state import restores."""
+    path = ws.home / KEY_FILE
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        if not create:
+            return None
+        key = secrets.token_bytes(32)
+        try:
+            ws.home.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another export made it first
+            return export_key(ws)
+        except OSError as exc:
+            raise MemexError(f"cannot create {path}: {exc.strerror or exc}") from None
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(key)
+    except OSError as exc:
+        raise MemexError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return key if len(key) >= 16 else None
+
+
+def sign(key: bytes, home: str, name: str, text: str) -> str:
+    """The signature of one archive entry (its home, file name and exact text)."""
+    message = json.dumps([home, name, text], ensure_ascii=False).encode("utf-8")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 # ---------------------------------------------------------------- export
@@ -52,6 +90,8 @@ def export_lines(ws: Workspace, include_personal: bool = False
     scopes = ["project", "personal"] if include_personal else ["project"]
     entries: list[dict[str, Any]] = []
     skipped: list[store.Quarantined] = []
+    key = export_key(ws, create=True)
+    assert key is not None
     for home in store.homes(ws, scopes):
         for path in store.memory_files(home.path):
             try:
@@ -65,10 +105,12 @@ def export_lines(ws: Workspace, include_personal: bool = False
             entries.append({
                 "home": home.kind, "name": path.name, "id": loaded.id,
                 "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text,
+                "signature": sign(key, home.kind, path.name, text),
             })
     manifest = {
         "format": FORMAT, "version": VERSION, "exported_at": clock.now_str(),
         "repo_id": ws.repo_id, "include_personal": include_personal, "count": len(entries),
+        "signed": SIGNATURE,
     }
     lines = [json.dumps(manifest, ensure_ascii=False)]
     lines += [json.dumps(e, ensure_ascii=False) for e in entries]
@@ -88,6 +130,7 @@ class Entry:
     name: str | None
     text: str | None = None
     sha256: object = None  # the archive's checksum of `text`, when it carries one
+    signature: object = None  # the exporting machine's HMAC of the entry (see `sign`)
     data: dict[str, Any] | None = None
     body: str = ""
     foreign: bool = False
@@ -156,7 +199,8 @@ def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[E
                 home = item.get("home")
                 yield Entry(where, home if isinstance(home, str) else "",
                             item.get("name") if isinstance(item.get("name"), str) else "",
-                            text=item["text"], sha256=item.get("sha256"))
+                            text=item["text"], sha256=item.get("sha256"),
+                            signature=item.get("signature"))
             elif isinstance(item.get("front_matter"), dict):
                 yield Entry(where, None, None, data=item["front_matter"],
                             body=str(item.get("body") or ""), foreign=True)
@@ -165,9 +209,9 @@ def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[E
 
 
 def _folder_entries(folder: Path, report: ImportReport) -> Iterator[Entry]:
-    """An open-memex protocol-v2 folder (`.ai/open-memex/` or the folder itself)."""
-    nested = folder / OPEN_MEMEX_DIR
-    root = nested if nested.is_dir() else folder
+    """An open-memex folder: `.ai/open-memex/` or `.open-memex/` inside `folder`, or
+    the folder itself (a repo's folder, or open-memex's data directory)."""
+    root = next((folder / d for d in OPEN_MEMEX_DIRS if (folder / d).is_dir()), folder)
     for path in sorted(root.rglob("*.md")):
         rel = path.relative_to(root)
         if path.is_symlink() or any(p.startswith(".") for p in rel.parts):
@@ -195,7 +239,7 @@ def _home_path(ws: Workspace, kind: str, memory: model.Memory) -> Path:
     if kind == "personal":
         return ws.personal_dir
     if kind == "outbox":
-        return ws.home / "outbox" / homes.outbox_name(memory.repo_id or ws.repo_id)
+        return ws.outbox_dir  # this repo's outbox, whichever repo the entry came from
     if kind == "repo":
         if ws.memory_dir is None:
             raise MemexError("a shared (repo) memory needs a git repository to land in")
@@ -207,11 +251,55 @@ def _home_path(ws: Workspace, kind: str, memory: model.Memory) -> Path:
     raise MemexError(f"unknown home {kind!r}")
 
 
-def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> tuple[model.Memory, str]:
-    """A memory from another tool's fields, stamped as imported; and its home."""
-    data = dict(entry.data or {})
+# open-memex's `source` values -> (source, via) of protocol v2 here
+OPEN_MEMEX_SOURCES = {"cli": ("user", "cli"), "tool": ("tool", "mcp"),
+                      "keyword": ("keyword", "hook"), "inference": ("inference", None)}
+_PEOPLE = ("created_by", "proposed_by", "approved_by")
+
+
+def _namespaced(value: object) -> object:
+    """`alice` -> `local:alice` (identities here are namespaced)."""
+    if isinstance(value, str) and value.strip() and ":" not in value:
+        return f"local:{value.strip()}"
+    return value
+
+
+def map_foreign(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """Front matter from another tool (open-memex v1 or v2, JSON lines with fields) in
+    this protocol's terms; keys it does not know are kept. Pure."""
+    data = dict(data)
     if model.legacy_version(data) is not None:
         data = migrate.convert(data, notes)
+    source = data.get("source")
+    if isinstance(source, str) and source in OPEN_MEMEX_SOURCES:
+        data["source"], via = OPEN_MEMEX_SOURCES[source]
+        if via and not data.get("via"):
+            data["via"] = via
+    elif source is not None and source not in model.SOURCES:
+        data["imported_source"] = source
+        data["source"] = "import"
+    for key in ("scope_key", "project_name"):
+        data.pop(key, None)  # open-memex's project key: this repo's repo_id replaces it
+    if data.get("scope") == "user":
+        data["scope"] = "personal"
+    for key in _PEOPLE:
+        data[key] = _namespaced(data.get(key))
+    history = data.get("review_history")
+    if isinstance(history, list):
+        data["review_history"] = [
+            {**entry, "by": _namespaced(entry.get("by"))} if isinstance(entry, dict) else entry
+            for entry in history]
+    for key, value in list(data.items()):
+        if value is None:
+            del data[key]
+    data.setdefault("source", "import")
+    data.setdefault("via", "import")
+    return data
+
+
+def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> model.Memory:
+    """A memory from another tool's fields, in this repo's terms."""
+    data = map_foreign(entry.data or {}, notes)
     original_id = str(data.get("id") or "")
     if not is_ulid(original_id.upper()):
         data["id"] = new_ulid()
@@ -220,38 +308,84 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> tuple[mode
     else:
         data["id"] = original_id.upper()
     data.setdefault("scope", "project")
-    if data.get("scope") == "user":
-        data["scope"] = "personal"
     for key in ("created_at", "updated_at"):
         data.setdefault(key, clock.now_str())
-    for key, value in list(data.items()):
-        if value is None:
-            del data[key]
-    if data.get("via") and data.get("via") != "import":
-        data["imported_via"] = data["via"]
-    data["via"] = "import"
-    data.setdefault("source", "import")
     memory = model.from_front_matter(data, entry.body)
-    if memory.scope == "personal":
-        memory.repo_id = None
-        return memory, "personal"
     if memory.scope == "org":
         raise MemexError("org memories are imported into the org repository itself")
+    return memory
+
+
+def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
+    """Make an imported memory an untrusted draft (issue 14.7): review, instruction
+    and trust fields from outside become one review_history entry, never state.
+    Returns that entry's note."""
+    was: list[str] = []
+    if memory.review_state and memory.review_state != "draft":
+        was.append(f"was {memory.review_state}")
+    if memory.instruction_state and memory.instruction_state != "draft":
+        was.append(f"instruction {memory.instruction_state}")
+    if memory.trust_level and memory.trust_level != "untrusted":
+        was.append(f"trust {memory.trust_level}")
+    if memory.approved_by:
+        was.append(f"by {memory.approved_by}")
+    elif memory.proposed_by:
+        was.append(f"proposed by {memory.proposed_by}")
+    note = f"imported from {origin}" + (f"; {', '.join(was)}" if was else "")
+    before = memory.review_state
+    memory.review_state = None if memory.scope == "personal" else "draft"
+    memory.instruction_state = "draft" if memory.role == "instruction" else None
+    memory.trust_level = "untrusted"
+    memory.approved_by = None
+    memory.proposed_by = None
+    memory.extra.pop("local_approve", None)
+    memory.review_history.append(lifecycle.history_entry(
+        at, by, before, memory.review_state or "none", note))
+    return note
+
+
+def _in_this_repo(ws: Workspace, memory: model.Memory) -> str:
+    """Set an imported memory's repo_id to this repo's (personal: none); its home."""
+    if memory.scope == "personal":
+        memory.repo_id = None
+        return "personal"
+    if memory.scope == "org":
+        return "org-outbox"
     if memory.repo_id and memory.repo_id != ws.repo_id:
         memory.extra["imported_repo_id"] = memory.repo_id
     memory.repo_id = ws.repo_id
-    shared = memory.review_state in ("proposed", "approved", "published")
-    if shared and memory.visibility == "private":
-        # private never enters git: keep it on this machine, as a draft of ours
-        memory.extra["imported_review_state"] = memory.review_state
-        memory.review_state = "draft"
-        notes.append("visibility: private, so kept in the outbox as a draft")
-        shared = False
-    if shared and ws.memory_dir is not None:
-        return memory, "repo"
-    if memory.review_state is None or not shared:
-        memory.review_state = memory.review_state or "draft"
-    return memory, "outbox"
+    return "outbox"
+
+
+def _as_imported_before(current: bytes, memory: model.Memory,
+                        parsed: frontmatter.Parsed | None) -> str | None:
+    """The text this import would have written at the time of an earlier import of the
+    same entry (same import note, earlier `at`), so importing twice is "unchanged", not
+    a conflict; None when the file on disk is not such an earlier import."""
+    try:
+        before = frontmatter.load(current.decode("utf-8"))[0]
+    except (InvalidMemory, UnicodeDecodeError):
+        return None
+    if not before.review_history or not memory.review_history:
+        return None
+    mine, theirs = memory.review_history[-1], before.review_history[-1]
+    if {k: v for k, v in mine.items() if k != "at"} != \
+            {k: v for k, v in theirs.items() if k != "at"}:
+        return None
+    memory.review_history[-1] = {**mine, "at": theirs.get("at", mine.get("at", ""))}
+    return frontmatter.rewrite(memory, parsed)
+
+
+def _own_export(ws: Workspace, entry: Entry, memory: model.Memory) -> bool:
+    """Is this entry one's own export, for this repo (or personal)? Only then is its
+    review state restored as it was."""
+    key = export_key(ws)
+    if key is None or not isinstance(entry.signature, str) or entry.text is None:
+        return False
+    expected = sign(key, entry.home or "", entry.name or "", entry.text)
+    if not hmac.compare_digest(expected, entry.signature.lower()):
+        return False
+    return memory.scope == "personal" or memory.repo_id == ws.repo_id
 
 
 def _check_sha256(entry: Entry) -> None:
@@ -297,15 +431,17 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
     limit = writes.max_bytes(ws)
     if source.is_dir():
         entries: Iterable[Entry] = _folder_entries(source, report)
+        origin = f"folder {source.name}"
     elif source.is_file():
         entries = _archive_entries(source, limit, report)
+        origin = f"archive {source.name}"
     else:
         raise UsageError(f"no such file or folder: {source}")
     seen: set[str] = set()
     todo = list(entries)
     for done, entry in enumerate(todo, start=1):
         try:
-            _import_one(ws, entry, limit, report, seen, dry_run)
+            _import_one(ws, entry, limit, report, seen, dry_run, origin)
         except MemexError as exc:
             report.rejected.append((entry.where, str(exc)))
         if progress is not None:
@@ -316,11 +452,12 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
 
 
 def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
-                seen: set[str], dry_run: bool) -> None:
+                seen: set[str], dry_run: bool, origin: str) -> None:
     notes: list[str] = []
     parsed: frontmatter.Parsed | None = None
+    restored = False
     if entry.foreign:
-        memory, kind = _foreign_memory(ws, entry, notes)
+        memory = _foreign_memory(ws, entry, notes)
     else:
         name = _safe_name(entry.name or "")
         if name is None:
@@ -340,7 +477,16 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             raise MemexError(f"file name {name} does not match its id {memory.id}")
         if memory.scope != store.SCOPE_OF_HOME[kind]:
             raise MemexError(f"scope {memory.scope!r} does not belong in the {kind} folder")
-        kind = _shared_landing(kind, memory, notes)
+        restored = _own_export(ws, entry, memory)
+        if restored:
+            kind = _shared_landing(kind, memory, notes)
+    if not restored:
+        if problem := model.title_problem(memory.title):
+            raise MemexError(f"{memory.id}: {problem}; not imported")
+        kind = _in_this_repo(ws, memory)
+        note = untrusted_draft(memory, clock.now_str(), ws.identity(), origin)
+        if "; " in note:
+            notes.append(f"kept as an untrusted draft ({note})")
     size = len(memory.body.encode("utf-8"))
     if size > limit:
         raise MemexError(f"{memory.id}: body of {size} bytes is over the {limit}-byte limit "
@@ -353,7 +499,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         memory.title, _, memory.body = joined.text.partition("\n\0\n")
         report.notices.append(f"{memory.id}: {joined.notice()}")
     model.validate(memory)
-    if entry.foreign or joined.changed or entry.text is None:
+    if not restored or joined.changed or entry.text is None:
         text = frontmatter.rewrite(memory, parsed)
     else:
         text = entry.text
@@ -366,6 +512,8 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             current = existing.read_bytes()
         except OSError as exc:
             raise MemexError(f"cannot read {existing}: {exc.strerror or exc}") from None
+        if not restored and current != text.encode("utf-8"):
+            text = _as_imported_before(current, memory, parsed) or text
         if current == text.encode("utf-8"):
             report.unchanged.append(memory.id)
         else:

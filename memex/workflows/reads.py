@@ -47,6 +47,12 @@ def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
 
     item = store.find(ws, id_or_prefix)
     indexed, warnings = views.completed(ws, item.id)
+    others = [h for h in store.copies(ws, item.id) if h.path != item.path.parent]
+    if others:
+        warnings = [w for w in warnings if "exists in more than one place" not in w]
+        where = ", ".join(f"{h.kind} ({h.path / item.path.name})" for h in others)
+        warnings.insert(0, f"{item.id} also exists in {where}; showing the {item.home.kind} "
+                           f"copy {item.path}, since {store.READING_ORDER}")
     memory = item.memory
     if indexed is not None and (indexed.status, indexed.superseded_by) != (
             memory.status, memory.superseded_by):

@@ -11,18 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from memex.core import frontmatter, redact
+from memex.core import fingerprint, frontmatter, redact
 from memex.core.errors import InvalidMemory, MemexError
+from memex.core.ulid import is_ulid
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
+from memex.workflows import writes
 
-# kinds that are not secrets: a memory that must not be in the repo at all
+# kinds that are not secrets: a file that must not be in the repo at all (as it is)
 SHARING_KINDS: dict[str, str] = {
     "personal-memory": "a personal memory (scope: personal): rule 2, personal memories "
                        "never leave this machine",
     "private-memory": "a visibility: private memory: private memories never enter the repo",
+    "personal-copy": "a copy of {detail}: rule 2, personal memories never leave this machine",
+    "private-copy": "a copy of {detail}: private memories never enter the repo",
+    "not-a-memory": "not a memory file ({detail}): the memory folder holds only <ULID>.md "
+                    "memory files and a README.md without front matter; a stray file there "
+                    "may be a hand-copied personal memory",
+    "unreadable-memory": "cannot be read as a memory ({detail}): an unparseable file in the "
+                         "memory folder may be a hand-copied personal memory; fix it "
+                         "(git memex verify explains) or",
 }
 
 
@@ -31,6 +41,7 @@ class SecretFinding:
     path: str
     line: int
     kind: str
+    detail: str = ""
 
     @property
     def is_secret(self) -> bool:
@@ -44,12 +55,21 @@ class SecretFinding:
 
     def describe(self) -> str:
         if self.kind in SHARING_KINDS:
-            return (f"{self.path}:{self.line}: {SHARING_KINDS[self.kind]}; unstage it: "
-                    f"git rm --cached {self.path}")
+            reason = SHARING_KINDS[self.kind].format(detail=self.detail)
+            joint = " " if reason.endswith(" or") else "; "
+            return f"{self.path}:{self.line}: {reason}{joint}unstage it: git rm --cached " \
+                   f"{_quoted(self.path)}"
         return f"{self.path}:{self.line}: {self.what}"
 
     def as_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "kind": self.kind}
+        data: dict[str, object] = {"path": self.path, "line": self.line, "kind": self.kind}
+        if self.detail:
+            data["detail"] = self.detail
+        return data
+
+
+def _quoted(path: str) -> str:
+    return path if all(c.isalnum() or c in "._-/" for c in path) else f"'{path}'"
 
 
 def scan_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
@@ -94,6 +114,68 @@ def check_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
             for finding in sharing_findings(path, text) + _secrets(path, text)]
 
 
+def folder_findings(dir_name: str, path: str, data: bytes) -> list[SecretFinding]:
+    """Everything the scan blocks in one file under the memory folder (any name, any
+    depth): a file that is not a memory file, one that cannot be read as one, a
+    personal or private memory, an unmasked secret. The folder's top-level README.md
+    without front matter is the one file there that is not a memory."""
+    rel = PurePosixPath(path).relative_to(PurePosixPath(dir_name))
+    text = fingerprint.decode_loose(data)
+    secrets = _secrets(path, text) if text is not None else []
+    name = rel.name
+    if len(rel.parts) == 1 and name == "README.md" and text is not None \
+            and not _has_front_matter(text):
+        return secrets
+    if len(rel.parts) > 1:
+        why = f"in a subfolder of {dir_name}/"
+    elif not (name.endswith(".md") and is_ulid(name[:-3])):
+        why = "its name is not <ULID>.md" if name != "README.md" else \
+            "a README.md with front matter"
+    else:
+        try:
+            strict = store.decode(data)
+        except InvalidMemory as exc:
+            return [SecretFinding(path, 1, "unreadable-memory", str(exc)), *secrets]
+        shared = sharing_findings(path, strict)
+        if shared:
+            return shared + secrets
+        try:
+            store.from_text(strict, Path(path), store.Home("repo", Path(dir_name)))
+        except InvalidMemory as exc:
+            return [SecretFinding(path, 1, "unreadable-memory", str(exc)), *secrets]
+        return secrets
+    return [SecretFinding(path, 1, "not-a-memory", why), *secrets]
+
+
+def _has_front_matter(text: str) -> bool:
+    first = next((line for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
+    return first.strip() == "---"
+
+
+def in_folder(dir_name: str, rel_path: str) -> bool:
+    """Is a repo-relative path anywhere under the memory folder?"""
+    folder = PurePosixPath(dir_name).as_posix().strip("/") + "/"
+    return rel_path.startswith(folder)
+
+
+def copy_findings(path: str, blob: str, data: bytes | None,
+                  guards: dict[str, tuple[str, str]]) -> list[SecretFinding]:
+    """A personal or private memory copied to `path`: the same bytes (blob id) or the
+    same body once line endings, trailing space and front matter are set aside."""
+    match = guards.get(blob)
+    how = "same bytes"
+    if match is None and data is not None:
+        text = fingerprint.decode_loose(data)
+        for digest in fingerprint.candidate_hashes(text) if text is not None else ():
+            if digest in guards:
+                match, how = guards[digest], "same body"
+                break
+    if match is None:
+        return []
+    mid, kind = match
+    return [SecretFinding(path, 1, f"{kind}-copy", f"{kind} memory {mid}, {how}")]
+
+
 def summary(count: int, findings: list[SecretFinding]) -> str:
     """One line for people: what the scan found (or that it found nothing)."""
     files = f"{count} memory file{'' if count == 1 else 's'}"
@@ -104,46 +186,54 @@ def summary(count: int, findings: list[SecretFinding]) -> str:
     if secrets:
         parts.append(f"{secrets} secret(s): mask or remove them (git memex update ID ...)")
     if len(findings) > secrets:
-        parts.append(f"{len(findings) - secrets} memory file(s) that must not be in the "
-                     "repo: unstage them")
+        parts.append(f"{len(findings) - secrets} file(s) that must not be committed as "
+                     "they are: unstage or fix them")
     return f"git-memex: {'; '.join(parts)}; in {files}; then commit again"
 
 
-def staged_memory_paths(ws: Workspace) -> list[str]:
-    if ws.repo is None:
-        return []
-    proc = gitio.run(["diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--",
-                      ws.memory_dir_name], cwd=ws.repo.toplevel)
-    return [p for p in proc.stdout.split("\0")
-            if p and store.in_memory_folder(ws.memory_dir_name, p)]
+def _guards(ws: Workspace) -> dict[str, tuple[str, str]]:
+    """The fingerprints of this machine's personal and private memories (the index)."""
+    from memex.index import build
 
-
-def read_staged(toplevel: Path, paths: list[str]) -> list[tuple[str, str]]:
-    """The index's version of each path, read in one `git cat-file --batch`. The paths
-    are staged files, so one git cannot read fails the scan rather than skipping it."""
-    texts = gitio.read_blobs(toplevel, [f":{p}" for p in paths]) if paths else {}
-    out: list[tuple[str, str]] = []
-    for path in paths:
-        text = texts.get(f":{path}")
-        if text is None:
-            raise gitio.GitError(f"git cannot read the staged version of {path}")
-        out.append((path, text))
-    return out
+    with build.open_index(ws) as index:
+        return build.guards(index.conn)
 
 
 def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
-    """(files scanned, findings) over the staged memory files."""
+    """(memory-folder files scanned, findings) over what the next commit adds or changes:
+    every staged file under the memory folder, whatever its name, depth or content, and
+    every staged file anywhere that is a copy of a personal or private memory."""
     if ws.repo is None:
         return 0, []
-    items = read_staged(ws.repo.toplevel, staged_memory_paths(ws))
-    return len(items), check_texts(items)
+    top = ws.repo.toplevel
+    staged = gitio.staged_files(top)
+    folder = [(p, b) for p, b in staged if in_folder(ws.memory_dir_name, p)]
+    guards = _guards(ws)
+    others = [(p, b) for p, b in staged if (p, b) not in set(folder)] if guards else []
+    limit = 4 * writes.max_bytes(ws) + 65536  # a memory file, even as UTF-32
+    sizes = gitio.blob_sizes(top, [b for p, b in others if b not in guards])
+    wanted = {b for _, b in folder} | {b for b, size in sizes.items() if size <= limit}
+    contents = gitio.read_blob_bytes(top, sorted(wanted))
+    findings: list[SecretFinding] = []
+    for path, blob in staged:
+        data = contents.get(blob)
+        if (path, blob) in folder:
+            if data is None:
+                raise gitio.GitError(f"git cannot read the staged version of {path}")
+            found = folder_findings(ws.memory_dir_name, path, data)
+            if not any(f.kind in ("personal-memory", "private-memory") for f in found):
+                found = copy_findings(path, blob, data, guards) + found
+            findings += found
+        elif guards:
+            findings += copy_findings(path, blob, data, guards)
+    return len(folder), findings
 
 
 def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFinding]]:
-    """Scan files on disk (the pre-commit framework passes names; it stashed unstaged
-    changes, so the working tree is what gets committed). Non-memory files are skipped."""
-    items: list[tuple[str, str]] = []
+    """Scan files on disk (named on the command line). Files outside the memory folder
+    are skipped; inside it every file counts, whatever its name."""
     top = ws.repo.toplevel if ws.repo is not None else ws.cwd
+    items: list[tuple[str, bytes]] = []
     for name in paths:
         path = Path(name)
         full = path if path.is_absolute() else ws.cwd / path
@@ -151,26 +241,33 @@ def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFin
             rel = full.resolve().relative_to(top).as_posix()
         except ValueError:
             continue
-        if not store.in_memory_folder(ws.memory_dir_name, rel):
+        if not in_folder(ws.memory_dir_name, rel):
             continue
         try:
-            items.append((rel, full.read_bytes().decode("utf-8", "replace")))
+            items.append((rel, full.read_bytes()))
         except OSError:
             continue
-    return len(items), check_texts(items)
+    return _scan_items(ws, items)
+
+
+def _scan_items(ws: Workspace, items: list[tuple[str, bytes]]
+                ) -> tuple[int, list[SecretFinding]]:
+    return len(items), [f for rel, data in items
+                        for f in folder_findings(ws.memory_dir_name, rel, data)]
 
 
 def scan_folder(ws: Workspace) -> tuple[int, list[SecretFinding]]:
-    """Every memory file of the repo's memory folder, as on disk (`scan` with no FILE)."""
+    """Every file under the repo's memory folder, as on disk (`scan` with no FILE)."""
     if ws.repo is None or ws.memory_dir is None:
         raise MemexError("not inside a git repository: there is no memory folder to scan; "
                          "name the FILEs to scan")
     top = ws.repo.toplevel
-    items: list[tuple[str, str]] = []
-    for path in store.memory_files(ws.memory_dir):
+    items: list[tuple[str, bytes]] = []
+    files = sorted(p for p in ws.memory_dir.rglob("*") if p.is_file()) \
+        if ws.memory_dir.is_dir() else []
+    for path in files:
         try:
-            items.append((path.relative_to(top).as_posix(),
-                          path.read_bytes().decode("utf-8", "replace")))
+            items.append((path.relative_to(top).as_posix(), path.read_bytes()))
         except OSError:
             continue
-    return len(items), check_texts(items)
+    return _scan_items(ws, items)

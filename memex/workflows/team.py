@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, lifecycle, model, redact
+from memex.core import clock, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import gitio, homes, journal, store, usage, writelock
@@ -51,14 +51,16 @@ def target(ws: Workspace, scope: str = "project") -> Target:
                              "tree")
         config = gitio.config_map(info.toplevel)
         return Target("org", info, homes.repo_id_for(gitio.origin_url(config), info.toplevel),
-                      store.Home("org", ws.org_repo / ws.memory_dir_name),
+                      store.Home("org", store.inside_repo(ws.org_repo / ws.memory_dir_name,
+                                                          info.toplevel)),
                       store.Home("org-outbox", ws.org_outbox_dir))
     if scope != "project":
         raise UsageError(f"unknown target {scope!r}; expected project or org")
     if ws.repo is None or ws.memory_dir is None:
         raise MemexError("not inside a git repository: project memories stay in the outbox "
                          "until there is a repo to submit them to")
-    return Target("project", ws.repo, ws.repo_id, store.Home("repo", ws.memory_dir),
+    return Target("project", ws.repo, ws.repo_id,
+                  store.Home("repo", store.inside_repo(ws.memory_dir, ws.repo.toplevel)),
                   store.Home("outbox", ws.outbox_dir))
 
 
@@ -226,7 +228,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
     if not ids:
         raise UsageError("name the drafts to submit, or --all")
     chosen: list[store.Loaded] = []
-    for loaded in store.find_many(ws, ids):
+    for loaded in store.find_many(ws, ids, first=tgt.outbox.kind):
         kind = loaded.home.kind
         if kind == "personal":
             raise MemexError(f"{loaded.id} is personal: personal memories are never submitted; "
@@ -344,7 +346,8 @@ def _read_repo_file(path: Path, home: store.Home) -> store.Loaded | None:
 
 @writelock.holds_write_lock
 def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
-           scope: str = "project", message: str | None = None) -> SubmitResult:
+           scope: str = "project", message: str | None = None,
+           retire_approved: bool = False) -> SubmitResult:
     """Move drafts into the repo as `proposed` in one local commit of memory files only.
 
     All or nothing: the repo files are written, the commit is attempted, and on any
@@ -358,7 +361,7 @@ def submit(ws: Workspace, ids: Sequence[str] = (), all_drafts: bool = False,
         problem = journal.index_lock_problem(tgt.repo)
         if problem is not None:
             raise MemexError(problem)
-        result = _submit(ws, tgt, ids, all_drafts, message)
+        result = _submit(ws, tgt, ids, all_drafts, message, retire_approved)
     if settled:
         result.notices.insert(0, settled)
     return result
@@ -387,7 +390,7 @@ def _journaled(tgt: Target, items: list[store.Loaded], drafts: list[store.Loaded
 
 
 def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
-            message: str | None) -> SubmitResult:
+            message: str | None, retire_approved: bool = False) -> SubmitResult:
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
     branch = _check_git_state(tgt)
     at, me = clock.now_str(), ws.identity()
@@ -423,6 +426,13 @@ def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
             if old is not None and any(r.id == old.id for r in retired):
                 raise MemexError(f"two drafts supersede {old.id}; submit one of them; "
                                  "nothing moved")
+            if old is not None and not retire_approved and memory.trust_level == "untrusted" \
+                    and policy.approved_by_person(old.memory):
+                raise MemexError(
+                    f"{draft.id}, an unreviewed draft (trust_level untrusted, e.g. an agent's), "
+                    f"would retire {old.id}, which a person approved "
+                    f"({old.memory.review_state}); read both, then submit again with --yes "
+                    "to retire it, or leave that draft out; nothing moved")
             if old is not None:
                 old_retired, memory = lifecycle.supersede(old.memory, memory, at, me)
                 retired.append(store.Loaded(old_retired, old.path, old.home, old.parsed))

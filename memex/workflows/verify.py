@@ -14,7 +14,7 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import store, usage
+from memex.storage import homes, settings, store, usage
 from memex.storage.homes import Workspace
 from memex.workflows.scan import scan_texts
 
@@ -27,6 +27,8 @@ RULES: dict[str, str] = {
     "personal": "no personal memory inside the repo",
     "private": "no visibility: private memory inside the repo",
     "secret": "no unmasked secret or <private> block",
+    "size": "a body is at most the team's memex.maxBytes (.memexconfig; default 64 KiB)",
+    "duplicate": "an id is in one place only (not also an outbox draft)",
     "index": "the index, once refreshed, covers every readable memory file",
     "recall": "a memory was read after --since",
     "write": "a memory was written after --since",
@@ -102,7 +104,7 @@ def _read_all(paths: list[Path], top: Path, report: Report) -> list[_File]:
         report.checked += 1
         rel = _rel(path, top)
         try:
-            data = path.read_bytes()
+            data = store.read_bytes(path)
             text = store.decode(data)
         except (InvalidMemory, OSError) as exc:
             report.failures.append(Failure("parse", rel, str(exc) or type(exc).__name__))
@@ -270,8 +272,13 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
         raise UsageError("--require-recall and --require-write need --since TIME")
     top = ws.repo.toplevel
     report = Report(folder=ws.memory_dir_name)
-    paths = list(store.memory_files(ws.memory_dir))
+    memory_dir = store.inside_repo(ws.memory_dir, top)
+    paths = list(store.memory_files(memory_dir))
     files = _read_all(paths, top, report)
+    for special in store.special_files(memory_dir):
+        report.checked += 1
+        report.failures.append(Failure("parse", _rel(special.path, top), special.reason))
+    _check_limits(ws, files, report)
     existing = {p.stem for p in paths}
     repairs = _check_graph(files, existing, report)
     if fix and repairs:
@@ -281,6 +288,40 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
     return report
+
+
+def team_max_bytes(ws: Workspace) -> int:
+    """The body limit the gate enforces: the team's value (.memexconfig), never a
+    person's git config, so a local verify and CI agree."""
+    spec = settings.BY_KEY["memex.maxbytes"]
+    value = ws.team_config.get(spec.key)
+    if value is None:
+        return int(settings.default(spec.name))
+    parsed = spec.parse(value)
+    if parsed is None:
+        where = str(ws.repo.toplevel / homes.MEMEXCONFIG) if ws.repo else homes.MEMEXCONFIG
+        raise homes.SettingError(settings.bad_value_message(spec.name, value, spec.expected,
+                                                            where))
+    return int(parsed)
+
+
+def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
+    """The size rule, and ids that are also outbox drafts (the repo copy is read)."""
+    limit = team_max_bytes(ws)
+    for f in files:
+        size = len(f.memory.body.encode("utf-8"))
+        if size > limit:
+            report.failures.append(Failure(
+                "size", f.rel, f"the body is {size} bytes, over the team's limit of {limit} "
+                "(memex.maxBytes in .memexconfig)"))
+    in_outbox = store.memory_ids(ws.outbox_dir)
+    for f in files:
+        if f.memory.id in in_outbox:
+            draft = store.new_path(store.Home("outbox", ws.outbox_dir), f.memory.id)
+            report.failures.append(Failure(
+                "duplicate", f.rel, f"{f.memory.id} is also an outbox draft ({draft}); reads "
+                f"show this repo copy. If it was submitted, delete the draft (rm '{draft}'); "
+                "if the draft is newer, supersede the repo copy with its text, then delete it"))
 
 
 def _rerun(ws: Workspace, since: str | None, require_recall: bool, require_write: bool,

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import clock, lifecycle, model, redact
+from memex.core import clock, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import store, usage, writelock
@@ -39,6 +39,7 @@ class CaptureRequest:
     expires_at: str | None = None
     canonical_ref: str | None = None
     supersedes: str | None = None
+    pending_supersedes: str | None = None  # an agent's successor of a person-approved one
 
 
 @dataclass
@@ -98,10 +99,15 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
     return [h.id for h in hits if similar(h.memory.body, body)]
 
 
+def _check_title(title: str | None) -> None:
+    if title is not None and (problem := model.title_problem(title.strip())):
+        raise UsageError(f"{problem}; nothing was saved")
+
+
 def default_title(body: str, limit: int = 80) -> str:
     """The first line with words in it (not a `---` rule or a lone fence), unmarked."""
     first = next((line.strip() for line in body.splitlines() if _WORD.search(line)), "")
-    first = first.lstrip("#>*- ").strip()
+    first = model.escape_controls(first.lstrip("#>*- ").strip())
     if len(first) <= limit:
         return first
     cut = first[:limit].rsplit(" ", 1)[0] or first[:limit]
@@ -147,6 +153,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         )
     if "\0" in body:
         raise UsageError("the text contains NUL bytes; nothing was saved")
+    _check_title(req.title)
     title, body, redaction = _redact_fields((req.title or "").strip(), body)
     if not title:
         title = default_title(body)
@@ -199,6 +206,8 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         created_at=at, updated_at=at, valid_from=req.valid_from, valid_until=req.valid_until,
         expires_at=req.expires_at, canonical_ref=req.canonical_ref, supersedes=req.supersedes,
     )
+    if req.pending_supersedes:
+        memory.extra[PENDING] = req.pending_supersedes
     model.validate(memory)
     path = store.new_path(home, memory.id)
     memory = store.mask_memory(memory)  # what is shown (a dry run too) is what is stored
@@ -259,9 +268,27 @@ class UpdateRequest:
     paths: list[str] | None = None
 
 
+PENDING = "pending_supersedes"
+
+
+def refuse_agent(loaded: store.Loaded, via: str, what: str) -> None:
+    """Issue 14.8: an agent (MCP) never weakens what a person approved."""
+    if via == "mcp" and policy.approved_by_person(loaded.memory):
+        m = loaded.memory
+        how = ", ".join(x for x in (
+            f"review_state {m.review_state}" if m.review_state in
+            policy.PERSON_APPROVED_STATES else "",
+            "instruction approved" if m.instruction_state == "approved" else "",
+            f"approved_by {m.approved_by}" if m.approved_by else "") if x)
+        raise MemexError(f"{m.id} was approved by a person ({how}); an agent cannot {what} "
+                         "it: use memory_supersede to propose a successor draft, which only "
+                         "the user can accept")
+
+
 def check_editable(loaded: store.Loaded, via: str) -> None:
     """DESIGN.md "Editing shared memories"."""
     memory = loaded.memory
+    refuse_agent(loaded, via, "edit")
     if via == "mcp" and loaded.home.in_git:
         raise MemexError(
             f"{memory.id} is shared ({memory.review_state}); agents edit only drafts and "
@@ -325,6 +352,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     if loaded.memory.status == "superseded" and repaired:
         raise MemexError(f"{repaired[-1]}; edit its successor {loaded.memory.superseded_by}")
     check_editable(loaded, via)
+    _check_title(req.title)
     old = loaded.memory
     new = old.copy()
     title = req.title if req.title is not None else old.title
@@ -363,12 +391,9 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     notices: list[str] = list(repaired)
     content_changed = any(getattr(new, f) != getattr(old, f) for f in CONTENT_FIELDS)
     if content_changed and via == "mcp":
-        # Words an agent wrote are unreviewed, whoever wrote the original (rule 1).
+        # Words an agent wrote are unreviewed, whoever wrote the original (rule 1); an
+        # approved one never gets here (check_editable refuses the agent).
         new.trust_level = "untrusted"
-        if new.instruction_state == "approved":
-            new.instruction_state = "draft"
-            notices.append(f"{old.id}: an agent changed an approved instruction; it is a "
-                           "draft instruction again until a person approves it")
     if content_changed and old.review_state == "approved" and loaded.home.in_git:
         new.review_state = "proposed"
         new.review_history.append(lifecycle.history_entry(
@@ -398,12 +423,25 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
         raise UsageError("the replacement text is empty")
     req.tags = req.tags or list(old.memory.tags)
     req.paths = req.paths or list(old.memory.paths)
-    req.supersedes = old.id
+    # An agent's successor of a person-approved memory outside git is only a proposal:
+    # the old one stays until the person accepts (`supersede --accept`) or retires it.
+    held = (req.via == "mcp" and not old.home.in_git
+            and policy.approved_by_person(old.memory))
+    if held:
+        req.pending_supersedes = old.id
+    else:
+        req.supersedes = old.id
     if req.type == "knowledge":
         req.type = old.memory.type
     result = capture(ws, req)
     if not result.created:
         raise MemexError(f"that text is already memory {result.memory.id}; nothing superseded")
+    if held:
+        result.notices.append(
+            f"{old.id} was approved by a person, so it stays as it is: the successor "
+            f"{result.memory.id} waits for the user (git memex supersede --accept "
+            f"{result.memory.id[:10]})")
+        return result, old.path
     if old.home.in_git:
         result.notices.append(
             f"{old.id} is shared: the successor {result.memory.id} is a draft, and "
@@ -422,6 +460,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     loaded = store.find(ws, id_or_prefix)
     if via == "mcp" and loaded.home.in_git:
         raise MemexError(f"{loaded.id} is shared; agents change only drafts and personal ones")
+    refuse_agent(loaded, via, f"make {status}")
     new = lifecycle.set_status(loaded.memory, status, clock.now_str(), ws.identity(), note)
     loaded.memory = new
     store.save(loaded)
@@ -430,6 +469,35 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     if loaded.home.in_git:
         notices.append(f"changed {loaded.path} in the working tree; commit it when ready")
     return WriteResult(new, loaded.path, created=False, notices=notices)
+
+
+@writelock.holds_write_lock
+def accept_successor(ws: Workspace, id_or_prefix: str) -> tuple[WriteResult, store.Loaded]:
+    """A person accepts an agent's successor (`supersede --accept ID`): the memory it
+    proposes to replace is retired now, and the chain is written on both files."""
+    new = store.find(ws, id_or_prefix)
+    old_id = new.memory.extra.get(PENDING)
+    if not isinstance(old_id, str) or not old_id:
+        raise MemexError(f"{new.id} does not wait to supersede anything (no {PENDING}); "
+                         f"to replace a memory: git memex supersede OLD TEXT")
+    old = store.find(ws, old_id)
+    if old.home.in_git:
+        raise MemexError(f"{old.id} is shared: it is retired by the commit that submits "
+                         f"{new.id} (git memex submit)")
+    if not old.memory.is_live:
+        raise lifecycle.TransitionError(f"{old.id} is {old.memory.status} already; nothing "
+                                        "to accept")
+    if not new.memory.is_live:
+        raise lifecycle.TransitionError(f"{new.id} is {new.memory.status}; restore it first")
+    at = clock.now_str()
+    successor = new.memory.copy(revision=new.memory.revision + 1, updated_at=at)
+    successor.extra = {k: v for k, v in successor.extra.items() if k != PENDING}
+    retired, successor = lifecycle.supersede(old.memory, successor, at, ws.identity())
+    new.memory, old.memory = successor, retired
+    store.save(new)
+    store.save(old)
+    usage.record_in(ws, "write", [new.id, old.id])
+    return WriteResult(successor, new.path, created=False), old
 
 
 @writelock.holds_write_lock

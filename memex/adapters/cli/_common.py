@@ -7,7 +7,6 @@ import functools
 import json
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from enum import IntEnum
 from pathlib import Path
@@ -32,12 +31,14 @@ def json_option(func: F) -> F:
                         help="Print machine-readable JSON on stdout.")(func)
 
 
-def workspace(repo: str | None = None, allow_missing_git: bool = False) -> Any:
+def workspace(repo: str | None = None, allow_missing_git: bool = False,
+              home_check: bool = True) -> Any:
     from memex.index import build
     from memex.storage.homes import workspace as make
 
     build.report_progress_with(index_progress())
-    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git)
+    return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git,
+                home_check=home_check)
 
 
 INDEX_PROGRESS_MIN = 500  # files parsed by one refresh before it is worth a word
@@ -248,6 +249,8 @@ def exit_code_for(exc: BaseException) -> int:
         click.echo(f"{PROG}: interrupted", err=True)
         return Exit.INTERRUPTED
     if debugging():
+        import traceback  # only here: it costs a hook's every start ~5 ms
+
         traceback.print_exception(exc, file=sys.stderr)
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     hint = ("" if debugging() else

@@ -15,7 +15,8 @@ def short(memory_id: str) -> str:
 
 
 def one_line(memory: model.Memory) -> str:
-    return f"{short(memory.id)} {memory.label} {memory.scope}: {memory.title or memory.summary}"
+    title = model.escape_controls(memory.title) if memory.title else memory.summary
+    return f"{short(memory.id)} {memory.label} {memory.scope}: {title}"
 
 
 def score(value: float) -> str:
@@ -92,7 +93,7 @@ def memory_rows(items: Sequence[Any]) -> list[list[str]]:
     for item in items:
         m = item.memory
         state = m.label + ("" if m.status == "active" else f" {m.status}")
-        title = m.title or m.summary
+        title = model.escape_controls(m.title) if m.title else m.summary
         if len(title) > 70:
             title = title[:69] + "\u2026"
         rows.append([short(m.id), state, m.type, m.scope, m.updated_at[:10], title])
@@ -100,6 +101,12 @@ def memory_rows(items: Sequence[Any]) -> list[list[str]]:
 
 
 LIST_HEADERS = ("ID", "STATE", "TYPE", "SCOPE", "UPDATED", "TITLE")
+
+
+def _safe(value: object) -> str:
+    """A front-matter value on one line: control characters escaped (files that arrive
+    by git are shown as they are, never trusted to be one line)."""
+    return model.escape_controls(str(value))
 
 
 def show_text(item: Any, warnings: Sequence[str] = ()) -> str:
@@ -111,11 +118,11 @@ def show_text(item: Any, warnings: Sequence[str] = ()) -> str:
         if isinstance(value, list) and value and isinstance(value[0], dict):
             lines.append(f"{key}:")
             for entry in value:
-                lines.append("  - " + ", ".join(f"{k}: {v}" for k, v in entry.items()))
+                lines.append("  - " + ", ".join(f"{k}: {_safe(v)}" for k, v in entry.items()))
         elif isinstance(value, list):
-            lines.append(f"{key}: {', '.join(str(v) for v in value)}")
+            lines.append(f"{key}: {', '.join(_safe(v) for v in value)}")
         else:
-            lines.append(f"{key}: {value}")
+            lines.append(f"{key}: {_safe(value)}")
     lines.append(f"path: {item.path}")
     for warning in warnings:
         lines.append(f"warning: {warning}")

@@ -18,8 +18,9 @@ def cli(as_json: bool) -> None:
     configures the memex merge driver when .gitattributes names it (otherwise git
     silently falls back to a plain text merge of memory files); the git hooks are
     installed (or the pre-commit framework is used); no memory file is quarantined;
-    no outbox drafts are stranded under an earlier repo_id of this clone (origin
-    changed, or was added), else it prints the `git memex rekey` command that moves
+    no memory id has files in two homes (reads show the repo's copy); no outbox
+    drafts are stranded under an earlier repo_id of this clone (origin changed, or
+    was added), else it prints the `git memex rekey` command that moves
     them; the index is readable; MCP client configs point at a working server; the
     usage log is rotating (it is not when it has grown past twice
     memex.usageMaxBytes, e.g. in a read-only GIT_MEMEX_HOME). Each warning says what
@@ -27,7 +28,7 @@ def cli(as_json: bool) -> None:
     """
     from memex.workflows import doctor
 
-    checks = doctor.run(_common.workspace(allow_missing_git=True))
+    checks = doctor.run(_common.workspace(allow_missing_git=True, home_check=False))
     if as_json:
         _common.emit_json({"ok": not doctor.failed(checks),
                            "checks": [c.as_json() for c in checks]})

@@ -20,17 +20,25 @@ from memex.adapters.cli import _common
 @_common.version_option
 @_common.handle_errors
 def cli(source: Path, dry_run: bool, verbose: bool, as_json: bool) -> None:
-    """Import FILE, a `git memex export` archive, or DIR, a folder of open-memex
-    protocol-v2 Markdown memories (the `.ai/open-memex/` layout, or a repo holding
-    one).
+    """Import FILE, a `git memex export` archive, or DIR, a folder of open-memex Markdown
+    memories (v1 or v2: a repo holding `.ai/open-memex/` or `.open-memex/`, that folder
+    itself, or open-memex's data directory).
 
-    An export is restored unchanged, each memory into the home it came from
-    (personal, outbox, or the repo's folder in the working tree). Foreign memories
-    are stamped `via: import`, keep their fields and unknown keys, get a new id
-    when theirs is not a ULID, and land as outbox drafts unless already reviewed.
-    Every entry is redacted and held to memex.maxBytes; names other than
-    `<ULID>.md` (a path, `..`) are refused. A memory that already exists with the
-    same bytes is left alone; with other bytes it is a conflict, reported and never
+    Everything lands in the current repository's homes: project memories in its outbox,
+    personal ones in the personal folder. Imported memories arrive as untrusted drafts:
+    review state, instruction approval, trust and approver from outside are kept as one
+    review_history entry ("imported from ...; was published, instruction approved, by
+    X"), never as state. The one exception is restoring your own export: an archive
+    signed with this machine's $GIT_MEMEX_HOME/export.key, whose entries belong to this
+    repository (or are personal), is restored unchanged, each memory into the home it
+    came from (personal, outbox, or the repo's folder). open-memex values are mapped:
+    source cli/tool/keyword become user/tool/keyword with via cli/mcp/hook; scope_key
+    and project_name become this repo's repo_id; times become RFC 3339 seconds; bare
+    names become local:NAME; v1's user scope, priority and epoch times are converted;
+    unknown keys are kept. A foreign id that is not a ULID gets a new one (the old in
+    imported_id). Every entry is redacted and held to memex.maxBytes; names other than
+    `<ULID>.md` (a path, `..`) are refused. A memory that already exists with the same
+    bytes is left alone; with other bytes it is a conflict, reported and never
     overwritten. The exit status is 1 when any entry was refused or conflicted.
 
     On a terminal a progress bar runs on stderr; the output is one summary line, plus a

@@ -127,8 +127,6 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
                        f"({e.get('lane')} lane, {e.get('match')}): {', '.join(parts)}; "
                        f"boosts: {boosts}")
             click.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
-            if e.get("feedback"):
-                click.echo(f"  query expanded with: {', '.join(e['feedback'])}")
 
 
 def main() -> None:

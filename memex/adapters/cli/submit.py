@@ -13,12 +13,14 @@ from memex.adapters.cli import _common, _render
 @click.option("--org", is_flag=True, help="Submit org drafts to the org memory repo "
               "(memex.orgRepo) instead.")
 @click.option("-m", "--message", help="The commit message (default: one line per memory).")
+@click.option("--yes", "retire_approved", is_flag=True, help="Let an unreviewed draft (an "
+              "agent's) retire the person-approved memory it supersedes.")
 @_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
 def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
-        as_json: bool) -> None:
+        retire_approved: bool, as_json: bool) -> None:
     """Move the outbox drafts ID... (or --all) into the repo's memory folder as
     `proposed`, stamping `proposed_by` and a `review_history` entry, then make one
     local commit on the current branch holding only those memory files (and any
@@ -34,12 +36,15 @@ def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
     travels whole: a draft that supersedes (or is superseded by) another outbox draft
     is refused unless both are named, and the message prints the command that names
     the chain. --all takes every live draft (active or deprecated) with the superseded
-    drafts behind it and reports what it left in the outbox.
+    drafts behind it and reports what it left in the outbox. A draft nobody reviewed
+    (trust_level untrusted, such as an agent's memory_supersede) that would retire a
+    memory a person approved stops the submit, naming both, until you give --yes.
     """
     from memex.workflows import team
 
     result = team.submit(_common.workspace(), list(ids), all_drafts=all_drafts,
-                         scope="org" if org else "project", message=message)
+                         scope="org" if org else "project", message=message,
+                         retire_approved=retire_approved)
     for notice in result.notices:
         _common.note(f"git-memex: {notice}")
     if as_json:

@@ -1,0 +1,232 @@
+"""Issue 14, items 5 and 6: no personal memory content reaches a commit, whatever the
+copy is called, wherever it sits and however it is damaged; each variant is tried with
+the plain git hook (`init --git-hooks`) and with the real pre-commit framework."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memex.storage import homes
+from tests.helpers import invoke, invoke_json
+from tests.memfiles import git, memory, put, write
+from tests.test_hooks import BIN, _env, _local_config
+
+BODY = "My bank PIN reminder: the blue notebook in the second drawer"
+
+# (name, where the copy goes relative to the repo, how its bytes are made from the
+# personal file's text). Each one got through the old scan with one hook or both.
+Variant = tuple[str, Callable[[str], str], Callable[[str], bytes]]
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def _body(text: str) -> str:
+    return text.split("---\n", 2)[2]
+
+
+def _fm_swap(text: str, old: str, new: str) -> str:
+    return text.replace(old, new, 1)
+
+
+VARIANTS: list[Variant] = [
+    ("subfolder", lambda i: f".memex/notes/{i}.md", _utf8),
+    ("underscore", lambda i: f".memex/_{i}.md", _utf8),
+    ("dotfile", lambda i: f".memex/.{i}.md", _utf8),
+    ("upper-md", lambda i: f".memex/{i}.MD", _utf8),
+    ("markdown", lambda i: f".memex/{i}.markdown", _utf8),
+    ("txt", lambda i: f".memex/{i}.txt", _utf8),
+    ("readme-lower", lambda i: ".memex/readme.md", _utf8),
+    ("blank-before-fence", lambda i: f".memex/{i}.md", lambda t: _utf8("\n" + t)),
+    ("comment-before-fence", lambda i: f".memex/{i}.md", lambda t: _utf8("# mine\n" + t)),
+    ("duplicate-key", lambda i: f".memex/{i}.md",
+     lambda t: _utf8(_fm_swap(t, "type:", "type: fact\ntype:"))),
+    ("broken-yaml-line", lambda i: f".memex/{i}.md",
+     lambda t: _utf8(_fm_swap(t, "type:", "type: [unclosed\ntype:"))),
+    ("utf-16", lambda i: f".memex/{i}.md", lambda t: t.encode("utf-16")),
+    ("fence-trailing-space", lambda i: f".memex/{i}.md",
+     lambda t: _utf8(t.replace("---\n", "--- \n", 1))),
+    ("no-front-matter", lambda i: f".memex/{i}.md", lambda t: _utf8(_body(t))),
+    ("scope-edited-to-project", lambda i: f".memex/{i}.md",
+     lambda t: _utf8(_fm_swap(t, "scope: personal", "scope: project"))),
+    ("copy-elsewhere", lambda i: "docs/notes.md", _utf8),
+    ("crlf-body-as-txt", lambda i: "notes/pin.txt",
+     lambda t: _utf8((_body(t) + "   \n\n").replace("\n", "\r\n"))),
+]
+
+
+def _personal(repo: Path, body: str = BODY) -> tuple[str, str]:
+    folder = homes.workspace(repo).personal_dir
+    mid = put(folder, body, scope="personal")
+    return mid, (folder / f"{mid}.md").read_text(encoding="utf-8")
+
+
+def _plant_all(repo: Path) -> dict[str, str]:
+    """Every variant staged at once, each from its own personal memory: {name: path}."""
+    planted: dict[str, str] = {}
+    for name, where, make in VARIANTS:
+        mid, text = _personal(repo, f"{BODY} ({name})")
+        rel = where(mid)
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(make(text))
+        planted[name] = rel
+    git(repo, "add", "-A")
+    return planted
+
+
+def _setup_commit(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "init")
+
+
+def _with_plain_hook(repo: Path, tmp_path: Path) -> dict[str, str]:
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    _setup_commit(repo)
+    return dict(os.environ)
+
+
+def _with_framework(repo: Path, tmp_path: Path) -> dict[str, str]:
+    env = _env(tmp_path)
+    assert invoke("init", "--yes").exit_code == 0
+    _local_config(repo)
+    subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    _setup_commit(repo)
+    return env
+
+
+# One commit attempt per hook kind holds every variant (a commit costs a second or more
+# on a loaded machine); each variant is still its own test, on that attempt's output.
+_ATTEMPTS: dict[str, tuple[dict[str, str], subprocess.CompletedProcess[str], str]] = {}
+HOOKS = {"plain": _with_plain_hook, "framework": _with_framework}
+
+
+def _attempt(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+             ) -> tuple[dict[str, str], subprocess.CompletedProcess[str], str]:
+    if kind not in _ATTEMPTS:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        monkeypatch.chdir(repo)
+        env = HOOKS[kind](repo, tmp_path)
+        planted = _plant_all(repo)
+        proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
+                              capture_output=True, text=True)
+        last = git(repo, "log", "--format=%s", "-1").stdout.strip()
+        _ATTEMPTS[kind] = (planted, proc, last)
+    return _ATTEMPTS[kind]
+
+
+@pytest.mark.parametrize("kind", sorted(HOOKS))
+@pytest.mark.parametrize("variant", [v[0] for v in VARIANTS])
+def test_hook_blocks_every_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str,
+                                variant: str) -> None:
+    """One commit attempt per hook kind (made by the first test of that kind, in its
+    own isolated repo and home) holds every variant; each variant checks its own line."""
+    planted, proc, last = _attempt(kind, tmp_path, monkeypatch)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, output
+    assert last == "init"
+    rel = planted[variant]
+    lines = [line for line in output.splitlines() if line.startswith(f"{rel}:")]
+    assert lines, output
+    assert all("git rm --cached" in line for line in lines)
+    assert BODY not in output
+
+
+def test_stray_files_are_blocked_without_any_personal_memory(repo: Path) -> None:
+    """On a clone where the personal memory is not known (a teammate's machine), a
+    misnamed or unreadable file in the memory folder still stops the commit, with a
+    reason; the folder's README.md without front matter and a real memory pass."""
+    assert invoke("init", "--yes").exit_code == 0
+    _setup_commit(repo)
+    folder = repo / ".memex"
+    write(repo, memory())
+    (folder / "README.md").write_text("# Memories\n\nEdited by hand.\n", encoding="utf-8")
+    (folder / "notes.txt").write_text("a note\n", encoding="utf-8")
+    (folder / "01JD8X3K0000000000000000AA.md").write_text("no front matter\n",
+                                                           encoding="utf-8")
+    git(repo, "add", "-A")
+    result = invoke("scan", "--staged")
+    assert result.exit_code == 1
+    assert ".memex/notes.txt:1: not a memory file (its name is not <ULID>.md)" in result.stderr
+    assert ".memex/01JD8X3K0000000000000000AA.md:1: cannot be read as a memory (no front " \
+           "matter" in result.stderr
+    assert ".memex/README.md" not in result.stderr
+    git(repo, "rm", "-q", "--cached", ".memex/notes.txt", ".memex/01JD8X3K0000000000000000AA.md")
+    assert invoke("scan", "--staged").exit_code == 0
+
+
+def test_readme_with_front_matter_is_not_the_exception(repo: Path) -> None:
+    mid, text = _personal(repo)
+    assert mid
+    (repo / ".memex").mkdir()
+    (repo / ".memex" / "README.md").write_text(text.replace(BODY, "other words entirely"),
+                                               encoding="utf-8")
+    git(repo, "add", "-A")
+    result = invoke("scan", "--staged")
+    assert result.exit_code == 1
+    assert "a README.md with front matter" in result.stderr
+
+
+def test_private_outbox_memory_copied_anywhere_is_blocked(repo: Path) -> None:
+    data = invoke_json("capture", "--private", "the vendor contract renews on March 3rd")
+    text = Path(data["path"]).read_text(encoding="utf-8")
+    (repo / "contract.md").write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    result = invoke("scan", "--staged", "--json")
+    assert result.exit_code == 1
+    findings = json.loads(result.stdout)["findings"]
+    assert findings == [{"path": "contract.md", "line": 1, "kind": "private-copy",
+                         "detail": f"private memory {data['id']}, same bytes"}]
+
+
+def test_unrelated_files_and_short_bodies_pass(repo: Path) -> None:
+    invoke_json("capture", "--scope", "personal", "ok")  # too short to match by content
+    (repo / "a.txt").write_text("ok\n", encoding="utf-8")
+    (repo / "b.md").write_text("Something else entirely, at some length.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    assert invoke("scan", "--staged").exit_code == 0
+
+
+def test_home_inside_the_work_tree_is_refused_until_git_ignores_it(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 6: with GIT_MEMEX_HOME inside the work tree, `git add -A` committed personal
+    memories and the usage log with no warning."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(repo / "mx-home"))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1
+    exclude = repo / ".git" / "info" / "exclude"
+    assert f"Add this line to {exclude} (or to .gitignore): /mx-home/" in result.stderr
+    assert not (repo / "mx-home" / "personal").exists()
+    doctor = invoke("doctor", "--json")
+    assert doctor.exit_code == 1
+    home = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "home")
+    assert home["level"] == "fail" and home["hint"].endswith(": /mx-home/")
+    with exclude.open("a") as handle:
+        handle.write("/mx-home/\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    git(repo, "add", "-A")
+    assert git(repo, "status", "--porcelain").stdout == ""
+    assert invoke_json("doctor")["ok"] is True
+
+
+def test_dotfiles_repo_at_home_with_the_default_home(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    git(userhome, "init", "-q", "-b", "main")
+    monkeypatch.chdir(userhome)
+    result = invoke("list")
+    assert result.exit_code == 1
+    assert result.stderr.rstrip().endswith(
+        "/.local/share/git-memex/  (or set GIT_MEMEX_HOME to a folder outside the "
+        "repository)")
