@@ -19,17 +19,18 @@ from tests.helpers import invoke, invoke_json
 EXE = str(BIN / "git-memex")
 
 # client -> (file, keys to the memex entry, the entry expected)
+# Shared (committed) files hold the portable command, never this machine's path.
+VSCODE_ENTRY = {"type": "stdio", "command": "git-memex",
+                "args": ["mcp", "--repo", "${workspaceFolder}"]}
 HOSTS: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
     "claude": (".mcp.json", ("mcpServers", "memex"),
-               {"type": "stdio", "command": EXE, "args": ["mcp"]}),
-    "vs": (".mcp.json", ("servers", "memex"),
-           {"type": "stdio", "command": EXE, "args": ["mcp"]}),
-    "vscode": (".vscode/mcp.json", ("servers", "memex"),
-               {"type": "stdio", "command": EXE,
-                "args": ["mcp", "--repo", "${workspaceFolder}"]}),
-    "cursor": (".cursor/mcp.json", ("mcpServers", "memex"), {"command": EXE, "args": ["mcp"]}),
+               {"type": "stdio", "command": "git-memex", "args": ["mcp"]}),
+    "vs": (".vscode/mcp.json", ("servers", "memex"), VSCODE_ENTRY),
+    "vscode": (".vscode/mcp.json", ("servers", "memex"), VSCODE_ENTRY),
+    "cursor": (".cursor/mcp.json", ("mcpServers", "memex"),
+               {"command": "git-memex", "args": ["mcp"]}),
     "opencode": ("opencode.jsonc", ("mcp", "memex"),
-                 {"type": "local", "command": [EXE, "mcp"], "enabled": True}),
+                 {"type": "local", "command": ["git-memex", "mcp"], "enabled": True}),
 }
 OTHER = {"command": "other-server", "args": ["--flag"]}
 
@@ -76,14 +77,21 @@ def test_merged_into_existing_and_idempotent(repo: Path, client: str) -> None:
     assert path.read_bytes() == before
 
 
-def test_claude_and_visual_studio_share_mcp_json(repo: Path) -> None:
+@pytest.mark.parametrize("client", list(HOSTS))
+def test_shared_files_hold_no_absolute_path(repo: Path, client: str) -> None:
+    invoke_json("init", "--client", client, "--hooks") if client == "claude" else \
+        invoke_json("init", "--client", client)
+    text = (repo / HOSTS[client][0]).read_text(encoding="utf-8")
+    assert str(BIN) not in text and '"/' not in text and "python" not in text
+
+
+def test_visual_studio_no_longer_collides_with_claude_code(repo: Path) -> None:
     invoke_json("init", "--client", "claude")
     invoke_json("init", "--client", "vs")
-    data = load(repo / ".mcp.json")
-    assert data["mcpServers"]["memex"]["command"] == EXE
-    assert data["servers"]["memex"]["command"] == EXE
-    invoke_json("init", "--client", "claude")
-    assert set(load(repo / ".mcp.json")) == {"mcpServers", "servers"}
+    assert set(load(repo / ".mcp.json")) == {"mcpServers"}  # no "servers" key in it
+    assert load(repo / ".vscode/mcp.json")["servers"]["memex"] == VSCODE_ENTRY
+    again = invoke_json("init", "--client", "vscode")  # the same entry serves both
+    assert again["client"]["changes"][0]["action"] == "unchanged"
 
 
 def test_our_entry_is_updated_keeping_its_extra_keys(repo: Path) -> None:
@@ -93,7 +101,7 @@ def test_our_entry_is_updated_keeping_its_extra_keys(repo: Path) -> None:
     out = invoke_json("init", "--client", "claude")
     assert out["client"]["changes"][0]["action"] == "updated"
     entry = load(repo / ".mcp.json")["mcpServers"]["memex"]
-    assert entry["command"] == EXE and entry["env"] == {"X": "1"}
+    assert entry["command"] == "git-memex" and entry["env"] == {"X": "1"}
 
 
 OPENCODE_WITH_COMMENTS = """\
@@ -123,15 +131,21 @@ def test_jsonc_comments_survive(repo: Path) -> None:
     assert path.read_bytes() == before
 
 
-def test_commented_file_with_a_stale_entry_is_refused_not_clobbered(repo: Path) -> None:
+def test_commented_file_with_a_stale_entry_is_updated_in_place(repo: Path) -> None:
     path = repo / "opencode.jsonc"
     text = OPENCODE_WITH_COMMENTS.replace('"other":', '"memex": {"type": "local", '
                                           '"command": ["/old/git-memex", "mcp"]},\n    "other":')
     path.write_text(text, encoding="utf-8")
-    result = invoke("init", "--client", "opencode")
-    assert result.exit_code == 1 and "comments" in result.stderr
-    assert "--print-config" in result.stderr
-    assert path.read_text(encoding="utf-8") == text
+    result = invoke("init", "--client", "opencode", "--json")
+    assert result.exit_code == 0, result.stderr
+    new = path.read_text(encoding="utf-8")
+    for kept in ("// my opencode settings", "/* keep me */", "// trailing comma"):
+        assert kept in new
+    data = jsonc.loads(new)
+    assert data["mcp"]["memex"] == HOSTS["opencode"][2] and "/old/" not in new
+    assert data["mcp"]["other"] == {"type": "local", "command": ["other"]}
+    invoke_json("init", "--client", "opencode")
+    assert path.read_text(encoding="utf-8") == new
 
 
 def test_opencode_follows_the_files_layout(repo: Path) -> None:
@@ -290,3 +304,67 @@ def test_installed_hook_commands_really_answer(repo: Path) -> None:
         assert answer["hookEventName"] == event
         assert "Releases are cut on Tuesdays" in answer["additionalContext"]
     assert "tags are signed" in invoke("list").stdout
+
+
+def test_rerun_after_the_executable_moved(repo: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reinstall elsewhere: the per-user Codex entry follows it, keeping its file's
+    comments and 0600 mode; the shared files, portable, need nothing."""
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    invoke_json("init", "--client", "codex")
+    invoke_json("init", "--client", "claude")
+    config = tmp_path / "codex" / "config.toml"
+    config.write_text("# token below\n" + config.read_text(), encoding="utf-8")
+    config.chmod(0o600)
+    moved = tmp_path / "newvenv" / "bin"
+    moved.mkdir(parents=True)
+    (moved / "git-memex").symlink_to(EXE)
+    monkeypatch.setenv("PATH", f"{moved}:/usr/bin:/bin")
+    out = invoke_json("init", "--client", "codex")
+    assert out["client"]["changes"][0]["action"] == "updated"
+    text = config.read_text(encoding="utf-8")
+    assert tomllib.loads(text)["mcp_servers"]["memex"]["command"] == str(moved / "git-memex")
+    assert text.startswith("# token below\n") and (config.stat().st_mode & 0o777) == 0o600
+    again = invoke_json("init", "--client", "claude")
+    assert again["client"]["changes"][0]["action"] == "unchanged"
+
+
+def test_local_settings_are_excluded_from_git(repo: Path) -> None:
+    invoke_json("init", "--client", "claude", "--hooks")
+    exclude = (repo / ".git" / "info" / "exclude").read_text(encoding="utf-8")
+    assert exclude.count("/.claude/settings.local.json") == 1
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                            cwd=repo, capture_output=True, text=True, check=True).stdout
+    assert ".claude/settings.local.json" not in status and ".mcp.json" in status
+    invoke_json("init", "--client", "claude", "--hooks")
+    exclude = (repo / ".git" / "info" / "exclude").read_text(encoding="utf-8")
+    assert exclude.count("/.claude/settings.local.json") == 1
+
+
+def test_existing_claude_md_imports_agents_md_once(repo: Path) -> None:
+    invoke_json("init", "--client", "claude")
+    assert not (repo / "CLAUDE.md").exists()  # none: nothing created
+    (repo / "CLAUDE.md").write_text("# House rules\n\nRun make check.", encoding="utf-8")
+    invoke_json("init", "--client", "claude")
+    assert (repo / "CLAUDE.md").read_text(encoding="utf-8") == \
+        "# House rules\n\nRun make check.\n\n@AGENTS.md\n"
+    again = invoke_json("init", "--client", "claude")
+    assert {c["action"] for c in again["client"]["changes"]} == {"unchanged"}
+    invoke_json("init", "--client", "cursor")  # other hosts leave CLAUDE.md alone
+    assert (repo / "CLAUDE.md").read_text(encoding="utf-8").count("@AGENTS.md") == 1
+
+
+def test_doctor_on_shared_configs(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    invoke_json("init", "--client", "cursor")
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"memex": {
+        "command": EXE, "args": ["mcp"]}}}), encoding="utf-8")  # an older init's file
+    checks = [c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+              if c["name"] == "mcp"]
+    levels = {c["message"].split(":")[0]: c["level"] for c in checks}
+    assert levels[".mcp.json"] == "warn" and "a path of one machine" in checks[0]["message"]
+    assert "ok" in levels.values()
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # git-memex no longer resolves
+    checks = [c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+              if c["name"] == "mcp" and c["level"] == "fail"]
+    assert [c["message"] for c in checks] == [
+        ".cursor/mcp.json: git-memex is not on PATH here, so the host cannot start the server"]

@@ -80,26 +80,3 @@ def test_worktree_has_own_index_dir(repo: Path, tmp_path: Path) -> None:
     assert ws.repo is not None and ws.repo.toplevel == tmp_path / "wt"
     assert ws.index_dir != homes.workspace(repo).index_dir
     assert ws.repo_id == homes.workspace(repo).repo_id
-
-
-def test_bad_int_and_duration_settings_are_named_once(repo: Path) -> None:
-    from tests.conftest import git
-    from tests.helpers import invoke
-
-    git("config", "memex.maxProjectMemories", "abc", cwd=repo)
-    git("config", "memex.staleAfter", "banana", cwd=repo)
-    invoke("capture", "A project fact")
-    context = invoke("context")
-    assert context.exit_code == 0
-    warning = "git-memex: warning: memex.maxProjectMemories='abc' is not a whole number; using 8"
-    assert context.stderr.count(warning) == 1
-    health = invoke("health", "--json")
-    assert health.exit_code == 0
-    assert health.stderr.count("memex.staleAfter='banana' is not a duration") == 1
-    assert '"stale_after_days": 7.0' in health.stdout
-    (repo / ".git" / "FETCH_HEAD").write_text("")  # fetched once: list checks staleness
-    listing = invoke("list")
-    assert listing.stderr.count("memex.staleAfter='banana'") == 1
-    git("config", "memex.staleAfter", "1.5d", cwd=repo)
-    fine = invoke("health", "--json")
-    assert "warning" not in fine.stderr and '"stale_after_days": 1.5' in fine.stdout

@@ -127,12 +127,12 @@ def test_verify_since_finds_a_recall_in_the_rotated_file(repo: Path, memex_home:
     assert late.exit_code == 1 and json.loads(late.stdout)["rules"]["recall"]["count"] == 1
 
 
-def test_a_bad_limit_setting_warns_and_uses_the_default(repo: Path,
-                                                         capsys: pytest.CaptureFixture[str]
-                                                         ) -> None:
+def test_the_limit_takes_git_suffixes_and_a_bad_one_is_named(repo: Path) -> None:
     git("config", "memex.usageMaxBytes", "8M", cwd=repo)
     assert usage.limit(homes.workspace(repo)) == usage.DEFAULT_MAX_BYTES
-    assert "memex.usageMaxBytes" in capsys.readouterr().err
+    git("config", "memex.usageMaxBytes", "8MB", cwd=repo)
+    with pytest.raises(homes.SettingError, match="memex.usageMaxBytes = '8MB'"):
+        usage.limit(homes.workspace(repo))
 
 
 WRITER = """

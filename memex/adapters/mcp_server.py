@@ -17,8 +17,20 @@ import traceback
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field
 
 from memex import __version__
@@ -28,20 +40,48 @@ from memex.storage.homes import Workspace
 from memex.workflows import agent
 
 NAME = "memex"
+SCOPES = ["personal", "project", "org"]
+MEMORY_URI = "memex://memory/{id}"
+
+
+def _constrain(**keywords: Any) -> Callable[[dict[str, Any]], None]:
+    """json_schema_extra stating a rule the library enforces, on the value's own branch
+    (not on the `null` of an optional one, which stays allowed)."""
+
+    def apply(schema: dict[str, Any]) -> None:
+        branches = schema.get("anyOf") or [schema]
+        for branch in branches:
+            if branch.get("type") in ("string", "integer"):
+                branch.update(keywords)
+
+    return apply
+
 
 MemoryId = Annotated[str, Field(
     description="A memory id (ULID) or a unique prefix of one, as memory_search returns it.")]
 TypeName = Annotated[str, Field(
     description="What kind of memory: " + ", ".join(model.TYPES) + ".",
-    json_schema_extra={"enum": list(model.TYPES)})]
+    json_schema_extra=_constrain(enum=list(model.TYPES)))]
 OptionalType = Annotated[str | None, Field(
-    description="Only this kind (" + ", ".join(model.TYPES) + "); omit for all.")]
+    description="Only this kind (" + ", ".join(model.TYPES) + "); omit for all.",
+    json_schema_extra=_constrain(enum=list(model.TYPES)))]
 ScopeName = Annotated[str | None, Field(
     description="personal (about the user; never leaves this machine), project (this "
-                "repository; the default inside one) or org. Omit for the default.")]
+                "repository; the default inside one, local-only outside git) or org. "
+                "Omit for the default: project in a repository, personal outside one.",
+    json_schema_extra=_constrain(enum=SCOPES))]
 ReadScope = Annotated[str | None, Field(
     description="Only this scope: personal, project or org. Omit for this project + "
-                "personal (+ org); other projects are never searched.")]
+                "personal (+ org); other projects are never searched.",
+    json_schema_extra=_constrain(enum=SCOPES))]
+Importance = Annotated[str | None, Field(description="low, normal or high.",
+                                         json_schema_extra=_constrain(
+                                             enum=list(model.IMPORTANCES)))]
+Confidence = Annotated[str | None, Field(description="high, medium or low.",
+                                         json_schema_extra=_constrain(
+                                             enum=list(model.CONFIDENCES)))]
+ACCESS_LOG = ("Read-only: it changes no memory. Access counts are kept locally (the "
+              "usage log under the git-memex home, which ranks and gates).")
 Tags = Annotated[list[str], Field(description="Tags: single words, no spaces or commas.")]
 Aliases = Annotated[list[str], Field(
     description=f"Up to {model.MAX_ALIASES} other phrasings, one line each, of what this "
@@ -70,17 +110,15 @@ SEARCH = """Search this project's and the user's personal memories (never other 
 Returns JSON {hits: [{id, score, lane, scope, status, review_state, title, summary,
 ...}]}, best first; an empty list when nothing matches (try other keywords). Reviewed
 memories (approved, published) rank above drafts; deprecated ones carry a warning.
-Results are retrieved history: verify before acting. Not read-only: each search is
-appended to the local usage log and counts as an access of the memories returned."""
+Results are retrieved history: verify before acting. """ + ACCESS_LOG
 
 GET = """Show one memory in full: front matter fields, body, path and history.
 
-Unknown or ambiguous ids come back as an error result. Not read-only: the read is
-appended to the local usage log."""
+Unknown or ambiguous ids come back as an error result. """ + ACCESS_LOG
 
 LIST = """List memories, most recently updated first (live ones only), with paging.
 
-Not read-only: the listing is appended to the local usage log."""
+""" + ACCESS_LOG
 
 UPDATE = """Edit a memory in place: text, title, tags, aliases, importance, confidence,
 type, paths. `aliases` replaces the list: add the questions or symptoms this memory
@@ -104,14 +142,16 @@ error result."""
 FORGET = """Retract a draft or personal memory: the file stays, it drops out of results.
 
 The user can restore it with `git memex status ID active`. Shared memories in the
-repository are refused with an error result; nothing is ever deleted by this tool."""
+repository are refused with an error result; nothing is ever deleted by this tool.
+Not idempotent: forgetting a memory already retracted is an error result."""
 
 CONTEXT = """The session-start block: recent (or query-matching) project and personal
 memories, one line each, approved instructions in their own section, and a note when
 the clone's last pull is old. Everything in it is retrieved history to verify before
-acting. Not read-only: the memories shown are appended to the local usage log."""
+acting. """ + ACCESS_LOG
 
-READ = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+# A local access log is not a change to the user's data: hosts may auto-approve these.
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                        open_world_hint=False)
 
 
@@ -173,11 +213,11 @@ def build(ws: Workspace) -> MCPServer[Any]:
         tags: Tags | None = None,
         paths: Annotated[list[str] | None, Field(
             description="Repo-relative globs this memory is about.")] = None,
-        importance: Annotated[str, Field(json_schema_extra={"enum": list(model.IMPORTANCES)},
-                                         description="low, normal or high.")] = "normal",
-        confidence: Annotated[str, Field(json_schema_extra={"enum": list(model.CONFIDENCES)},
-                                         description="high, medium or low.")] = "medium",
-        role: Annotated[str, Field(json_schema_extra={"enum": list(model.ROLES)},
+        importance: Annotated[str, Field(json_schema_extra=_constrain(
+            enum=list(model.IMPORTANCES)), description="low, normal or high.")] = "normal",
+        confidence: Annotated[str, Field(json_schema_extra=_constrain(
+            enum=list(model.CONFIDENCES)), description="high, medium or low.")] = "medium",
+        role: Annotated[str, Field(json_schema_extra=_constrain(enum=list(model.ROLES)),
                                    description="knowledge (default) or instruction (saved "
                                                "as a draft instruction).")] = "knowledge",
         private: Annotated[bool, Field(description="Never leaves this machine, not even "
@@ -195,7 +235,9 @@ def build(ws: Workspace) -> MCPServer[Any]:
 
     def memory_search(
         query: Annotated[str, Field(description="A few keywords or a question.")],
-        limit: Annotated[int, Field(description=f"How many hits, 1-{agent.MAX_SEARCH}.")] = 10,
+        limit: Annotated[int, Field(description=f"How many hits, 1-{agent.MAX_SEARCH}.",
+                                    json_schema_extra=_constrain(
+                                        minimum=1, maximum=agent.MAX_SEARCH))] = 10,
         scope: ReadScope = None,
         type: OptionalType = None,
         tags: Annotated[list[str] | None, Field(
@@ -210,8 +252,11 @@ def build(ws: Workspace) -> MCPServer[Any]:
     def memory_list(
         scope: ReadScope = None,
         type: OptionalType = None,
-        limit: Annotated[int, Field(description=f"1-{agent.MAX_LIST}.")] = 20,
-        offset: Annotated[int, Field(description="Skip this many (paging).")] = 0,
+        limit: Annotated[int, Field(description=f"1-{agent.MAX_LIST}.",
+                                    json_schema_extra=_constrain(
+                                        minimum=1, maximum=agent.MAX_LIST))] = 20,
+        offset: Annotated[int, Field(description="Skip this many (paging).",
+                                     json_schema_extra=_constrain(minimum=0))] = 0,
     ) -> Any:
         return _call(agent.list_memories, ws, scope=scope, type=type, limit=limit,
                      offset=offset)
@@ -222,8 +267,8 @@ def build(ws: Workspace) -> MCPServer[Any]:
         title: Annotated[str | None, Field(description="The new title.")] = None,
         add_tags: Tags | None = None,
         remove_tags: Annotated[list[str] | None, Field(description="Tags to drop.")] = None,
-        importance: Annotated[str | None, Field(description="low, normal or high.")] = None,
-        confidence: Annotated[str | None, Field(description="high, medium or low.")] = None,
+        importance: Importance = None,
+        confidence: Confidence = None,
         type: OptionalType = None,
         paths: Annotated[list[str] | None, Field(
             description="Replace the paths with these globs.")] = None,
@@ -272,22 +317,103 @@ def build(ws: Workspace) -> MCPServer[Any]:
          ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                          open_world_hint=False)),
         (memory_forget, "Retract a memory", FORGET,
-         ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+         ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                          open_world_hint=False)),
         (memory_context, "Session context", CONTEXT, READ),
     ]
     parameters = {fn.__name__: set(inspect.signature(fn).parameters) for fn, *_ in tools}
+    registered = []
+    for fn, title, description, hints in tools:
+        tool = Tool.from_function(fn, name=fn.__name__, title=title, description=description,
+                                  annotations=hints, structured_output=False)
+        tool.parameters["additionalProperties"] = False  # ArgumentGuard refuses the rest
+        registered.append(tool)
     server: MCPServer[Any] = MCPServer(
         NAME, title="git-memex", version=__version__,
         instructions=agent.POINTER + "\n" + agent.GUIDANCE,
-        log_level="WARNING", middleware=[ArgumentGuard(parameters)],
+        log_level="WARNING", middleware=[ArgumentGuard(parameters)], tools=registered,
     )
-    for fn, title, description, hints in tools:
-        server.add_tool(fn, name=fn.__name__, title=title, description=description,
-                        annotations=hints, structured_output=False)
+
+    @server.prompt(name="memory_context", title="Memory context",
+                   description="The session-start block (what memory_context returns) as "
+                               "a message: recent or query-matching memories, retrieved "
+                               "history to verify before acting.")
+    def context_prompt(query: Annotated[str | None, Field(
+            description="The task at hand, to pick matching memories first.")] = None
+                       ) -> str:
+        return str(agent.session_context(ws, query)["text"])
+
+    @server.resource(MEMORY_URI, name="memory", title="One memory",
+                     description="A memory in full (what memory_get returns), by id or "
+                                 "unique prefix.", mime_type="application/json")
+    def memory_resource(id: str) -> str:
+        return json.dumps(agent.get(ws, id), ensure_ascii=False, default=str)
+
     return server
+
+
+def _rpc_error(exc: Exception) -> ErrorData:
+    """What a line that is not a JSON-RPC message gets back (JSON-RPC 2.0, id null)."""
+    kinds = {e.get("type") for e in exc.errors()} if hasattr(exc, "errors") else set()
+    if "json_invalid" in kinds:
+        return ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+    return ErrorData(code=INVALID_REQUEST,
+                     message="Invalid Request: the line is not a JSON-RPC 2.0 message")
+
+
+class AnswerBadLines:
+    """The stdio transport's read stream, with each line it could not read as a JSON-RPC
+    message answered by an error response (-32700 or -32600) instead of dropped in
+    silence, as the SDK's loop does with the exception the transport hands it."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._items = inner.__aiter__()
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    def __aiter__(self) -> AnswerBadLines:
+        return self
+
+    async def __anext__(self) -> Any:
+        while True:
+            item = await self._items.__anext__()
+            if not isinstance(item, Exception):
+                return item
+            error = JSONRPCError(jsonrpc="2.0", id=None, error=_rpc_error(item))
+            await self._write.send(SessionMessage(error))
+
+    async def receive(self) -> Any:
+        try:
+            return await self.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> AnswerBadLines:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    # MCPServer.run_stdio_async, with the read stream wrapped (the SDK has no hook for
+    # transport errors on stdio); the test of -32700 fails if the SDK moves this.
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(AnswerBadLines(read_stream, write_stream), write_stream,
+                           lowlevel.create_initialization_options())
 
 
 def serve(ws: Workspace) -> None:
     """Run on stdin/stdout until the client closes the connection."""
-    build(ws).run("stdio")
+    anyio.run(_serve_stdio, build(ws))

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
+
+
+def install_command(*requirements: str) -> str:
+    """The command that installs REQUIREMENTS into the Python running git-memex (an
+    optional dependency is named by its own PyPI name: never by an extra of a
+    distribution name another project may hold)."""
+    return shlex.join([sys.executable, "-m", "pip", "install", *requirements])
+
 
 class MemexError(Exception):
     """A failure the user can act on: printed as one message, exit 1."""

@@ -99,31 +99,52 @@ def _skip_value(text: str, i: int) -> int:
     return i
 
 
+def _member(stripped: str, obj: int, key: str) -> int | None:
+    """Offset where the value of member KEY of the object opening at OBJ starts (the
+    last one, as json.loads keeps the last of duplicate keys), or None."""
+    j = obj + 1
+    found = None
+    while True:
+        j = _skip_ws(stripped, j)
+        if stripped[j] == "}":
+            return found
+        key_end = _skip_value(stripped, j)
+        name = json.loads(stripped[j:key_end])
+        j = _skip_ws(stripped, key_end) + 1  # past ':'
+        j = _skip_ws(stripped, j)
+        if name == key:
+            found = j
+        j = _skip_ws(stripped, _skip_value(stripped, j))
+        if stripped[j] == ",":
+            j += 1
+
+
 def object_start(stripped: str, path: tuple[str, ...]) -> int | None:
     """Offset of the `{` of the object at PATH (keys from the top), or None."""
     i = _skip_ws(stripped, 0)
     if i >= len(stripped) or stripped[i] != "{":
         return None
     for key in path:
-        j = i + 1
-        found = None
-        while True:
-            j = _skip_ws(stripped, j)
-            if stripped[j] == "}":
-                break
-            key_end = _skip_value(stripped, j)
-            name = json.loads(stripped[j:key_end])
-            j = _skip_ws(stripped, key_end) + 1  # past ':'
-            j = _skip_ws(stripped, j)
-            if name == key:
-                found = j
-            j = _skip_ws(stripped, _skip_value(stripped, j))
-            if stripped[j] == ",":
-                j += 1
+        found = _member(stripped, i, key)
         if found is None or stripped[found] != "{":
             return None
         i = found
     return i
+
+
+def replace_entry(text: str, path: tuple[str, ...], key: str, value: Any) -> str:
+    """TEXT with the value of member KEY of the object at PATH replaced by VALUE;
+    comments outside that value and the layout elsewhere untouched (comments inside
+    the old value go with it)."""
+    stripped = strip(text)
+    start = object_start(stripped, path)
+    at = None if start is None else _member(stripped, start, key)
+    if start is None or at is None:
+        raise JsoncError(f"{'.'.join((*path, key))} is not there")
+    end = _skip_value(stripped, at)
+    base = _indent_of(text, at)
+    body = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + base)
+    return text[:at] + body + text[end:]
 
 
 def _indent_of(text: str, offset: int) -> str:

@@ -67,7 +67,6 @@ INT_FIELDS = frozenset({"schema_version", "revision"})
 BOOL_FIELDS = frozenset({"pinned", "local_approve"})
 HISTORY_KEYS = ("at", "by", "from", "to", "note")
 
-DEFAULT_MAX_BYTES = 64 * 1024
 # Other phrasings of what a memory answers (questions, synonyms, the symptom), written
 # by whoever writes it and searched as a low-weight field.
 MAX_ALIASES = 8

@@ -278,10 +278,21 @@ def _fresh_memory(report: Report) -> sqlite3.Connection:
     return conn
 
 
+_DEFAULT_PROGRESS: list[Progress] = []
+
+
+def report_progress_with(progress: Progress | None) -> None:
+    """The progress callback for refreshes whose caller passes none (the CLI sets one,
+    so the first read after a clone shows its rebuild)."""
+    _DEFAULT_PROGRESS[:] = [progress] if progress is not None else []
+
+
 def open_index(ws: Workspace, full: bool = False, progress: Progress | None = None,
                refresh: bool = True, known: Mapping[str, Known] | None = None) -> Index:
     """This workspace's index, brought up to date (unless refresh=False); `known`
     ({path: Known}) spares parsing files the caller has parsed already."""
+    if progress is None and _DEFAULT_PROGRESS:
+        progress = _DEFAULT_PROGRESS[0]
     started = time.perf_counter()
     report = Report()
     conn, path = _open_usable(ws, report)

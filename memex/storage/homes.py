@@ -6,14 +6,20 @@ import hashlib
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memex.core.errors import MemexError
-from memex.storage import gitio
+from memex.storage import gitio, settings
 
 DEFAULT_DIR = ".memex"
 MEMEXCONFIG = ".memexconfig"
+
+
+class SettingError(MemexError):
+    """A memex.* setting holds a value its type does not accept (exit 1)."""
 
 
 def memex_home() -> Path:
@@ -78,6 +84,9 @@ class Workspace:
     config: dict[str, str] = field(default_factory=dict)
     team_config: dict[str, str] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set, repr=False, compare=False)
+    # None: a bad setting raises SettingError; set (agent hooks): told, default used.
+    on_bad_setting: Callable[[str], None] | None = field(default=None, repr=False,
+                                                         compare=False)
 
     @property
     def in_git(self) -> bool:
@@ -123,26 +132,62 @@ class Workspace:
         return Path(value).expanduser() if value else None
 
     def setting(self, key: str, default: str | None = None) -> str | None:
-        """A person's git config first, then the team's .memexconfig."""
+        """A person's git config first, then the team's .memexconfig (raw text)."""
         key = key.lower()
         return self.config.get(key, self.team_config.get(key, default))
 
-    def int_setting(self, key: str, default: int) -> int:
-        value = self.setting(key)
-        try:
-            return int(value) if value is not None else default
-        except ValueError:
-            self.warn_setting(key, value or "", "a whole number", str(default))
-            return default
+    def typed(self, key: str) -> Any:
+        """The value of a registered setting (memex.storage.settings), parsed by its
+        type; unset: the registry's default. A value that does not parse raises
+        SettingError naming key, value and file, unless on_bad_setting is set (agent
+        hooks, which must never block): then it is told and the default used."""
+        spec = settings.lookup(key)
+        if spec is None:
+            raise KeyError(f"{key} is not in memex.storage.settings.REGISTRY")
+        return self._parsed(spec, None)
 
-    def warn_setting(self, key: str, value: str, expected: str, fallback: str) -> None:
-        """Say on stderr, once per key for this workspace (one command), that a setting
-        did not parse and which value is used instead: a typo must not pass unseen."""
-        if key.lower() in self.warned:
-            return
-        self.warned.add(key.lower())
-        print(f"git-memex: warning: {key}={value!r} is not {expected}; using {fallback}",
-              file=sys.stderr)
+    def int_setting(self, key: str, default: int | None = None) -> int:
+        """An integer setting (git's k/m/g suffixes); DEFAULT only for a key not yet in
+        the registry."""
+        spec = settings.lookup(key)
+        if spec is None:
+            if default is None:
+                raise KeyError(f"{key} is not in memex.storage.settings.REGISTRY")
+            spec = settings.Setting(key, settings.INT, str(default), "")
+        value = self._parsed(spec, default)
+        return int(value)
+
+    def _parsed(self, spec: settings.Setting, default: Any) -> Any:
+        fallback = default if default is not None else (
+            spec.parse(spec.default) if spec.default is not None else None)
+        raw = self.setting(spec.key)
+        if raw is None:
+            return fallback
+        value = spec.parse(raw)
+        if value is not None:
+            return value
+        message = settings.bad_value_message(spec.name, raw, spec.expected,
+                                             self.setting_origin(spec.key))
+        if self.on_bad_setting is None:
+            raise SettingError(message)
+        if spec.key not in self.warned:
+            self.warned.add(spec.key)
+            self.on_bad_setting(f"{message}; using {spec.default}")
+        return fallback
+
+    def setting_origin(self, key: str) -> str | None:
+        """The file a setting's value came from (git config --show-origin), or None."""
+        key = key.lower()
+        if key in self.config:
+            proc = gitio.run(["config", "--show-origin", "--null", "--get", key],
+                             cwd=self.cwd, check=False)
+            origin = proc.stdout.split("\0", 1)[0] if proc.returncode == 0 else ""
+            if not origin.startswith("file:"):
+                return origin or None  # "command line:", "blob:..."
+            return os.path.normpath(self.cwd / origin.removeprefix("file:"))
+        if key in self.team_config and self.repo is not None:
+            return str(self.repo.toplevel / MEMEXCONFIG)
+        return None
 
     def identity(self) -> str:
         """Namespaced author for created_by / approved_by / history (DESIGN.md)."""

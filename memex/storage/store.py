@@ -326,6 +326,13 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
     return out
 
 
+def _umask() -> int:
+    """The process umask (reading it means setting it: put it straight back)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 class WriteFailed(MemexError, OSError):
     """An OS error on a write step (EACCES, EROFS, ENOSPC...), as one clear message;
     still an OSError for callers that handle those."""
@@ -355,7 +362,13 @@ TEMP_DIR = "memex-tmp"
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Exact bytes via a temp file, fsynced, then renamed over `path`. In a git working
     tree the temp file lives in the git dir (never where `git add -A` would take it);
-    on another device, beside the target under a name git is told to ignore."""
+    on another device, beside the target under a name git is told to ignore. A file
+    that exists keeps its permission bits (a 0600 config holding a token stays 0600);
+    a new one gets what the umask allows, as any editor would make it."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
     tmp: str | None = None
     try:
         folder = temp_dir(path.parent)
@@ -369,7 +382,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             iostep.step("fsync")
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, mode)
         iostep.step("rename")
         os.replace(tmp, path)
     except BaseException as exc:

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from memex.core import clock
-from memex.storage import locks
+from memex.storage import locks, settings
 
 if TYPE_CHECKING:
     from memex.storage.homes import Workspace
 
-DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 SETTING = "memex.usageMaxBytes"
+DEFAULT_MAX_BYTES: int = settings.default(SETTING)
 LOCK_NAME = ".usage.lock"
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND
 _START = '{"at": '  # how every line record() writes begins (json.dumps' separators)
@@ -48,7 +48,7 @@ def old_path(home: Path) -> Path:
 
 def limit(ws: Workspace) -> int:
     """The rotation limit for this workspace's settings; 0 or less never rotates."""
-    return ws.int_setting(SETTING, DEFAULT_MAX_BYTES)
+    return ws.int_setting(SETTING)
 
 
 def record_in(ws: Workspace, operation: str, ids: Iterable[str],

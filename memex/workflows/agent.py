@@ -143,14 +143,15 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         importance: str = "normal", confidence: str = "medium", role: str = "knowledge",
         private: bool = False, valid_from: str | None = None, valid_until: str | None = None,
         expires_at: str | None = None, aliases: Sequence[str] = ()) -> dict[str, Any]:
-    """Save a memory; identical content (same scope, live) returns the existing id."""
+    """Save a memory; identical content (same scope, live) returns the existing id. No
+    scope: project in a repository, personal outside one (with a notice), as the CLI."""
     chosen = scope or writes.default_scope(ws)
     allowed_scopes(ws, chosen)
     for name, value in (("type", type), ("importance", importance),
                         ("confidence", confidence), ("role", role)):
         _check(name, value)
     request = writes.CaptureRequest(
-        text=text, scope=chosen, type=type, title=title, tags=_tags(tags), paths=list(paths),
+        text=text, scope=scope, type=type, title=title, tags=_tags(tags), paths=list(paths),
         aliases=list(aliases), importance=importance, confidence=confidence, role=role,
         source=SOURCE, via=VIA,
         trust_level="untrusted", visibility="private" if private else "internal",

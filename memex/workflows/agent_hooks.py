@@ -18,11 +18,10 @@ from typing import Any
 
 from memex.core.errors import MemexError
 from memex.search import engine as search
-from memex.storage import homes
+from memex.storage import homes, hooklog
 from memex.storage.homes import Workspace
 from memex.workflows import agent, context, keywords
 
-DEFAULT_NUDGE = 3
 MAX_QUERY = 500
 
 
@@ -34,11 +33,17 @@ def parse(raw: bytes) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _workspace(payload: dict[str, Any]) -> Workspace:
+def _workspace(payload: dict[str, Any], hook: str) -> Workspace:
+    """The workspace of the payload's cwd; a setting that does not parse is logged to
+    the hook log and its default used (a hook never blocks the prompt)."""
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd and Path(cwd).is_dir():
-        return homes.workspace(Path(cwd))
-    return homes.workspace()
+        ws = homes.workspace(Path(cwd))
+    else:
+        ws = homes.workspace()
+    home = ws.home
+    ws.on_bad_setting = lambda message: hooklog.record(home, hook, message)
+    return ws
 
 
 def _answer(event: str, text: str) -> dict[str, Any]:
@@ -46,13 +51,13 @@ def _answer(event: str, text: str) -> dict[str, Any]:
 
 
 def session_start(payload: dict[str, Any]) -> dict[str, Any] | None:
-    ws = _workspace(payload)
+    ws = _workspace(payload, "session_start")
     return _answer("SessionStart", context.build(ws).text())
 
 
 def nudge(ws: Workspace, prompt: str, skip: set[str]) -> list[str]:
     """One line per memory that may bear on PROMPT (at most memex.nudgeItems, default 3)."""
-    limit = max(0, ws.int_setting("memex.nudgeItems", DEFAULT_NUDGE))
+    limit = ws.int_setting("memex.nudgeItems")
     if not limit or not prompt.strip():
         return []
     try:
@@ -71,8 +76,10 @@ def user_prompt_submit(payload: dict[str, Any]) -> dict[str, Any] | None:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
-    ws = _workspace(payload)
-    results, _ = keywords.capture_message(ws, prompt)
+    ws = _workspace(payload, "user_prompt_submit")
+    results, problems = keywords.capture_message(ws, prompt)
+    for problem in problems:  # a line that could not be saved: the hook log keeps it
+        hooklog.record(ws.home, "user_prompt_submit", problem)
     show_personal = context.personal_for_agents(ws)
     parts: list[str] = []
     if results:

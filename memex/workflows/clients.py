@@ -1,15 +1,21 @@
 """Agent hosts: write each host's MCP configuration, AGENTS.md guidance, Claude hooks.
 
 Every writer merges into what is there: other servers, other hooks, unknown keys and
-(in JSON with comments) the comments stay; running it again changes nothing. A file
-that cannot be merged safely (unparseable, or commented JSON whose memex entry would
-have to be rewritten) is refused with a message, never overwritten.
+(in JSON with comments) the comments stay; running it again changes nothing; an entry
+of ours that is out of date is rewritten in place. A file that cannot be merged safely
+(unparseable, or a section that is not an object) is refused, never overwritten.
+
+Files a team commits (every project file below) hold the portable command `git-memex`
+(the host finds it on PATH; `doctor` says when it does not resolve), never this
+machine's path. Per-user files (Codex's config.toml, .claude/settings.local.json, which
+git-memex adds to .git/info/exclude) hold the absolute path, so a host started without
+the venv on PATH still finds it.
 
 | host           | file                       | where servers go |
 |----------------|----------------------------|------------------|
 | Claude Code    | .mcp.json                  | mcpServers       |
-| Visual Studio  | .mcp.json (solution level) | servers          |
 | VS Code        | .vscode/mcp.json           | servers          |
+| Visual Studio  | .vscode/mcp.json (it reads it too; .mcp.json is Claude Code's) | servers |
 | Cursor         | .cursor/mcp.json           | mcpServers       |
 | opencode       | opencode.jsonc (or .json)  | mcp (mcp.servers when the file uses it) |
 | Codex          | $CODEX_HOME/config.toml    | [mcp_servers.memex] |
@@ -31,7 +37,7 @@ from typing import Any
 
 from memex.core import jsonc
 from memex.core.errors import MemexError, UsageError
-from memex.storage import store
+from memex.storage import gitio, store
 from memex.workflows import agent
 
 SERVER = "memex"
@@ -69,9 +75,12 @@ class Plan:
     notices: list[str] = field(default_factory=list)
 
 
+PORTABLE = ["git-memex", "mcp"]  # what shared files hold: resolved from PATH by the host
+
+
 def server_command() -> list[str]:
-    """The command that really starts the server here: git-memex on PATH, else this
-    Python running the package."""
+    """The command that really starts the server here, for per-user files: git-memex on
+    PATH (absolute), else this Python running the package."""
     exe = shutil.which("git-memex")
     if exe:
         return [str(Path(exe).resolve()) if not os.path.isabs(exe) else exe, "mcp"]
@@ -114,7 +123,9 @@ def _opencode(cmd: list[str]) -> dict[str, Any]:
 
 JSON_HOSTS: dict[str, JsonHost] = {
     "claude": JsonHost("claude", "Claude Code", ".mcp.json", ("mcpServers",), _stdio),
-    "vs": JsonHost("vs", "Visual Studio", ".mcp.json", ("servers",), _stdio),
+    # Visual Studio also reads .vscode/mcp.json (same schema); in .mcp.json its
+    # "servers" made Claude Code report the file broken. One entry serves both.
+    "vs": JsonHost("vs", "Visual Studio", ".vscode/mcp.json", ("servers",), _vscode),
     "vscode": JsonHost("vscode", "VS Code", ".vscode/mcp.json", ("servers",), _vscode),
     "cursor": JsonHost("cursor", "Cursor", ".cursor/mcp.json", ("mcpServers",), _cursor),
     "opencode": JsonHost("opencode", "opencode", "opencode.jsonc", ("mcp",), _opencode),
@@ -160,7 +171,7 @@ def _node(data: dict[str, Any], path: Path, keys: tuple[str, ...]) -> dict[str, 
 def _write_json(path: Path, text: str, data: dict[str, Any], what: str,
                 edit: Callable[[str], str] | None) -> Change:
     """Write DATA to PATH: a plain rewrite when the file has no comments, else EDIT
-    (a text insertion) when there is one, else a refusal."""
+    (a text edit of our entry alone) when there is one, else a refusal."""
     action = "updated" if text else "created"
     if text and jsonc.has_comments(text):
         if edit is None:
@@ -168,7 +179,12 @@ def _write_json(path: Path, text: str, data: dict[str, Any], what: str,
                 f"{path} has comments, and adding {what} would mean rewriting part of it; "
                 "nothing was changed: edit it by hand (git memex init --print-config "
                 "shows the entry)")
-        new_text = edit(text)
+        try:
+            new_text = edit(text)
+        except jsonc.JsoncError as exc:
+            raise MemexError(f"{path}: could not edit {what} ({exc}); nothing was "
+                             "changed: edit it by hand (--print-config shows the entry)"
+                             ) from None
         if jsonc.loads(new_text) != data:
             raise MemexError(f"{path}: could not add {what} safely; nothing was changed")
     else:
@@ -214,10 +230,11 @@ def merge_json_host(top: Path, host: JsonHost, cmd: list[str], dry: bool = False
     if current == merged:
         return Change(path, "unchanged", what), snippet
     node[SERVER] = merged
-    edit = None
-    if current is None:
-        def edit(old: str) -> str:
+
+    def edit(old: str) -> str:
+        if current is None:
             return jsonc.insert_entry(old, keys, SERVER, merged)
+        return jsonc.replace_entry(old, keys, SERVER, merged)
     return _write_json(path, text, data, what, edit), snippet
 
 
@@ -361,6 +378,44 @@ def claude_hooks(top: Path, dry: bool = False) -> tuple[Change | None, Snippet]:
     return _write_json(path, text, data, what, None), snippet
 
 
+CLAUDE_FILE = "CLAUDE.md"
+CLAUDE_IMPORT = "@AGENTS.md"
+LOCAL_SETTINGS = ".claude/settings.local.json"
+
+
+def import_agents_md(top: Path, dry: bool = False) -> tuple[Change | None, Snippet]:
+    """An existing CLAUDE.md is what Claude Code reads instead of AGENTS.md: give it an
+    `@AGENTS.md` import line once (no CLAUDE.md: nothing to do)."""
+    path = top / CLAUDE_FILE
+    snippet = Snippet(path, CLAUDE_IMPORT + "\n")
+    text = _read(path)
+    what = f"{CLAUDE_IMPORT} import (Claude Code reads AGENTS.md through it)"
+    if dry or not path.exists():
+        return None, snippet
+    if any(line.strip() == CLAUDE_IMPORT for line in text.splitlines()):
+        return Change(path, "unchanged", what), snippet
+    store.write_atomic(path, text.rstrip("\n") + ("\n\n" if text.strip() else "")
+                       + CLAUDE_IMPORT + "\n")
+    return Change(path, "updated", what), snippet
+
+
+def exclude_local_settings(top: Path) -> Change | None:
+    """.claude/settings.local.json holds this machine's hook commands: keep it out of
+    `git add -A` through .git/info/exclude (unless git already ignores it)."""
+    if gitio.git_binary() is None or gitio.discover(top) is None:
+        return None
+    probe = gitio.run(["check-ignore", "-q", "--no-index", LOCAL_SETTINGS], cwd=top,
+                      check=False)
+    exclude = gitio.git_path(top, "info/exclude")
+    what = f"{LOCAL_SETTINGS} ignored (this machine's hook commands)"
+    if probe.returncode == 0:
+        return Change(exclude, "unchanged", what)
+    text = _read(exclude)
+    sep = "" if not text or text.endswith("\n") else "\n"
+    store.write_atomic(exclude, f"{text}{sep}/{LOCAL_SETTINGS}\n")
+    return Change(exclude, "updated" if text else "created", what)
+
+
 # --- the whole setup -------------------------------------------------------------------
 
 
@@ -370,25 +425,30 @@ def setup(top: Path, client: str, hooks: bool = False, print_only: bool = False)
         raise UsageError(f"unknown client {client!r}; expected one of: {', '.join(CLIENT_NAMES)}")
     if hooks and client != "claude":
         raise UsageError("--hooks is for --client claude (Claude Code's hooks)")
-    cmd = server_command()
+    local = server_command()  # per-user files: this machine's path
     plan = Plan()
     steps: list[tuple[Change | None, Snippet]] = []
     if client == "codex":
-        steps.append(merge_codex(codex_config(), cmd, print_only))
+        steps.append(merge_codex(codex_config(), local, print_only))
     else:
-        steps.append(merge_json_host(top, JSON_HOSTS[client], cmd, print_only))
+        steps.append(merge_json_host(top, JSON_HOSTS[client], PORTABLE, print_only))
     if hooks:
         steps.append(claude_hooks(top, print_only))
     steps.append(merge_agents_md(top, print_only))
+    if client == "claude":
+        steps.append(import_agents_md(top, print_only))
     for change, snippet in steps:
         plan.snippets.append(snippet)
         if change is not None:
             plan.changes.append(change)
-    if cmd[0] == sys.executable:
-        plan.notices.append("git-memex is not on PATH; the configuration runs "
+    if hooks and not print_only and (excluded := exclude_local_settings(top)) is not None:
+        plan.changes.append(excluded)
+    uses_local = client == "codex" or hooks
+    if uses_local and local[0] == sys.executable:
+        plan.notices.append("git-memex is not on PATH; this machine's configuration runs "
                             f"{sys.executable} -m memex.adapters.cli")
-    if client != "codex" and not print_only and plan.changes[0].action != "unchanged":
-        plan.notices.append("the server command is this machine's path "
-                            f"({cmd[0]}); teammates run `git memex init --client {client}` "
-                            "themselves")
+    if client != "codex" and shutil.which(PORTABLE[0]) is None:
+        plan.notices.append(f"{JSON_HOSTS[client].file} runs `{PORTABLE[0]}` from PATH, and "
+                            f"it is not on PATH here: put {Path(sys.executable).parent} on "
+                            "PATH for the host (git memex doctor checks it)")
     return plan

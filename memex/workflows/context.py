@@ -25,8 +25,6 @@ from memex.storage import usage
 from memex.storage.homes import Workspace
 from memex.workflows import freshness
 
-DEFAULT_PROJECT = 8
-DEFAULT_PERSONAL = 5
 MAX_INSTRUCTIONS = 20
 LINE_LIMIT = 240
 SHORT_ID = 10
@@ -127,14 +125,10 @@ def passes_rule1(memory: model.Memory, identity: str) -> bool:
     return memory.is_reviewed
 
 
-def _limit(ws: Workspace, key: str, default: int) -> int:
-    return max(0, ws.int_setting(key, default))
-
-
 def limits(ws: Workspace) -> dict[str, int]:
     return {
-        "project": _limit(ws, "memex.maxProjectMemories", DEFAULT_PROJECT),
-        "personal": _limit(ws, "memex.maxProfileItems", DEFAULT_PERSONAL),
+        "project": ws.int_setting("memex.maxProjectMemories"),
+        "personal": ws.int_setting("memex.maxProfileItems"),
     }
 
 

@@ -11,9 +11,10 @@ import shlex
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
-from memex.core import jsonc
-from memex.storage import gitio, homes, store, usage
+from memex.core import clock, jsonc
+from memex.storage import gitio, homes, hooklog, store, usage
 from memex.storage.homes import Workspace
 from memex.workflows import githooks, rekey, setup
 
@@ -255,14 +256,19 @@ def check_index(ws: Workspace) -> list[Check]:
 
 
 def check_mcp_configs(ws: Workspace) -> list[Check]:
-    """Every MCP config git-memex wrote here still points at a command that exists."""
+    """Every MCP config git-memex wrote here points at a command that resolves here, and
+    the shared ones (committed by teams) hold no machine's absolute path."""
     from memex.workflows import clients
 
     if ws.repo is None:
         return []
     out: list[Check] = []
+    seen: set[str] = set()
     for host in clients.JSON_HOSTS.values():
-        path = ws.repo.toplevel / host.file
+        if host.file in seen:
+            continue  # Visual Studio and VS Code share .vscode/mcp.json
+        seen.add(host.file)
+        path = clients.json_host_file(ws.repo.toplevel, host)
         try:
             data = jsonc.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, UnicodeDecodeError):
@@ -278,9 +284,19 @@ def check_mcp_configs(ws: Workspace) -> list[Check]:
         if not isinstance(program, str) or not program:
             out.append(Check("mcp", "fail", f"{host.file}: the {clients.SERVER} server has "
                              "no command", f"git memex init --client {host.name}"))
-        elif shutil.which(program) is None:
+        elif shutil.which(program) is None and os.path.isabs(program):
             out.append(Check("mcp", "fail", f"{host.file}: {program} is not a command here",
                              f"git memex init --client {host.name}"))
+        elif shutil.which(program) is None:
+            out.append(Check("mcp", "fail", f"{host.file}: {program} is not on PATH here, so "
+                             "the host cannot start the server",
+                             "put the folder holding git-memex on PATH (the venv's bin, "
+                             "or pipx)"))
+        elif os.path.isabs(program):
+            out.append(Check("mcp", "warn", f"{host.file}: the {clients.SERVER} server runs "
+                             f"{program}, a path of one machine: a teammate's host cannot "
+                             "start it", f"git memex init --client {host.name} (writes "
+                             f"`{' '.join(clients.PORTABLE)}`)"))
         else:
             out.append(Check("mcp", "ok", f"{host.label}: {host.file} runs {program}"))
     return out
@@ -305,10 +321,34 @@ def check_usage_log(ws: Workspace) -> list[Check]:
                   + (f" (rotated at {limit:,})" if limit > 0 else " (never rotated)"))]
 
 
+HOOK_FAILURE_DAYS = 7
+_HOOK_COMMANDS = {"session_start": "context", "user_prompt_submit": "capture"}
+
+
+def check_hook_failures(ws: Workspace) -> list[Check]:
+    """Agent hooks fail silently by design (they never block a prompt) and log instead:
+    a failure this week means memory injection may have stopped."""
+    since = clock.now() - timedelta(days=HOOK_FAILURE_DAYS)
+    failures = hooklog.since(ws.home, since)
+    if not failures:
+        return [Check("agent-hooks", "ok",
+                      f"no agent hook failure in the last {HOOK_FAILURE_DAYS} days")]
+    last = failures[-1]
+    step = _HOOK_COMMANDS.get(last.get("hook", ""), "context")
+    return [Check("agent-hooks", "warn",
+                  f"{len(failures)} agent hook failure(s) in the last {HOOK_FAILURE_DAYS} "
+                  f"days; the last at {last.get('at')} ({last.get('hook')}): "
+                  f"{last.get('error')}",
+                  hint=f"see {hooklog.log_path(ws.home)}; `git memex {step}` without "
+                  "--hook shows such an error directly",
+                  paths=(str(hooklog.log_path(ws.home)),))]
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
     check_git, check_home_exposed, check_index, check_merge_driver, check_hooks,
     check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs, check_usage_log,
+    check_hook_failures,
 ]
 
 

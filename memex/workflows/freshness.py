@@ -9,37 +9,23 @@ everything; the commands that show the state say "never fetched".
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from memex.core import clock
+from memex.storage import settings
 from memex.storage.homes import Workspace
 
-DEFAULT_STALE_AFTER = timedelta(days=7)
 SETTING = "memex.staleAfter"
-_SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|sec|min|hours?|days?|weeks?)?\s*$",
-                   re.IGNORECASE)
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_span(text: str) -> timedelta | None:
-    """`7d`, `12h`, `2w`, `30m`, `3 days`, or a bare number of days; None if unreadable."""
-    match = _SPAN.match(text)
-    if not match:
-        return None
-    unit = (match.group(2) or "d").lower()
-    return timedelta(seconds=float(match.group(1)) * _UNIT_SECONDS[unit[0]])
+DEFAULT_STALE_AFTER: timedelta = settings.default(SETTING)
+parse_span = settings.parse_span  # `7d`, `12h`, `2w`, `30m`, `3 days`, a bare number of days
 
 
 def stale_after(ws: Workspace) -> timedelta:
     """memex.staleAfter (`7d`, `36h`, `2w`, `1.5d`, a bare number of days); a value that
-    does not parse is named on stderr once and the default used."""
-    value = ws.setting(SETTING)
-    span = parse_span(value) if value else None
-    if span is None and value:
-        ws.warn_setting(SETTING, value, "a duration (like 7d, 36h, 2w)", "7d")
-    return span if span is not None else DEFAULT_STALE_AFTER
+    does not parse is an error naming it (memex.storage.settings)."""
+    span: timedelta = ws.typed(SETTING)
+    return span
 
 
 def last_fetch(ws: Workspace) -> datetime | None:

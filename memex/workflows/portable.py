@@ -27,7 +27,7 @@ import hmac
 import json
 import os
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -423,8 +423,10 @@ def _find_existing(ws: Workspace, memory_id: str) -> Path | None:
     return None
 
 
-def import_path(ws: Workspace, source: Path, dry_run: bool = False) -> ImportReport:
-    """Import an archive file or an open-memex folder into this workspace."""
+def import_path(ws: Workspace, source: Path, dry_run: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Import an archive file or an open-memex folder into this workspace; PROGRESS (done,
+    total) after each entry."""
     report = ImportReport(dry_run=dry_run)
     limit = writes.max_bytes(ws)
     if source.is_dir():
@@ -436,11 +438,14 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False) -> ImportRep
     else:
         raise UsageError(f"no such file or folder: {source}")
     seen: set[str] = set()
-    for entry in entries:
+    todo = list(entries)
+    for done, entry in enumerate(todo, start=1):
         try:
             _import_one(ws, entry, limit, report, seen, dry_run, origin)
         except MemexError as exc:
             report.rejected.append((entry.where, str(exc)))
+        if progress is not None:
+            progress(done, len(todo))
     if report.imported and not dry_run:
         usage.record_in(ws, "import", [i for i, _ in report.imported])
     return report

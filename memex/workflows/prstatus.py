@@ -78,12 +78,8 @@ class PrReport:
 
 
 def host_timeout(ws: Workspace) -> float:
-    value = ws.setting("memex.hostTimeout")
-    try:
-        seconds = float(value) if value else hosts.DEFAULT_TIMEOUT
-    except ValueError:
-        return hosts.DEFAULT_TIMEOUT
-    return seconds if seconds > 0 else hosts.DEFAULT_TIMEOUT
+    seconds: float = ws.typed("memex.hostTimeout")
+    return seconds
 
 
 NO_APPROVAL = "no approval recorded"

@@ -14,7 +14,7 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import store, usage
+from memex.storage import homes, settings, store, usage
 from memex.storage.homes import Workspace
 from memex.workflows.scan import scan_texts
 
@@ -294,13 +294,16 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
 def team_max_bytes(ws: Workspace) -> int:
     """The body limit the gate enforces: the team's value (.memexconfig), never a
     person's git config, so a local verify and CI agree."""
-    value = ws.team_config.get("memex.maxbytes")
-    try:
-        return int(value) if value is not None else model.DEFAULT_MAX_BYTES
-    except ValueError:
-        ws.warn_setting("memex.maxBytes", value or "", "a whole number",
-                        str(model.DEFAULT_MAX_BYTES))
-        return model.DEFAULT_MAX_BYTES
+    spec = settings.BY_KEY["memex.maxbytes"]
+    value = ws.team_config.get(spec.key)
+    if value is None:
+        return int(settings.default(spec.name))
+    parsed = spec.parse(value)
+    if parsed is None:
+        where = str(ws.repo.toplevel / homes.MEMEXCONFIG) if ws.repo else homes.MEMEXCONFIG
+        raise homes.SettingError(settings.bad_value_message(spec.name, value, spec.expected,
+                                                            where))
+    return int(parsed)
 
 
 def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:

@@ -67,7 +67,7 @@ class WriteResult:
 
 
 def max_bytes(ws: Workspace) -> int:
-    return ws.int_setting("memex.maxBytes", model.DEFAULT_MAX_BYTES)
+    return ws.int_setting("memex.maxBytes")
 
 
 def _redact_fields(title: str, body: str, aliases: list[str]

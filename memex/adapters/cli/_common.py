@@ -33,10 +33,31 @@ def json_option(func: F) -> F:
 
 def workspace(repo: str | None = None, allow_missing_git: bool = False,
               home_check: bool = True) -> Any:
+    from memex.index import build
     from memex.storage.homes import workspace as make
 
+    build.report_progress_with(index_progress())
     return make(Path(repo) if repo else None, allow_missing_git=allow_missing_git,
                 home_check=home_check)
+
+
+INDEX_PROGRESS_MIN = 500  # files parsed by one refresh before it is worth a word
+
+
+def index_progress() -> Any:
+    """For a refresh that parses many files (the first read of a clone): a bar on a
+    terminal's stderr, else one line when it is done; nothing for a small one."""
+    bar = progress_bar(False, "indexing memories")
+
+    def progress(done: int, total: int) -> None:
+        if total < INDEX_PROGRESS_MIN or quiet():
+            return
+        if bar is not None:
+            bar(done, total)
+        elif done == total:
+            note(f"git-memex: indexed {total:,} memory files")
+
+    return progress
 
 
 def read_workspace(repo: str | None = None) -> Any:
@@ -87,8 +108,33 @@ def warn(message: str) -> None:
     click.echo(f"warning: {message}", err=True)
 
 
+def quiet_option(func: F) -> F:
+    """`-q/--quiet`, as git's: no progress messages or chatter; data (--json), warnings
+    and errors still print."""
+    def remember(ctx: click.Context, _: click.Parameter, value: bool) -> bool:
+        ctx.find_root().meta["git_memex_quiet"] = value
+        return value
+
+    return click.option("--quiet", "-q", is_flag=True, expose_value=False,
+                        callback=remember, is_eager=True,
+                        help="Print no progress messages, only warnings and errors.")(func)
+
+
+def quiet() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get("git_memex_quiet"))
+
+
 def note(message: str) -> None:
-    click.echo(message, err=True)
+    """A message on stderr (silenced by --quiet)."""
+    if not quiet():
+        click.echo(message, err=True)
+
+
+def say(message: str) -> None:
+    """Chatter on stdout that is not data (silenced by --quiet)."""
+    if not quiet():
+        click.echo(message)
 
 
 def report_quarantine(items: Iterable[Any]) -> None:
@@ -108,6 +154,40 @@ def stdin_is_tty() -> bool:
         return sys.stdin is not None and sys.stdin.isatty()
     except (ValueError, OSError):
         return False
+
+
+def stdout_is_tty() -> bool:
+    try:
+        return sys.stdout is not None and sys.stdout.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def page(text: str) -> None:
+    """TEXT through git's pager (`git var GIT_PAGER`: GIT_PAGER, core.pager, PAGER, less;
+    LESS=FRX unless set, so a short listing just prints) on a terminal, like git's own
+    listings; straight to stdout otherwise."""
+    text = text if text.endswith("\n") else text + "\n"
+    if not stdout_is_tty():
+        click.echo(text, nl=False)
+        return
+    import subprocess
+
+    from memex.storage import gitio
+
+    pager = gitio.run(["var", "GIT_PAGER"], check=False).stdout.strip() \
+        if gitio.git_binary() else os.environ.get("PAGER", "less")
+    if not pager or pager == "cat":
+        click.echo(text, nl=False)
+        return
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    sys.stdout.flush()
+    try:
+        subprocess.run(pager, shell=True, input=text.encode("utf-8"), env=env, check=False)
+    except OSError:
+        click.echo(text, nl=False)
 
 
 def read_stdin_text() -> str:

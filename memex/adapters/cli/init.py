@@ -24,6 +24,7 @@ CLIENTS = ("claude", "vscode", "cursor", "codex", "opencode", "vs")
                    "UserPromptSubmit hooks (.claude/settings.local.json).")
 @click.option("--print-config", is_flag=True,
               help="With --client: print the configuration instead of writing it.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -79,7 +80,7 @@ def cli(dir_name: str | None, yes: bool, git_hooks: bool, client: str | None, ho
         for line in result.warnings:
             _common.warn(line)
         for line in result.changed:
-            click.echo(line)
+            _common.say(line)
     client_data = _setup_client(ws, client, hooks, as_json) if client is not None else None
     if as_json:
         data: dict[str, Any] = {"changed": result.changed, "unchanged": result.unchanged,
@@ -90,9 +91,9 @@ def cli(dir_name: str | None, yes: bool, git_hooks: bool, client: str | None, ho
         return
     if client is None:
         if not result.changed:
-            click.echo("already set up; nothing changed")
+            _common.say("already set up; nothing changed")
         else:
-            click.echo("commit .memexconfig, .gitattributes and the folder when ready")
+            _common.say("commit .memexconfig, .gitattributes and the folder when ready")
 
 
 def _top(ws: Any) -> Any:
@@ -120,7 +121,7 @@ def _setup_client(ws: Any, client: str, hooks: bool, as_json: bool) -> dict[str,
         _common.note(f"git-memex: {notice}")
     if not as_json:
         for change in plan.changes:
-            click.echo(f"{change.action} {change.path}: {change.what}")
+            _common.say(f"{change.action} {change.path}: {change.what}")
     return {"name": client, "changes": [c.as_json() for c in plan.changes],
             "notices": plan.notices}
 

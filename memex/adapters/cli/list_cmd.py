@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,15 +20,18 @@ from memex.adapters.cli import _common, _render
 @click.option("--as-of", "as_of", help="What was known and believed at TIME (RFC 3339).")
 @click.option("--from-git", "from_git", is_flag=True,
               help="With --as-of: read the memory folder as git held it then.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N",
+              help="Only the newest N (the rest are counted on stderr).")
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
 def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, from_git: bool,
-        as_json: bool) -> None:
+        limit: int | None, as_json: bool) -> None:
     """List memories, newest first: this project's (outbox drafts and the repo's own)
     and your personal ones; never another project's.
 
-    The STATE column shows the review state ([draft], [proposed], [approved],
+    On a terminal a long listing goes through git's pager (core.pager), as git's own
+    listings do. The STATE column shows the review state ([draft], [proposed], [approved],
     [published], [rejected]) or [personal].
 
     --as-of TIME applies the as-of rules (created by TIME, not retired by it, valid
@@ -41,17 +45,17 @@ def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, from_gi
 
     ws = _common.read_workspace()
     if not from_git:
-        _list(ws, scopes, include, _common.time_value(as_of, "--as-of"), as_json)
+        _list(ws, scopes, include, _common.time_value(as_of, "--as-of"), as_json, limit)
         return
     if not as_of:
         raise click.UsageError("--from-git needs --as-of DATE")
     with asof.from_git(ws, as_of) as past:
         _common.note(f"as of {past.moment}: the memory folder at commit {past.commit[:10]}")
-        _list(past.ws, scopes, include, past.moment, as_json)
+        _list(past.ws, scopes, include, past.moment, as_json, limit)
 
 
 def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | None,
-          as_json: bool) -> None:
+          as_json: bool, limit: int | None = None) -> None:
     from memex.storage import usage
     from memex.workflows import reads
 
@@ -62,7 +66,7 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
         shown: list[str] = []
 
         def rows() -> Iterator[dict[str, object]]:
-            for item in items:
+            for item in items if limit is None else itertools.islice(items, limit):
                 shown.append(item.id)
                 yield reads.as_json(item)
 
@@ -70,7 +74,8 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
         usage.record_in(ws, "list", shown)
         return
     view = reads.load_view(ws, scopes or None, include_all=include == "all", as_of=moment)
-    usage.record_in(ws, "list", [i.id for i in view.items])
+    page = view.items if limit is None else view.items[:limit]
+    usage.record_in(ws, "list", [i.id for i in page])
     _report(view)
     if not view.items:
         everything = not scopes and include == "all" and moment is None
@@ -80,7 +85,9 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
             _common.note("no memories match (--include all also shows retired and expired "
                          "ones)" if include != "all" else "no memories match")
         return
-    click.echo(_render.table(_render.memory_rows(view.items), _render.LIST_HEADERS))
+    if len(page) < len(view.items):
+        _common.note(f"the newest {len(page)} of {len(view.items)} shown (--limit)")
+    _common.page(_render.table(_render.memory_rows(page), _render.LIST_HEADERS))
 
 
 def _report(view: Any) -> None:

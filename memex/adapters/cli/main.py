@@ -40,9 +40,12 @@ class Dispatcher(click.Group):
                         ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and name not in STEPS and not name.startswith("-"):
-            steps = ", ".join(STEPS)
-            click.echo(f"git-memex: '{name}' is not a git-memex step. The steps are: {steps}",
-                       err=True)
+            import difflib
+
+            near = difflib.get_close_matches(name, list(STEPS), n=1, cutoff=0.6)
+            hint = (f"did you mean {near[0]}?" if near
+                    else "the steps are: " + ", ".join(STEPS))
+            click.echo(f"git-memex: '{name}' is not a git-memex step; {hint}", err=True)
             ctx.exit(2)
         return super().resolve_command(ctx, args)
 

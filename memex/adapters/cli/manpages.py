@@ -76,6 +76,48 @@ ENVIRONMENT = [
 ]
 
 
+def configuration(mentioned_in: str | None = None) -> list[str]:
+    """CONFIGURATION from the settings registry: every key (the main page), or the keys
+    a step's help names (a step page), each with its type and default."""
+    from memex.storage import settings
+
+    keys = [s for s in settings.REGISTRY
+            if mentioned_in is None or s.name.lower() in mentioned_in.lower()]
+    if mentioned_in is not None and not keys:
+        return []
+    lines = [".SH CONFIGURATION",
+             "Settings are git config keys (\\fBgit config memex.maxBytes 128k\\fR, in the "
+             "repository or \\fB\\-\\-global\\fR); those marked \\fIteam\\fR may also be set "
+             "in the committed \\fI.memexconfig\\fR (git config syntax), which a person's "
+             "own value overrides. Whole numbers take git's \\fBk\\fR, \\fBm\\fR and "
+             "\\fBg\\fR suffixes. A value that does not parse stops the command (exit 1) "
+             "with the key, the value and the file it came from; agent hooks log it and use "
+             "the default."]
+    for spec in keys:
+        default = f"default {spec.default}" if spec.default is not None else "unset"
+        team = ", team" if spec.team else ""
+        lines += [".TP", f"\\fB{_roff(spec.name)}\\fR ({spec.kind}, {_roff(default)}{team})",
+                  _roff(spec.doc)]
+    if mentioned_in is not None:
+        lines += [".PP", "Every key: \\fBgit\\-memex\\fR(1)."]
+    return lines
+
+
+EXAMPLES = [
+    ".SH EXAMPLES",
+    ".TP", "\\fBgit memex init \\-\\-client claude \\-\\-hooks\\fR",
+    "Set up this repository and Claude Code (MCP server, session hooks, AGENTS.md).",
+    ".TP", "\\fBgit memex capture \\(dqDeploys go through staging first\\(dq\\fR",
+    "Save a project memory (a draft in your outbox until submitted).",
+    ".TP", "\\fBgit memex search staging deploy\\fR",
+    "Find memories of this project and your personal ones.",
+    ".TP", "\\fBgit memex submit \\-\\-all && git push\\fR",
+    "Commit the drafts into \\fI.memex/\\fR for review in a pull request.",
+    ".TP", "\\fBgit config \\-\\-global memex.maxBytes 128k\\fR",
+    "Accept memory bodies up to 128 KiB.",
+]
+
+
 def render_step(name: str) -> str:
     module = importlib.import_module(STEPS[name][0])
     command: click.Command = module.cli
@@ -96,6 +138,7 @@ def render_step(name: str) -> str:
         lines.append(_roff(para))
     lines.append(".SH OPTIONS")
     lines += _options(command)
+    lines += configuration(command.help or "")
     lines += EXIT_STATUS + ENVIRONMENT
     lines += [".SH SEE ALSO", "\\fBgit\\-memex\\fR(1)"]
     return "\n".join(lines) + "\n"
@@ -129,15 +172,8 @@ def render_main() -> str:
     ]
     for name, (_, summary) in STEPS.items():
         lines += [".TP", f"\\fBgit\\-memex\\-{_roff(name)}\\fR(1)", _roff(summary)]
-    lines += [
-        ".SH SETTINGS",
-        "Personal settings are git config keys (repo or global): \\fBmemex.dir\\fR, "
-        "\\fBmemex.identity\\fR, \\fBmemex.maxBytes\\fR, \\fBmemex.orgRepo\\fR, "
-        "\\fBmemex.lockTimeout\\fR (seconds a write waits for another git-memex process "
-        "writing the same home before it fails as busy, changing nothing; default 60). "
-        "Team settings live in the committed \\fI.memexconfig\\fR (git config syntax).",
-    ]
-    lines += EXIT_STATUS + ENVIRONMENT
+    lines += configuration()
+    lines += EXAMPLES + EXIT_STATUS + ENVIRONMENT
     lines += [".SH SEE ALSO", "\\fBgit\\fR(1)"]
     return "\n".join(lines) + "\n"
 

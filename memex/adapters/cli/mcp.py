@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from memex.adapters.cli import _common
+from memex.core.errors import UsageError, install_command
 
 
 @click.command("mcp")
-@click.option("--repo", type=click.Path(exists=True, file_okay=False),
-              help="The repository to serve (default: the current directory).")
+@click.option("--repo", help="The repository to serve (default: the current directory). "
+              "A host variable the host left unexpanded (${workspaceFolder}) means the "
+              "current directory.")
 @_common.version_option
 @_common.handle_errors
 def cli(repo: str | None) -> None:
@@ -25,6 +29,10 @@ def cli(repo: str | None) -> None:
     is replaced by a draft successor. Personal memories are offered to the agent
     unless `memex.maxProfileItems` is 0. Settings are read when the server starts.
     """
+    if repo is not None and "${" in repo:
+        repo = None  # a host that does not expand the variable starts us in the project
+    elif repo is not None and not Path(repo).is_dir():
+        raise UsageError(f"--repo {repo}: the directory does not exist")
     ws = _common.workspace(repo)
     if _common.stdin_is_tty():
         _common.note("git-memex mcp: serving MCP on stdin/stdout for an agent host "
@@ -33,8 +41,8 @@ def cli(repo: str | None) -> None:
         from memex.adapters import mcp_server
     except ImportError as exc:
         raise click.ClickException(
-            f"the MCP SDK is not installed ({exc}); install it with: "
-            "pip install 'git-memex[mcp]'") from None
+            f"the MCP SDK is not installed ({exc}); install it into this git-memex's "
+            f"Python (the mcp extra of memex-git) with: {install_command('mcp>=2,<3')}") from None
     mcp_server.serve(ws)
 
 

@@ -13,6 +13,7 @@ from memex.adapters.cli import _common, _render
 @click.option("--drop-merged", is_flag=True, help="After a squash or rebase merge: move the "
               "branch to upstream when its only local commits are memory commits upstream "
               "already holds (as git reset --keep).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -49,18 +50,18 @@ def cli(remote: str | None, org: bool, drop_merged: bool, as_json: bool) -> None
         return
     if receipt.up_to_date:
         extra = f"; your branch is {receipt.ahead} commit(s) ahead" if receipt.ahead else ""
-        click.echo(f"already up to date with {receipt.ref}{extra}")
+        _common.say(f"already up to date with {receipt.ref}{extra}")
         return
-    click.echo(f"fast-forwarded to {receipt.ref} ({(receipt.after or '')[:10]}, "
+    _common.say(f"fast-forwarded to {receipt.ref} ({(receipt.after or '')[:10]}, "
                f"{receipt.commits} commit(s))")
     sections = (("new", receipt.new), ("changed", receipt.changed),
                 ("retired", receipt.retired), ("removed", receipt.removed))
     if not any(items for _, items in sections):
-        click.echo("no memory changed")
+        _common.say("no memory changed")
     for label, items in sections:
         for change in items:
             state = f"[{change.review_state or '?'}]"
-            click.echo(f"{label:8} {_render.short(change.id)} {state} {change.title}")
+            _common.say(f"{label:8} {_render.short(change.id)} {state} {change.title}")
     for notice in receipt.notices:
         _common.note(f"git-memex: {notice}")
     if receipt.indexed is not None:

@@ -50,4 +50,5 @@ STEPS: dict[str, tuple[str, str]] = {
     "diff": (_CLI + "diff", "Show what a range or the working tree did to memories"),
     "review": (_CLI + "review", "Summarise a memory PR for its reviewers (and CI)"),
     "log": (_CLI + "log", "Show one memory's history across commits"),
+    "completion": (_CLI + "completion", "Print the bash or zsh completion script"),
 }

