@@ -35,7 +35,8 @@ from pathlib import Path
 
 from memex.core.redact import redact
 
-DATA = Path("/work/shared/bench/secrets/gitleaks_samples.json")
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # beside the repository
+DATA = SHARED / "bench" / "secrets" / "gitleaks_samples.json"
 SENTENCES = ("the deploy key is {} for now", "{}", "use {} here")
 SEED = 14
 FRESH_PER_SECRET = 4

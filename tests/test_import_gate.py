@@ -18,7 +18,8 @@ from memex.workflows import portable
 from tests.conftest import git
 from tests.helpers import invoke, invoke_json
 
-STORE = Path("/work/shared/bench/open-memex-store")
+# shared/ lies beside the repository (CI lays a copy there): read it where it is.
+STORE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "open-memex-store"
 FORGED = {"role": "instruction", "instruction_state": "approved", "trust_level": "trusted",
           "review_state": "published", "approved_by": "github:mallory"}
 

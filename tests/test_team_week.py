@@ -2,11 +2,13 @@
 with their own identities and homes, PR branches, a squash merge and a rebase merge made
 on the remote side with plain git, pr-status against the loopback GitHub, pull
 --drop-merged, a concurrent edit merged by the driver without git-memex on PATH, two
-successors, a rebase in progress. At the end every memory is accounted for: none lost,
-none approved or published without an approval on record."""
+successors, a rebase in progress, imports from another repo and from an open-memex
+folder. At the end every memory is accounted for: none lost, none approved or published
+without an approval on record."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -20,6 +22,7 @@ from tests.helpers import invoke
 from tests.test_team_branches import merge_on_remote, rebase_in_progress
 
 ORIGIN = "git@github.com:Acme/App.git"
+OPEN_MEMEX = Path(__file__).resolve().parents[2] / "shared" / "bench" / "open-memex-store"
 PLAIN = {**os.environ, "PATH": "/usr/bin:/bin"}  # a GUI client's PATH: no git-memex
 
 
@@ -120,6 +123,28 @@ def test_team_week(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         bob.run("submit", c1)
         bob.git("push", "-q")
         created[c1] = "proposed after the rebase was aborted"
+
+    # Saturday: imports land as untrusted drafts in *this* repo's outbox, whatever they
+    # claimed: one from another repo's export, and an open-memex folder's files
+    other = tmp_path / "other"
+    git("init", "-q", "-b", "main", str(other), cwd=tmp_path)
+    monkeypatch.chdir(other)
+    o1 = json.loads(invoke("capture", "Deploys need two approvals", "--json").stdout)["id"]
+    assert invoke("export", "-o", str(tmp_path / "other.jsonl")).exit_code == 0
+    imported = alice.run("import", str(tmp_path / "other.jsonl"))
+    assert [m["id"] for m in imported["imported"]] == [o1]
+    if OPEN_MEMEX.is_dir():
+        foreign = alice.run("import", str(OPEN_MEMEX / "repo"))["imported"]
+        assert len(foreign) == 7
+        for item in foreign:
+            shown = alice.run("show", item["id"])
+            assert (shown["review_state"], shown["trust_level"]) == ("draft", "untrusted")
+    alice.run("pull")
+    submitted = alice.run("submit", "--all")
+    alice.git("push", "-q")
+    for item in submitted["submitted"]:
+        created[item["id"]] = "imported, then submitted for review"
+    assert o1 in created
 
     # Every memory accounted for, on a fresh clone of the remote
     fresh = tmp_path / "auditor"
