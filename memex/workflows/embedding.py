@@ -81,8 +81,7 @@ def start_background(ws: Workspace) -> list[str]:
 
 
 def background_allowed(ws: Workspace) -> bool:
-    value = (ws.setting(BACKGROUND_SETTING) or "true").strip().lower()
-    return value not in ("false", "no", "off", "0")
+    return bool(ws.typed(BACKGROUND_SETTING))
 
 
 def run_background(ws: Workspace, provider: embed.Provider) -> vectors.EmbedReport | None:

