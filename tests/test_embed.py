@@ -161,8 +161,13 @@ def test_damaged_vectors_file_is_started_again(repo: Path) -> None:
     capture("We deploy staging over the VPN")
     invoke_json("embed")
     vectors.forget_loaded()
-    (repo / ".git" / "memex" / vectors.DB_NAME).write_bytes(b"not a database" * 100)
-    assert invoke_json("embed")["embedded"] == 1
+    db = repo / ".git" / "memex" / vectors.DB_NAME
+    db.write_bytes(b"not a database" * 100)
+    inode = db.stat().st_ino
+    with db.open("rb"):  # another process holding it: its inode cannot be reused
+        assert invoke_json("embed")["embedded"] == 1
+        # cut back in place, never deleted: that process's handle stays the file's
+        assert db.stat().st_ino == inode
     assert set(lanes("staging").values()) == {"bm25+vector"}
 
 

@@ -172,13 +172,6 @@ def _connect(target: str) -> sqlite3.Connection:
     return conn
 
 
-def remove_db(path: Path) -> None:
-    """Delete an SQLite file and its journals (a cache is started again)."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-
-
 def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Path | None]:
     """A connection to an index of the current schema, rebuilding what is not."""
     path = db_path(ws)
@@ -224,7 +217,7 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
                     conn.close()  # type: ignore[union-attr]
                 report.warnings.append(f"the index was unreadable ({exc}); rebuilt it")
                 try:
-                    _cut_back(path)
+                    cut_back(path)
                     continue
                 except OSError:
                     pass
@@ -252,12 +245,12 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
     except sqlite3.DatabaseError:
         if path is None:
             raise
-    _cut_back(path)
+    cut_back(path)
     schema.create(conn, replace=True)
 
 
-def _cut_back(path: Path) -> None:
-    """Truncate an unreadable index file and its WAL in place (an empty file is an
+def cut_back(path: Path) -> None:
+    """Truncate an unreadable SQLite cache file and its WAL in place (an empty file is an
     empty database); the inode stays, so every process's handle stays valid."""
     for suffix in ("", "-wal"):
         with contextlib.suppress(FileNotFoundError), open(f"{path}{suffix}", "r+b") as handle:

@@ -46,7 +46,7 @@ def db_path(ws: Workspace) -> Path:
     return ws.index_dir / DB_NAME
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path, repaired: bool = False) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), timeout=2.0, isolation_level=None)
     try:
@@ -56,11 +56,14 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute("CREATE TABLE IF NOT EXISTS vectors (provider TEXT NOT NULL, "
                      "key TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL, "
                      "UNIQUE (provider, key))")
-    except sqlite3.DatabaseError:
-        # A cache: a damaged file is started again (re-embedding costs time, not data).
+    except sqlite3.DatabaseError as exc:
+        # A cache: a damaged file is started again (re-embedding costs time, not data),
+        # cut back in place like the index, never deleted: another process may hold it.
         conn.close()
-        build.remove_db(path)
-        return connect(path)
+        if repaired or "locked" in str(exc) or "busy" in str(exc):
+            raise
+        build.cut_back(path)
+        return connect(path, repaired=True)
     return conn
 
 
