@@ -92,7 +92,9 @@ def make_text(rng: random.Random, vocab: list[str], n: int) -> str:
     return " ".join(out)
 
 
-def populate(repo: Path, n: int, seed: int = 7) -> list[Path]:
+def populate(repo: Path, n: int, seed: int = 7,
+             words: tuple[int, int] = (20, 120)) -> list[Path]:
+    """N memories under repo/.memex, bodies of WORDS (low, high) words; their paths."""
     rng = random.Random(seed)
     vocab = vocabulary(rng)
     folder = repo / ".memex"
@@ -103,7 +105,7 @@ def populate(repo: Path, n: int, seed: int = 7) -> list[Path]:
         mid = new_ulid()
         memory = model.Memory(
             id=mid, scope="project", type=rng.choice(model.TYPES),
-            title=make_text(rng, vocab, 6), body=make_text(rng, vocab, rng.randint(20, 120)),
+            title=make_text(rng, vocab, 6), body=make_text(rng, vocab, rng.randint(*words)),
             tags=[rng.choice(vocab[:200]) for _ in range(2)], repo_id="git-origin-sha256:x",
             review_state=rng.choice(("proposed", "approved", "published")),
             importance=rng.choice(model.IMPORTANCES), created_at=AT, updated_at=AT,

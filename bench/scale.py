@@ -33,38 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from index_search import AT, make_text, vocabulary  # noqa: E402
-
-from memex.core import frontmatter, model  # noqa: E402
-from memex.core.ulid import new_ulid  # noqa: E402
+import index_search  # noqa: E402
 
 WORD = "staging"  # a topical word: in a few percent of the memories
 
 
 def populate(repo: Path, n: int, words: int, seed: int = 11) -> list[str]:
     """N memories of about WORDS words (450: ~3 KB) under repo/.memex; their ids."""
-    rng = random.Random(seed)
-    vocab = vocabulary(rng)
-    folder = repo / ".memex"
-    folder.mkdir(parents=True)
-    old = time.time() - 3600  # older than the racy-clean window
-    ids = []
-    for i in range(n):
-        mid = new_ulid()
-        memory = model.Memory(
-            id=mid, scope="project", type=rng.choice(model.TYPES),
-            title=make_text(rng, vocab, 6),
-            body=make_text(rng, vocab, rng.randint(words // 2, words * 3 // 2)),
-            tags=[rng.choice(vocab[:200]) for _ in range(2)], repo_id="git-origin-sha256:x",
-            review_state=rng.choice(("proposed", "approved", "published")),
-            importance=rng.choice(model.IMPORTANCES), created_at=AT, updated_at=AT,
-            trust_level="reviewed", status="active" if i % 20 else "deprecated")
-        memory.tags = model.normalise_tags(memory.tags)
-        path = folder / f"{mid}.md"
-        path.write_text(frontmatter.emit(memory), encoding="utf-8")
-        os.utime(path, (old, old))
-        ids.append(mid)
-    return ids
+    paths = index_search.populate(repo, n, seed, (words // 2, words * 3 // 2))
+    return [path.stem for path in paths]
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
@@ -129,12 +106,12 @@ def measure(n: int, runs: int, words: int, only: list[str]
         print(f"N = {n:,}: first index in {time.perf_counter() - started:.1f} s",
               file=sys.stderr)
         rng = random.Random(5)
-        vocab = vocabulary(random.Random(11))
+        vocab = index_search.vocabulary(random.Random(11))
         counter = [0]
 
         def capture() -> list[str]:
             counter[0] += 1
-            text = f"bench note {counter[0]}: " + make_text(rng, vocab, words)
+            text = f"bench note {counter[0]}: " + index_search.make_text(rng, vocab, words)
             return [exe, "capture", text, "--tag", vocab[counter[0] % 200]]
 
         _, _, out = run([exe, "capture", "the update target of this bench run", "--json"],

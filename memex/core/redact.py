@@ -282,7 +282,8 @@ _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
 
 def _is_filler(body: str) -> bool:
-    """Mostly (3 in 4) one filler character: ``ghp_XXXX...``, ``glc_1111...``, ``00000TUVW``."""
+    """Mostly (3 in 4) one filler character: ``ghp_`` then a run of x, ``glc_1111...``,
+    ``00000TUVW``."""
     if not body:
         return True
     common = max(_FILLERS, key=body.count)

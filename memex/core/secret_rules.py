@@ -25,7 +25,7 @@ DIGIT = 1  # at least one digit (a run of letters only is a word or a placeholde
 MIXED = 2  # a digit, an upper- and a lower-case letter
 CASES = 4  # an upper- and a lower-case letter
 LETTER = 8  # at least one letter
-NOT_FILLER = 16  # not a placeholder filler: mostly one of x X 0 1 * # (xxxx, XXXX, 0000)
+NOT_FILLER = 16  # not a placeholder filler: mostly one of x X 0 1 * # (runs such as xxxx or 0000)
 
 # Characters that, right before a prefix, make it the middle of a longer word.
 WORD_BEFORE = "A-Za-z0-9_"
