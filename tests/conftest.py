@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import git
+
 BIN = Path(sys.executable).parent
 
 
@@ -52,9 +54,6 @@ def memex_home(tmp_path: Path) -> Path:
     return tmp_path / "memex-home"
 
 
-def git(*args: str, cwd: Path) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
 
 
 @pytest.fixture

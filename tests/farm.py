@@ -7,21 +7,13 @@ Each developer has their own clone, memory home (GIT_MEMEX_HOME) and git identit
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import invoke
-
-
-def git(*args: str, cwd: Path, check: bool = True) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
+from tests.helpers import git, invoke
 
 
 @dataclass

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from memex.core import frontmatter, model
 from memex.core.ulid import new_ulid
 from memex.storage import homes
+from tests.helpers import git_proc
 
 T0 = "2026-01-01T00:00:00Z"
 AT = "2026-11-01T06:00:00Z"
@@ -36,17 +36,11 @@ def read(path: Path) -> model.Memory:
     return frontmatter.load(path.read_text(encoding="utf-8"))[0]
 
 
-def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
-                          env=None)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
-    return proc
 
 
 def commit_all(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", message, cwd=repo)
 
 
 def edit(path: Path, **changes: Any) -> model.Memory:

@@ -10,7 +10,7 @@ import pytest
 
 from memex.core import frontmatter, model
 from memex.core.errors import InvalidMemory
-from memex.workflows import merge
+from memex.workflows import file_merge as merge
 from tests.helpers import invoke, invoke_json
 from tests.memfiles import memory
 

@@ -7,8 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from tests.conftest import git
-from tests.helpers import invoke, invoke_json
+from tests.helpers import git, invoke, invoke_json
 
 
 def checks(name: str) -> list[dict[str, object]]:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from memex.adapters.cli import _render
-from tests.conftest import BIN, git
-from tests.helpers import invoke, invoke_json
+from tests.conftest import BIN
+from tests.helpers import git, invoke, invoke_json
 
 
 def test_scores_are_fixed_point() -> None:

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from memex.workflows import githooks
-from tests.helpers import invoke
-from tests.memfiles import commit_all, git, memory, write
+from tests.helpers import git_proc, invoke
+from tests.memfiles import commit_all, memory, write
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -43,7 +43,7 @@ def test_pre_commit_framework_blocks_a_planted_secret(repo: Path, tmp_path: Path
                    capture_output=True)
     commit_all(repo, "config")
     path = write(repo, memory(body=f"deploy with\n\n{TOKEN}"))
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
                           capture_output=True, text=True)
     output = proc.stdout + proc.stderr
@@ -52,7 +52,7 @@ def test_pre_commit_framework_blocks_a_planted_secret(repo: Path, tmp_path: Path
     assert f".memex/{path.name}:{line}: unmasked github-token" in output
     assert TOKEN not in output
     path.write_text(path.read_text().replace(TOKEN, MASKED))
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     ok = subprocess.run(["git", "commit", "-m", "masked"], cwd=repo, env=env,
                         capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
@@ -64,7 +64,7 @@ def test_published_hook_runs_in_its_own_environment(repo: Path, tmp_path: Path) 
     env = _env(tmp_path)
     path = write(repo, memory(body=f"key {TOKEN}"))
     write(repo, memory(body=f"key {MASKED}"))
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     proc = subprocess.run([str(BIN / "pre-commit"), "try-repo", str(ROOT), "memex-secret-scan",
                            "--all-files"], cwd=repo, env=env, capture_output=True, text=True)
     output = proc.stdout + proc.stderr
@@ -83,17 +83,17 @@ def test_plain_git_hooks_install_and_scan(repo: Path) -> None:
     assert all(os.access(hooks / name, os.X_OK) for name in githooks.HOOKS)
     commit_all(repo, "init")
     path = write(repo, memory(body=f"<private>my home address</private> and {TOKEN}"))
-    git(repo, "add", "-A")
-    proc = git(repo, "commit", "-m", "leak", check=False)
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("commit", "-m", "leak", check=False, cwd=repo)
     assert proc.returncode == 1
     assert "unmasked github-token" in proc.stderr and "unredacted <private> block" in proc.stderr
     assert TOKEN not in proc.stderr and "home address" not in proc.stderr
     # the index is what gets committed: fixing only the working tree is not enough
     path.write_text(path.read_text().replace(TOKEN, MASKED))
-    assert git(repo, "commit", "-m", "leak", check=False).returncode == 1
+    assert git_proc("commit", "-m", "leak", check=False, cwd=repo).returncode == 1
     path.write_text(path.read_text().replace("<private>my home address</private>", "[REDACTED]"))
-    git(repo, "add", "-A")
-    assert git(repo, "commit", "-q", "-m", "clean").returncode == 0
+    git_proc("add", "-A", cwd=repo)
+    assert git_proc("commit", "-q", "-m", "clean", cwd=repo).returncode == 0
     assert "ok   hooks" in invoke("doctor").stdout
 
 
@@ -110,14 +110,15 @@ def test_refresh_hooks_never_fail_the_git_command(repo: Path, tmp_path: Path) ->
     script.write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexit 3\n")
     script.chmod(0o755)
     env = {**os.environ, "PATH": "/usr/bin:/bin"}
-    git(repo, "checkout", "-q", "-b", "other")
-    git(repo, "config", "memex.hookScanner", str(fake / "git-memex-scan"))  # reindex beside
+    git_proc("checkout", "-q", "-b", "other", cwd=repo)
+    # reindex beside
+    git_proc("config", "memex.hookScanner", str(fake / "git-memex-scan"), cwd=repo)
     proc = subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=env)
     assert proc.returncode == 0
     assert calls.read_text().split() == ["--quiet"]
     proc = subprocess.run([str(hooks / "post-checkout"), "a", "b", "0"], cwd=repo, env=env)
     assert proc.returncode == 0 and calls.read_text().split() == ["--quiet"]
-    git(repo, "config", "--unset", "memex.hookScanner")  # nothing registered: still exit 0
+    git_proc("config", "--unset", "memex.hookScanner", cwd=repo)  # nothing registered: still exit 0
     assert subprocess.run([str(hooks / "post-merge"), "0"], cwd=repo, env=env).returncode == 0
 
 
@@ -126,16 +127,16 @@ def test_plain_pre_commit_hook_fails_closed_without_path(repo: Path) -> None:
     skipped" and a real-looking AWS key was committed."""
     invoke("init", "--yes", "--git-hooks")
     commit_all(repo, "init")
-    scanner = git(repo, "config", "--get", "memex.hookScanner").stdout.strip()
+    scanner = git_proc("config", "--get", "memex.hookScanner", cwd=repo).stdout.strip()
     assert Path(scanner).is_absolute() and os.access(scanner, os.X_OK)
     aws = "AKIA" + "Q3ZB7N2XK4LMP9RT"  # not AWS's documented EXAMPLE key
     write(repo, memory(body=f"aws key {aws}"))
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     env = {**os.environ, "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "aws" in proc.stderr.lower(), proc.stderr  # scanned
-    git(repo, "config", "memex.hookScanner", "/nonexistent/git-memex-scan")
+    git_proc("config", "memex.hookScanner", "/nonexistent/git-memex-scan", cwd=repo)
     proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "git commit --no-verify" in proc.stderr
@@ -144,12 +145,12 @@ def test_plain_pre_commit_hook_fails_closed_without_path(repo: Path) -> None:
     assert doctor.exit_code == 1 and "fail hooks" in doctor.stdout
     fixed = invoke("doctor", "--fix")
     assert "fixed: set git config memex.hookScanner" in fixed.stderr
-    assert git(repo, "config", "--get", "memex.hookScanner").stdout.strip() == scanner
-    git(repo, "config", "--unset", "memex.hookScanner")
+    assert git_proc("config", "--get", "memex.hookScanner", cwd=repo).stdout.strip() == scanner
+    git_proc("config", "--unset", "memex.hookScanner", cwd=repo)
     proc = subprocess.run(["git", "commit", "-m", "leak"], cwd=repo, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "unset" in proc.stderr
-    assert git(repo, "log", "--format=%s").stdout.split("\n")[0] == "init"
+    assert git_proc("log", "--format=%s", cwd=repo).stdout.split("\n")[0] == "init"
 
 
 def test_install_leaves_a_foreign_hook_alone_and_is_idempotent(repo: Path) -> None:
@@ -175,7 +176,7 @@ def test_scan_step_on_files_and_staged(repo: Path) -> None:
     assert result.exit_code == 1 and result.stderr.count("unmasked") == 1
     assert invoke("scan", str(other)).exit_code == 0
     assert invoke("scan", "--staged").exit_code == 0  # nothing staged yet
-    git(repo, "add", str(leak))
+    git_proc("add", str(leak), cwd=repo)
     assert invoke("scan", "--staged").exit_code == 1
 
 

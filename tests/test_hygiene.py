@@ -14,8 +14,7 @@ from memex.core import model
 from memex.core.ulid import new_ulid
 from memex.storage import homes, usage
 from memex.workflows import hygiene
-from tests.conftest import git
-from tests.helpers import invoke, invoke_json
+from tests.helpers import git, invoke, invoke_json
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -217,7 +216,7 @@ def test_incremental_pairs_match_a_full_recompute(repo: Path) -> None:
     (repo / ".git" / "memex" / "hygiene-cache.json").unlink()
     full = invoke_json("health")
     assert incremental == full and full["open_conflicts"] == 1 and full["rot_candidates"] == 1
-    items, _ = store.scan_all(homes.workspace())
+    items, _ = store.read_all(homes.workspace())
     memories = [i.memory for i in items]
     touched = {m.id for m in memories[:2]}
     earlier = [c for c in conflicts.find(memories) if not touched & {c.a, c.b}]

@@ -15,8 +15,7 @@ from memex.core import frontmatter
 from memex.core.ulid import new_ulid
 from memex.storage import homes
 from memex.workflows import portable
-from tests.conftest import git
-from tests.helpers import invoke, invoke_json
+from tests.helpers import git, invoke, invoke_json
 
 # shared/ lies beside the repository (CI lays a copy there): read it where it is.
 STORE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "open-memex-store"

@@ -75,7 +75,7 @@ ROUTING = [
 
 @pytest.mark.parametrize(("message", "expected"), ROUTING, ids=[m[:40] for m, _ in ROUTING])
 def test_routing(message: str, expected: list[tuple[str, str]]) -> None:
-    assert [(m.scope, m.text) for m in keywords.scan(message)] == expected
+    assert [(m.scope, m.text) for m in keywords.find_matches(message)] == expected
 
 
 @pytest.mark.parametrize(("message", "mtype"), [
@@ -84,7 +84,7 @@ def test_routing(message: str, expected: list[tuple[str, str]]) -> None:
     ("remember that x is y", "knowledge"),
 ])
 def test_types(message: str, mtype: str) -> None:
-    assert [m.type for m in keywords.scan(message)] == [mtype]
+    assert [m.type for m in keywords.find_matches(message)] == [mtype]
 
 
 def test_cli_saves_with_keyword_provenance(repo: Path, memex_home: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from memex.core import frontmatter
 from memex.index import build
-from tests.helpers import invoke, invoke_json
+from tests.helpers import git, invoke, invoke_json
 
 Check = Callable[[Path, Path, int], None]
 
@@ -63,20 +63,17 @@ def _no_debris(base: Path) -> None:
     assert not (base / "repo" / ".git" / "memex-submit.json").exists()
 
 
-def _git(base: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=base / "repo", capture_output=True, text=True,
-                          check=True).stdout
 
 
 def _submit_all_or_nothing(base: Path, draft: str) -> None:
     in_repo = (base / "repo" / ".memex" / f"{draft}.md").exists()
     outbox = list((base / "memex-home").glob(f"outbox/*/{draft}.md"))
-    committed = draft in _git(base, "log", "--name-only", "--format=")
+    committed = draft in git("log", "--name-only", "--format=", cwd=base / "repo")
     if committed:
         assert in_repo and not outbox, "committed, but the outbox copy is still there"
     else:
         assert not in_repo and outbox, "not committed, but the outbox copy is gone"
-    assert ".memex" not in _git(base, "status", "--porcelain")
+    assert ".memex" not in git("status", "--porcelain", cwd=base / "repo")
 
 
 # A capture's steps are the first steps of supersede (which captures the successor,

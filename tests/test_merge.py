@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memex.core import frontmatter
-from memex.workflows import merge
+from memex.workflows import file_merge as merge
 from tests.memfiles import memory
 
 

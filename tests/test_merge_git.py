@@ -8,14 +8,14 @@ import subprocess
 from pathlib import Path
 
 from memex.core import frontmatter
-from tests.helpers import invoke
-from tests.memfiles import commit_all, edit, git, memory, read, write
+from tests.helpers import git_proc, invoke
+from tests.memfiles import commit_all, edit, memory, read, write
 
 
 def _setup(repo: Path, driver: bool = True, **fields: object) -> Path:
     assert invoke("init", "--yes").exit_code == 0
     if not driver:
-        git(repo, "config", "--remove-section", "merge.memex")
+        git_proc("config", "--remove-section", "merge.memex", cwd=repo)
     path = write(repo, memory(**fields))
     commit_all(repo, "add memory")
     return path
@@ -27,10 +27,10 @@ def _branches(repo: Path, path: Path, theirs: dict[str, object], ours: dict[str,
     as every real write does: that is what makes git's text merge collide)."""
     theirs = {"updated_at": "2026-02-01T00:00:00Z", **theirs}
     ours = {"updated_at": "2026-02-02T00:00:00Z", **ours}
-    git(repo, "checkout", "-q", "-b", "topic")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     edit(path, **theirs)
     commit_all(repo, "topic edit")
-    git(repo, "checkout", "-q", "main")
+    git_proc("checkout", "-q", "main", cwd=repo)
     edit(path, **ours)
     commit_all(repo, "main edit")
 
@@ -40,7 +40,7 @@ def test_different_fields_merge_clean_with_the_driver(repo: Path) -> None:
     _branches(repo, path, {"importance": "high", "updated_at": "2026-02-01T00:00:00Z"},
               {"tags": ["tooling", "build"], "updated_at": "2026-03-01T00:00:00Z",
                "body": "We use pnpm.\n\nLine two.\n\nLine 3."})
-    proc = git(repo, "merge", "topic", "-m", "merge", check=False)
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     merged = read(path)
     assert (merged.importance, merged.tags, merged.revision) == ("high", ["tooling", "build"], 3)
@@ -52,7 +52,7 @@ def test_different_fields_merge_clean_with_the_driver(repo: Path) -> None:
 def test_without_the_driver_it_conflicts_and_resolve_finishes(repo: Path) -> None:
     path = _setup(repo, driver=False)
     _branches(repo, path, {"importance": "high"}, {"tags": ["tooling", "build"]})
-    proc = git(repo, "merge", "topic", "-m", "merge", check=False)
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
     assert proc.returncode == 1
     assert "<<<<<<<" in path.read_text()  # git's text merge: revision lines collide
     doctor = invoke("doctor")
@@ -63,17 +63,17 @@ def test_without_the_driver_it_conflicts_and_resolve_finishes(repo: Path) -> Non
     mem_id = path.stem
     result = invoke("resolve", mem_id[:8])
     assert result.exit_code == 0, result.output
-    assert git(repo, "ls-files", "-u").stdout == ""
+    assert git_proc("ls-files", "-u", cwd=repo).stdout == ""
     merged = read(path)
     assert (merged.importance, merged.tags) == ("high", ["tooling", "build"])
-    git(repo, "commit", "-q", "--no-edit")
+    git_proc("commit", "-q", "--no-edit", cwd=repo)
 
 
 def test_body_conflict_resolve_explains(repo: Path) -> None:
     path = _setup(repo)
     _branches(repo, path, {"body": "We use yarn.\n\nLine two.\n\nLine three."},
               {"body": "We use npm.\n\nLine two.\n\nLine three."})
-    proc = git(repo, "merge", "topic", "-m", "merge", check=False)
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
     assert proc.returncode == 1
     text = path.read_text()
     assert "<<<<<<< ours\nWe use npm.\n=======\nWe use yarn.\n>>>>>>> theirs" in text
@@ -82,7 +82,7 @@ def test_body_conflict_resolve_explains(repo: Path) -> None:
     result = invoke("resolve", path.stem)
     assert result.exit_code == 1
     assert "a human must decide" in result.stdout and "body" in result.stdout
-    assert git(repo, "ls-files", "-u").stdout  # still unmerged: nothing decided for you
+    assert git_proc("ls-files", "-u", cwd=repo).stdout  # still unmerged: nothing decided for you
     failed = invoke("verify")
     assert failed.exit_code == 1 and "conflict markers" in failed.stdout
     # the human edits the body, then resolve stages their decision as it is
@@ -94,21 +94,21 @@ def test_body_conflict_resolve_explains(repo: Path) -> None:
     assert "staged it as your decision" in again.stdout
     assert "a human must decide" not in again.stdout
     assert path.read_text() == fixed
-    assert git(repo, "ls-files", "-u").stdout == ""
+    assert git_proc("ls-files", "-u", cwd=repo).stdout == ""
 
 
 def test_lifecycle_conflict(repo: Path) -> None:
     path = _setup(repo)
     one, two = memory(supersedes=path.stem), memory(supersedes=path.stem)
-    git(repo, "checkout", "-q", "-b", "topic")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     write(repo, two)
     edit(path, status="superseded", superseded_by=two.id, retired_at="2026-02-01T00:00:00Z")
     commit_all(repo, "supersede by two")
-    git(repo, "checkout", "-q", "main")
+    git_proc("checkout", "-q", "main", cwd=repo)
     write(repo, one)
     edit(path, status="superseded", superseded_by=one.id, retired_at="2026-02-02T00:00:00Z")
     commit_all(repo, "supersede by one")
-    proc = git(repo, "merge", "topic", "-m", "merge", check=False)
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
     assert proc.returncode == 1
     data = json.loads(invoke("resolve", "--json").stdout)
     [item] = data["memories"]
@@ -120,13 +120,13 @@ def test_lifecycle_conflict(repo: Path) -> None:
 def test_rebase_conflict_resolved_field_by_field(repo: Path) -> None:
     path = _setup(repo, driver=False)
     _branches(repo, path, {"importance": "high"}, {"confidence": "high"})
-    git(repo, "checkout", "-q", "topic")
-    proc = git(repo, "rebase", "main", check=False)
+    git_proc("checkout", "-q", "topic", cwd=repo)
+    proc = git_proc("rebase", "main", check=False, cwd=repo)
     assert proc.returncode != 0
     data = json.loads(invoke("resolve", "--json").stdout)
     assert data["state"] == "rebase" and data["memories"][0]["clean"]
     assert invoke("resolve", path.stem).exit_code == 0
-    done = git(repo, "-c", "core.editor=true", "rebase", "--continue", check=False)
+    done = git_proc("-c", "core.editor=true", "rebase", "--continue", check=False, cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
     merged = read(path)
     assert (merged.importance, merged.confidence) == ("high", "high")
@@ -134,22 +134,22 @@ def test_rebase_conflict_resolved_field_by_field(repo: Path) -> None:
 
 def test_non_memory_conflicts_are_left_alone(repo: Path) -> None:
     path = _setup(repo, driver=False)
-    git(repo, "checkout", "-q", "-b", "topic")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     (repo / "README.md").write_text("topic\n")
     edit(path, importance="high", updated_at="2026-02-01T00:00:00Z")
     commit_all(repo, "topic")
-    git(repo, "checkout", "-q", "main")
+    git_proc("checkout", "-q", "main", cwd=repo)
     (repo / "README.md").write_text("main\n")
     edit(path, tags=["x"], updated_at="2026-02-02T00:00:00Z")
     commit_all(repo, "main")
-    assert git(repo, "merge", "topic", "-m", "m", check=False).returncode == 1
+    assert git_proc("merge", "topic", "-m", "m", check=False, cwd=repo).returncode == 1
     readme_before = (repo / "README.md").read_text()
     data = json.loads(invoke("resolve", "--json").stdout)
     assert data["other_conflicted_paths"] == ["README.md"]
     assert [m["path"] for m in data["memories"]] == [f".memex/{path.name}"]
     assert invoke("resolve", path.stem).exit_code == 0
     assert (repo / "README.md").read_text() == readme_before
-    assert git(repo, "ls-files", "-u", "--", "README.md").stdout  # still git's to settle
+    assert git_proc("ls-files", "-u", "--", "README.md", cwd=repo).stdout  # still git's to settle
     assert invoke("resolve", "README.md").exit_code == 2  # not a memory id
     missing = invoke("resolve", "README")  # looks like an id prefix, matches no memory
     assert missing.exit_code == 1 and "no conflicted memory file" in missing.stderr
@@ -157,13 +157,13 @@ def test_non_memory_conflicts_are_left_alone(repo: Path) -> None:
 
 def test_driver_falls_back_to_text_merge_on_unparseable_input(repo: Path) -> None:
     path = _setup(repo)
-    git(repo, "checkout", "-q", "-b", "topic")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     path.write_text(path.read_text().replace("---\n", "", 1) + "\ntopic line\n")
     commit_all(repo, "break it")
-    git(repo, "checkout", "-q", "main")
+    git_proc("checkout", "-q", "main", cwd=repo)
     edit(path, importance="high")
     commit_all(repo, "main")
-    proc = git(repo, "merge", "topic", "-m", "m", check=False)
+    proc = git_proc("merge", "topic", "-m", "m", check=False, cwd=repo)
     assert proc.returncode == 1
     text = path.read_text()
     assert "importance: high" in text and "topic line" in text
@@ -198,7 +198,7 @@ def test_resolve_reports_contradictions_without_deciding(repo: Path) -> None:
     write(repo, other)
     commit_all(repo, "other")
     _branches(repo, path, {"contradicts": [other.id]}, {"importance": "high"})
-    assert git(repo, "merge", "topic", "-m", "m", check=False).returncode == 1
+    assert git_proc("merge", "topic", "-m", "m", check=False, cwd=repo).returncode == 1
     data = json.loads(invoke("resolve", "--json").stdout)
     [item] = data["memories"]
     assert item["clean"] and any("contradicts" in n for n in item["notices"])
@@ -235,10 +235,10 @@ def test_readme_is_not_a_memory_even_under_the_old_wide_pattern(repo: Path) -> N
     readme = repo / ".memex" / "README.md"
     readme.write_text("# Memories\n\nintro\n\nmiddle\n\nend\n")
     commit_all(repo, "readme")
-    git(repo, "checkout", "-q", "-b", "topic")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     readme.write_text("# Memories\n\nintro, edited on topic\n\nmiddle\n\nend\n")
     commit_all(repo, "topic readme")
-    git(repo, "checkout", "-q", "main")
+    git_proc("checkout", "-q", "main", cwd=repo)
     readme.write_text("# Memories\n\nintro\n\nmiddle\n\nend, edited on main\n")
     commit_all(repo, "main readme")
     proc = _git_env(repo, "merge", "topic", "-m", "merge", PATH="/usr/bin:/bin")
@@ -247,10 +247,10 @@ def test_readme_is_not_a_memory_even_under_the_old_wide_pattern(repo: Path) -> N
     assert readme.read_text() == ("# Memories\n\nintro, edited on topic\n\nmiddle\n\n"
                                   "end, edited on main\n")
     # a real conflict in it is git's plain one, not a memory conflict
-    git(repo, "checkout", "-q", "-b", "topic2")
+    git_proc("checkout", "-q", "-b", "topic2", cwd=repo)
     readme.write_text("A\n")
     commit_all(repo, "a")
-    git(repo, "checkout", "-q", "main")
+    git_proc("checkout", "-q", "main", cwd=repo)
     readme.write_text("B\n")
     commit_all(repo, "b")
     proc = _git_env(repo, "merge", "topic2", "-m", "merge")

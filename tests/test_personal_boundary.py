@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memex.storage import homes
-from tests.helpers import invoke, invoke_json
-from tests.memfiles import git, memory, put, write
+from tests.helpers import git_proc, invoke, invoke_json
+from tests.memfiles import memory, put, write
 from tests.test_hooks import BIN, _env, _local_config
 
 BODY = "My bank PIN reminder: the blue notebook in the second drawer"
@@ -78,13 +78,13 @@ def _plant_all(repo: Path) -> dict[str, str]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(make(text))
         planted[name] = rel
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     return planted
 
 
 def _setup_commit(repo: Path) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "init")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "init", cwd=repo)
 
 
 def _with_plain_hook(repo: Path, tmp_path: Path) -> dict[str, str]:
@@ -114,13 +114,13 @@ def _attempt(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     if kind not in _ATTEMPTS:
         repo = tmp_path / "repo"
         repo.mkdir()
-        git(repo, "init", "-q", "-b", "main")
+        git_proc("init", "-q", "-b", "main", cwd=repo)
         monkeypatch.chdir(repo)
         env = HOOKS[kind](repo, tmp_path)
         planted = _plant_all(repo)
         proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
                               capture_output=True, text=True)
-        last = git(repo, "log", "--format=%s", "-1").stdout.strip()
+        last = git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip()
         _ATTEMPTS[kind] = (planted, proc, last)
     return _ATTEMPTS[kind]
 
@@ -154,14 +154,15 @@ def test_stray_files_are_blocked_without_any_personal_memory(repo: Path) -> None
     (folder / "notes.txt").write_text("a note\n", encoding="utf-8")
     (folder / "01JD8X3K0000000000000000AA.md").write_text("no front matter\n",
                                                            encoding="utf-8")
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     result = invoke("scan", "--staged")
     assert result.exit_code == 1
     assert ".memex/notes.txt:1: not a memory file (its name is not <ULID>.md)" in result.stderr
     assert ".memex/01JD8X3K0000000000000000AA.md:1: cannot be read as a memory (no front " \
            "matter" in result.stderr
     assert ".memex/README.md" not in result.stderr
-    git(repo, "rm", "-q", "--cached", ".memex/notes.txt", ".memex/01JD8X3K0000000000000000AA.md")
+    git_proc("rm", "-q", "--cached", ".memex/notes.txt", ".memex/01JD8X3K0000000000000000AA.md",
+             cwd=repo)
     assert invoke("scan", "--staged").exit_code == 0
 
 
@@ -171,7 +172,7 @@ def test_readme_with_front_matter_is_not_the_exception(repo: Path) -> None:
     (repo / ".memex").mkdir()
     (repo / ".memex" / "README.md").write_text(text.replace(BODY, "other words entirely"),
                                                encoding="utf-8")
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     result = invoke("scan", "--staged")
     assert result.exit_code == 1
     assert "a README.md with front matter" in result.stderr
@@ -181,7 +182,7 @@ def test_private_outbox_memory_copied_anywhere_is_blocked(repo: Path) -> None:
     data = invoke_json("capture", "--private", "the vendor contract renews on March 3rd")
     text = Path(data["path"]).read_text(encoding="utf-8")
     (repo / "contract.md").write_text(text, encoding="utf-8")
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     result = invoke("scan", "--staged", "--json")
     assert result.exit_code == 1
     findings = json.loads(result.stdout)["findings"]
@@ -193,7 +194,7 @@ def test_unrelated_files_and_short_bodies_pass(repo: Path) -> None:
     invoke_json("capture", "--scope", "personal", "ok")  # too short to match by content
     (repo / "a.txt").write_text("ok\n", encoding="utf-8")
     (repo / "b.md").write_text("Something else entirely, at some length.\n", encoding="utf-8")
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     assert invoke("scan", "--staged").exit_code == 0
 
 
@@ -214,8 +215,8 @@ def test_home_inside_the_work_tree_is_refused_until_git_ignores_it(
     with exclude.open("a") as handle:
         handle.write("/mx-home/\n")
     assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
-    git(repo, "add", "-A")
-    assert git(repo, "status", "--porcelain").stdout == ""
+    git_proc("add", "-A", cwd=repo)
+    assert git_proc("status", "--porcelain", cwd=repo).stdout == ""
     assert invoke_json("doctor")["ok"] is True
 
 
@@ -223,7 +224,7 @@ def test_dotfiles_repo_at_home_with_the_default_home(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     userhome = Path(os.environ["HOME"])
     monkeypatch.delenv("GIT_MEMEX_HOME")
-    git(userhome, "init", "-q", "-b", "main")
+    git_proc("init", "-q", "-b", "main", cwd=userhome)
     monkeypatch.chdir(userhome)
     result = invoke("list")
     assert result.exit_code == 1

@@ -10,8 +10,7 @@ import pytest
 
 from memex.core import frontmatter
 from memex.core.ulid import new_ulid
-from tests.conftest import git
-from tests.helpers import invoke, invoke_json
+from tests.helpers import git, invoke, invoke_json
 
 
 def to_repo(repo: Path, out: dict[str, str], review_state: str) -> Path:

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from memex.core.redact import Finding, Redaction, mask, redact, scan
+from memex.core.redact import Finding, Redaction, find_secrets, mask, redact
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -141,7 +141,7 @@ def test_token_inside_assignment_reported_once_with_specific_kind(kind: str, sec
 def test_token_glued_to_a_longer_word_is_not_a_token(kind: str, secret: str) -> None:
     for glued in ("Z" + secret, "9" + secret):
         assert redact(glued).text == glued
-        assert scan(glued) == []
+        assert find_secrets(glued) == []
 
 
 # --------------------------------------------------------------------- tokens: near misses
@@ -199,7 +199,7 @@ def test_near_miss_is_untouched(text: str) -> None:
     assert result.text == text
     assert result.findings == ()
     assert not result.changed
-    assert scan(text) == []
+    assert find_secrets(text) == []
 
 
 # ------------------------------------------------------------------------------ assignments
@@ -261,7 +261,7 @@ def test_assignment_value_is_masked_key_kept(before: str, after: str, value: str
 )
 def test_assignment_near_miss_is_untouched(text: str) -> None:
     assert redact(text).text == text
-    assert scan(text) == []
+    assert find_secrets(text) == []
 
 
 # ------------------------------------------------------------------------------------- pem
@@ -335,7 +335,7 @@ def test_private_blocks(text: str, expected: str, blocks: int) -> None:
     for f in result.findings:
         assert text[f.start : f.end].lower().startswith("<private>")
         assert text[f.start : f.end].lower().endswith("</private>")
-    assert len(scan(text)) == blocks
+    assert len(find_secrets(text)) == blocks
 
 
 def test_secret_inside_private_block_is_only_the_block() -> None:
@@ -353,7 +353,7 @@ def test_offsets_after_private_block_refer_to_original() -> None:
     assert (token.kind, token.line) == ("github-token", 5)
     assert text[token.start : token.end] == GITHUB_PAT
     assert result.text == "one\n[REDACTED]\nfive " + mask(GITHUB_PAT) + " six\n"
-    assert scan(text) == list(result.findings)
+    assert find_secrets(text) == list(result.findings)
 
 
 # ------------------------------------------------------------------------------ line numbers
@@ -371,7 +371,7 @@ def test_line_numbers() -> None:
             "jwt " + JWT,  # 7
         ]
     )
-    findings = scan(text)
+    findings = find_secrets(text)
     assert [(f.kind, f.line) for f in findings] == [
         ("aws-access-key-id", 2),
         ("secret-assignment", 4),
@@ -408,7 +408,7 @@ def test_idempotent(text: str) -> None:
     twice = redact(once.text)
     assert twice.text == once.text
     assert twice.findings == ()
-    assert scan(once.text) == []
+    assert find_secrets(once.text) == []
 
 
 # -------------------------------------------------------------------------------------- scan
@@ -417,21 +417,21 @@ def test_idempotent(text: str) -> None:
 def test_scan_finds_unmasked_and_does_not_change_input() -> None:
     text = "a " + GITHUB_PAT + "\nb password=" + PASSWORD + "\n"
     copy = str(text)
-    findings = scan(text)
+    findings = find_secrets(text)
     assert text == copy
     assert [(f.kind, f.line) for f in findings] == [("github-token", 1), ("secret-assignment", 2)]
 
 
 @pytest.mark.parametrize(("kind", "secret"), TOKENS, ids=TOKEN_IDS)
 def test_scan_ignores_masked(kind: str, secret: str) -> None:
-    assert [f.kind for f in scan("x " + secret)] == [kind]
-    assert scan("x " + mask(secret)) == []
+    assert [f.kind for f in find_secrets("x " + secret)] == [kind]
+    assert find_secrets("x " + mask(secret)) == []
 
 
 def test_scan_ignores_masked_assignment_and_pem() -> None:
-    assert scan("password=" + mask(PASSWORD)) == []
-    assert scan(redact(PEM).text) == []
-    assert scan("[REDACTED]") == []
+    assert find_secrets("password=" + mask(PASSWORD)) == []
+    assert find_secrets(redact(PEM).text) == []
+    assert find_secrets("[REDACTED]") == []
 
 
 # ------------------------------------------------------------------------------------ notice
@@ -485,8 +485,8 @@ def test_two_megabyte_input_completes() -> None:
     chunk = PROSE * 50 + "token=" + GITHUB_PAT + "\n<private>x\ny</private>\n" + AWS_KEY + "\n"
     text = (chunk * (2_000_000 // len(chunk) + 1))[:2_000_000]
     result = redact(text)
-    found = scan(text)
-    again = scan(result.text)
+    found = find_secrets(text)
+    again = find_secrets(result.text)
     assert len(found) == len(result.findings) > 100
     assert again == []
     assert len(result.text) == len(text) - text.count("<private>x\ny</private>") * (
@@ -512,4 +512,4 @@ def test_pathological_input_completes(unit: str) -> None:
     # Speed is measured by bench/redact_speed.py; here: it finishes and stays idempotent.
     text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
     result = redact(text)
-    assert scan(result.text) == []
+    assert find_secrets(result.text) == []

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 from memex.storage import homes
-from tests.helpers import invoke, invoke_json
-from tests.memfiles import git
+from tests.helpers import git_proc, invoke, invoke_json
 
 
 def _draft(text: str) -> str:
@@ -19,7 +18,7 @@ def test_changed_origin_is_reported_and_rekey_moves_the_drafts(repo: Path) -> No
     first = _draft("Run make check before pushing")
     second = _draft("The staging database is reset nightly")
     old_id = invoke_json("show", first)["repo_id"]
-    git(repo, "remote", "set-url", "origin", "git@github.com:Acme/Renamed.git")
+    git_proc("remote", "set-url", "origin", "git@github.com:Acme/Renamed.git", cwd=repo)
     assert invoke("show", first).exit_code == 1  # vanished from every command
     assert invoke("list").exit_code == 0  # a read first: the old id must still be known
     doctor = invoke("doctor")
@@ -43,12 +42,12 @@ def test_changed_origin_is_reported_and_rekey_moves_the_drafts(repo: Path) -> No
 
 
 def test_a_first_origin_strands_path_keyed_drafts(repo: Path) -> None:
-    git(repo, "remote", "remove", "origin")
+    git_proc("remote", "remove", "origin", cwd=repo)
     draft = _draft("Written before the repo had a remote")
     path_id = homes.repo_id_for(None, repo)
     assert invoke_json("show", draft)["repo_id"] == path_id
     homes.seen_ids_path(homes.workspace(repo).repo).unlink()  # type: ignore[arg-type]
-    git(repo, "remote", "add", "origin", "https://github.com/Acme/App")
+    git_proc("remote", "add", "origin", "https://github.com/Acme/App", cwd=repo)
     line = next(x for x in invoke("doctor").stdout.splitlines() if " outbox:" in x)
     assert line.startswith("warn") and path_id in line
     result = invoke("rekey", "--from", homes.outbox_name(path_id), "--yes")
@@ -62,7 +61,7 @@ def test_rekey_refuses_bad_ids_and_conflicting_copies(repo: Path) -> None:
     ws = homes.workspace(repo)
     old_file = ws.outbox_dir / f"{draft}.md"
     old_id = ws.repo_id
-    git(repo, "remote", "set-url", "origin", "git@github.com:Acme/Other.git")
+    git_proc("remote", "set-url", "origin", "git@github.com:Acme/Other.git", cwd=repo)
     new_ws = homes.workspace(repo)
     clash = new_ws.outbox_dir / f"{draft}.md"
     clash.parent.mkdir(parents=True)

@@ -80,10 +80,10 @@ def test_link_problems_for_verify(repo: Path) -> None:
     b = invoke_json("capture", "second memory")
     invoke_json("link", a["id"], "related", b["id"])
     ws = homes.workspace()
-    items, _ = store.scan_all(ws)
+    items, _ = store.read_all(ws)
     assert relations.problems(items) == []
     Path(b["path"]).unlink()
-    items, _ = store.scan_all(ws)
+    items, _ = store.read_all(ws)
     assert relations.problems(items) == [(a["id"], f"{a['id']} related {b['id']}, "
                                                    "which is not here")]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.helpers import invoke
-from tests.memfiles import git
+from tests.helpers import git_proc, invoke
 from tests.test_merge_git import _branches, _setup
 
 
@@ -14,14 +13,14 @@ def _rebase_conflict(repo: Path) -> Path:
     path = _setup(repo, driver=False)
     _branches(repo, path, {"importance": "high", "title": "Mine"},
               {"importance": "low", "title": "Upstream"})
-    git(repo, "checkout", "-q", "topic")
-    assert git(repo, "rebase", "main", check=False).returncode != 0
+    git_proc("checkout", "-q", "topic", cwd=repo)
+    assert git_proc("rebase", "main", check=False, cwd=repo).returncode != 0
     return path
 
 
 def test_rebase_sides_are_named_for_people(repo: Path) -> None:
     path = _rebase_conflict(repo)
-    replayed = git(repo, "rev-parse", "REBASE_HEAD").stdout.strip()[:10]
+    replayed = git_proc("rev-parse", "REBASE_HEAD", cwd=repo).stdout.strip()[:10]
     listed = invoke("resolve")
     assert "upstream (HEAD, the branch being rebased onto) 'low'" in listed.stdout
     assert f"yours (the commit being replayed, {replayed}) 'high'" in listed.stdout
@@ -56,7 +55,7 @@ def test_a_hand_resolved_file_is_staged_and_the_rebase_continues(repo: Path) -> 
     assert result.exit_code == 0, result.output
     assert "staged it as your decision" in result.stdout
     assert "a human must decide" not in result.stdout
-    assert git(repo, "ls-files", "-u").stdout == ""
-    done = git(repo, "-c", "core.editor=true", "rebase", "--continue", check=False)
+    assert git_proc("ls-files", "-u", cwd=repo).stdout == ""
+    done = git_proc("-c", "core.editor=true", "rebase", "--continue", check=False, cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "title: Mine" in path.read_text() and "importance: high" in path.read_text()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import invoke
-from tests.memfiles import commit_all, git, memory, write
+from tests.helpers import git_proc, invoke
+from tests.memfiles import commit_all, memory, write
 from tests.test_hooks import BIN, TOKEN, _env, _local_config
 
 
@@ -41,17 +41,17 @@ def test_plain_pre_commit_hook_refuses_personal_and_private(
     assert invoke("init", "--yes", "--git-hooks").exit_code == 0
     commit_all(repo, "init")
     path = write(repo, memory(**fields))
-    git(repo, "add", "-A")
-    proc = git(repo, "commit", "-m", "oops", check=False)
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("commit", "-m", "oops", check=False, cwd=repo)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f".memex/{path.name}:" in proc.stderr and expected in proc.stderr
     assert "git rm --cached" in proc.stderr
     assert invoke("scan", "--staged").exit_code == 1
-    git(repo, "rm", "-q", "--cached", str(path))
+    git_proc("rm", "-q", "--cached", str(path), cwd=repo)
     path.unlink()
     write(repo, memory())  # a shared memory still commits
-    git(repo, "add", "-A")
-    assert git(repo, "commit", "-q", "-m", "fine", check=False).returncode == 0
+    git_proc("add", "-A", cwd=repo)
+    assert git_proc("commit", "-q", "-m", "fine", check=False, cwd=repo).returncode == 0
 
 
 def test_framework_secret_scan_refuses_a_personal_memory(repo: Path, tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_framework_secret_scan_refuses_a_personal_memory(repo: Path, tmp_path: P
                    capture_output=True)
     commit_all(repo, "config")
     path = write(repo, memory(scope="personal", review_state=None))
-    git(repo, "add", "-A")
+    git_proc("add", "-A", cwd=repo)
     proc = subprocess.run([str(BIN / "pre-commit"), "run", "memex-secret-scan"], cwd=repo,
                           env=env, capture_output=True, text=True)
     output = proc.stdout + proc.stderr

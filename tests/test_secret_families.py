@@ -10,7 +10,7 @@ import base64
 
 import pytest
 
-from memex.core.redact import mask, redact, scan
+from memex.core.redact import find_secrets, mask, redact
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 UD = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -83,7 +83,7 @@ def test_family_alone_in_a_sentence_is_masked(kind: str, secret: str) -> None:
         result = redact(text)
         assert secret[4:] not in result.text
         assert result.text == text.replace(secret, mask(secret))
-    assert [f.kind for f in scan("use " + secret + " here")] == [kind]
+    assert [f.kind for f in find_secrets("use " + secret + " here")] == [kind]
 
 
 @pytest.mark.parametrize(("kind", "secret"), FAMILIES, ids=IDS)
@@ -92,7 +92,7 @@ def test_family_glued_inside_a_longer_word_is_left(kind: str, secret: str) -> No
         "Zz9" + secret
     if kind in ("azure-ad-client-secret", "telegram-bot-token", "jwt"):
         pytest.skip("the format has no fixed prefix to glue onto")
-    assert scan(glued) == [] or scan(glued)[0].start > 0
+    assert find_secrets(glued) == [] or find_secrets(glued)[0].start > 0
 
 
 def test_slack_and_teams_webhooks_mask_the_path_not_the_host() -> None:
@@ -143,7 +143,7 @@ def test_generic_forms_are_masked(text: str) -> None:
     full = text.format(value)
     out = redact(full).text
     assert value[4:] not in out, out
-    assert scan(out) == []
+    assert find_secrets(out) == []
 
 
 def test_kubernetes_secret_data_values_are_masked() -> None:
@@ -179,7 +179,7 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
 ])
 def test_normal_coding_text_is_untouched(text: str) -> None:
     assert redact(text).text == text
-    assert scan(text) == []
+    assert find_secrets(text) == []
 
 
 def test_ampersand_ends_a_value_only_before_the_next_parameter() -> None:

@@ -16,9 +16,9 @@ import pytest
 from memex.core import frontmatter, model
 from memex.core.ulid import new_ulid
 from memex.storage import homes, store
-from memex.workflows import agent, keywords, merge
+from memex.workflows import agent, file_merge, keywords
 from tests.farm import Dev, make_team
-from tests.helpers import invoke, invoke_json
+from tests.helpers import git_proc, invoke, invoke_json
 
 SECRET = "gh" + "p_" + "Q7wErT9yUiOp3AsDfGh5JkLz1XcVbNm2QwEr"
 TAIL = SECRET[4:]  # what must be gone: everything after the four characters kept
@@ -124,7 +124,7 @@ def test_merge_driver_masks_what_it_writes(tmp_path: Path) -> None:
     assert proc.returncode in (0, 1), proc.stderr
     assert TAIL not in files["ours"].read_text(encoding="utf-8")
     assert TAIL not in proc.stderr
-    result = merge.merge_texts_or_text(*(f.read_text(encoding="utf-8") for f in
+    result = file_merge.merge_texts_or_text(*(f.read_text(encoding="utf-8") for f in
                                          (files["base"], files["base"], files["theirs"])))
     assert TAIL not in store.mask_text(result.text)
 
@@ -144,7 +144,7 @@ def test_team_flow_notes_are_masked(alice: Dev) -> None:
 
 
 def test_scan_and_hook_report_rule_and_line_never_the_secret(repo: Path) -> None:
-    from tests.memfiles import git, memory, write
+    from tests.memfiles import memory, write
     from tests.test_secret_families import FAMILIES, PW
 
     picked = [s for k, s in FAMILIES if k in ("huggingface-token", "sendgrid-api-key",
@@ -163,8 +163,8 @@ def test_scan_and_hook_report_rule_and_line_never_the_secret(repo: Path) -> None
     for secret in [*picked, PW, SECRET]:
         assert secret[4:] not in result.stderr + result.stdout
     assert invoke("init", "--yes", "--git-hooks").exit_code == 0
-    git(repo, "add", "-A")
-    proc = git(repo, "commit", "-m", "leak", check=False)
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("commit", "-m", "leak", check=False, cwd=repo)
     assert proc.returncode == 1
     for secret in [*picked, PW, SECRET]:
         assert secret[4:] not in proc.stderr + proc.stdout

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from memex.storage import homes, hooklog, settings, store
-from tests.conftest import git
-from tests.helpers import invoke
+from tests.helpers import git, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -198,7 +198,7 @@ def test_interrupted_submit_is_finished_by_the_next_one(alice: Dev) -> None:
 
 def test_submit_into_a_repo_without_memory_folder_rolls_back_cleanly(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.conftest import git as plain_git
+    from tests.helpers import git as plain_git
 
     repo = tmp_path / "bare-project"
     repo.mkdir()

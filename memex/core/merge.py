@@ -1,8 +1,8 @@
 """The field rules of the 3-way merge of one memory (pure): DESIGN.md rule 4.
 
 `merge_memories` merges field by field and hands the body to the text merge its caller
-passes in (git's `merge-file` in `memex.workflows.merge`). What needs judgement is
-reported as a `Conflict`, never decided: the same scalar changed differently on both
+passes in (git's `merge-file` in `memex.workflows.file_merge`). What needs judgement is
+reported as a `FieldConflict`, never decided: the same scalar changed differently on both
 sides, two different successors in a supersede chain (a lifecycle conflict), or a body
 conflict. `conflict_text` renders a conflicted result; `redact_memory` and
 `redact_conflict` mask secrets in what is written and printed.
@@ -26,7 +26,7 @@ BodyMerger = Callable[[str, str, str], tuple[str, bool]]
 
 
 @dataclass(frozen=True)
-class Conflict:
+class FieldConflict:
     """One thing a human must decide: `field` with the three values (None when absent)."""
 
     field: str
@@ -66,7 +66,7 @@ class MergeResult:
 
     text: str
     memory: model.Memory | None
-    conflicts: list[Conflict] = field(default_factory=list)
+    conflicts: list[FieldConflict] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     fallback: bool = False  # an input did not parse: plain text merge of the whole file
 
@@ -75,7 +75,7 @@ class MergeResult:
         return not self.conflicts
 
 
-def _pick(name: str, base: Any, ours: Any, theirs: Any, conflicts: list[Conflict],
+def _pick(name: str, base: Any, ours: Any, theirs: Any, conflicts: list[FieldConflict],
           kind: str = "field") -> Any:
     """A scalar changed on one side takes that side; changed differently is a conflict."""
     if ours == theirs:
@@ -84,7 +84,7 @@ def _pick(name: str, base: Any, ours: Any, theirs: Any, conflicts: list[Conflict
         return theirs
     if theirs == base:
         return ours
-    conflicts.append(Conflict(name, _plain(ours), _plain(theirs), _plain(base), kind))
+    conflicts.append(FieldConflict(name, _plain(ours), _plain(theirs), _plain(base), kind))
     return ours
 
 
@@ -116,13 +116,13 @@ def _field_names() -> list[str]:
 
 
 def merge_memories(base: model.Memory | None, ours: model.Memory, theirs: model.Memory,
-                   merge_body: BodyMerger) -> tuple[model.Memory, list[Conflict]]:
+                   merge_body: BodyMerger) -> tuple[model.Memory, list[FieldConflict]]:
     """The field-level merge; conflicting fields keep ours' value in the returned memory."""
     if ours == theirs or (base is not None and theirs == base):
         return ours.copy(), []
     if base is not None and ours == base:
         return theirs.copy(), []
-    conflicts: list[Conflict] = []
+    conflicts: list[FieldConflict] = []
     values: dict[str, Any] = {}
 
     def base_of(name: str) -> Any:
@@ -151,7 +151,7 @@ def merge_memories(base: model.Memory | None, ours: model.Memory, theirs: model.
     if values["status"] in model.LIVE_STATUSES:
         values["retired_at"] = None
     else:
-        scratch: list[Conflict] = []
+        scratch: list[FieldConflict] = []
         picked = _pick("retired_at", base_of("retired_at"), ours.retired_at, theirs.retired_at,
                        scratch)
         # two retirement stamps of the same status: the earlier one is when it left active
@@ -175,7 +175,8 @@ def merge_memories(base: model.Memory | None, ours: model.Memory, theirs: model.
     else:
         body, conflicted = merge_body(o_body, b_body, t_body)
         if conflicted:
-            conflicts.append(Conflict("body", o_body, t_body, b_body if base else None, "body"))
+            conflicts.append(FieldConflict("body", o_body, t_body, b_body if base else None,
+                                           "body"))
     merged = model.Memory(body=body, extra=extra, **values)
     return merged, conflicts
 
@@ -195,7 +196,7 @@ def redact_memory(memory: model.Memory) -> tuple[model.Memory, list[str]]:
     return out, notices
 
 
-def redact_conflict(conflict: Conflict) -> Conflict:
+def redact_conflict(conflict: FieldConflict) -> FieldConflict:
     def clean(value: Any) -> Any:
         return redact.redact(value).text if isinstance(value, str) else value
 
@@ -203,8 +204,9 @@ def redact_conflict(conflict: Conflict) -> Conflict:
                                theirs=clean(conflict.theirs), base=clean(conflict.base))
 
 
-def conflict_text(merged: model.Memory, conflicts: list[Conflict], sides: dict[str, model.Memory
-                  | None], labels: tuple[str, str, str] = LABELS, marker_size: int = 7) -> str:
+def conflict_text(merged: model.Memory, conflicts: list[FieldConflict],
+                  sides: dict[str, model.Memory | None],
+                  labels: tuple[str, str, str] = LABELS, marker_size: int = 7) -> str:
     """The conflict form: the merged header, each conflicting key inside a marker block
 
         <<<<<<< ours / ||||||| base / ======= / >>>>>>> theirs

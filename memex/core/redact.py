@@ -11,7 +11,7 @@ Two operations share one detector:
 
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
-``scan(redact(t).text) == []`` always holds.
+``find_secrets(redact(t).text) == []`` always holds.
 
 The module is pure (stdlib only) and every pattern is compiled once at import.  Patterns are
 anchored on literal prefixes, have no ambiguous nested quantifiers, are tried only at the start of
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from memex.core import secret_rules
 
-__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "scan"]
+__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "find_secrets"]
 
 _KEEP = 4
 _MASK_CHAR = "x"
@@ -636,7 +636,7 @@ def redact_parts(parts: Sequence[str]) -> tuple[list[str], Redaction]:
     return joined.text.split(_PART_SEP), joined
 
 
-def scan(text: str) -> list[Finding]:
+def find_secrets(text: str) -> list[Finding]:
     """The unredacted private blocks and unmasked secrets in ``text``; ``text`` is unchanged."""
     stripped, blocks = _strip_private(text)
     spans = _private_spans(blocks) + _map_hits(_detect(stripped), blocks)

@@ -251,7 +251,7 @@ def from_parsed(parsed: frontmatter.Parsed, path: Path, home: Home,
     return Loaded(memory=memory, path=path, home=home, parsed=parsed)
 
 
-def scan(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
+def read_home(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
     """Every memory in a home; unreadable files are reported, never touched."""
     good: list[Loaded] = []
     bad: list[Quarantined] = special_files(home.path)
@@ -263,12 +263,12 @@ def scan(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
     return good, bad
 
 
-def scan_all(ws: Workspace, scopes: Iterable[str] | None = None
+def read_all(ws: Workspace, scopes: Iterable[str] | None = None
              ) -> tuple[list[Loaded], list[Quarantined]]:
     good: list[Loaded] = []
     bad: list[Quarantined] = []
     for home in homes(ws, scopes):
-        g, b = scan(home)
+        g, b = read_home(home)
         good.extend(g)
         bad.extend(b)
     return good, bad
@@ -522,7 +522,7 @@ def mask_memory(memory: model.Memory) -> model.Memory:
 def mask_text(text: str) -> str:
     """A whole memory file's text with every secret in it masked (comments, a merge
     result, an imported file kept byte for byte): `mask_memory` for text not parsed."""
-    return redact.redact(text).text if redact.scan(text) else text
+    return redact.redact(text).text if redact.find_secrets(text) else text
 
 
 def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None

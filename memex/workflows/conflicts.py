@@ -178,7 +178,7 @@ class Reason:
 
 
 @dataclass
-class Conflict:
+class Contradiction:
     a: str
     b: str
     reasons: list[Reason]
@@ -386,7 +386,7 @@ def _gates(f: Features) -> set[str]:
     return gates
 
 
-def find(memories: Iterable[model.Memory]) -> list[Conflict]:
+def find(memories: Iterable[model.Memory]) -> list[Contradiction]:
     """Every contradicting pair among `memories` (pass live ones), oldest id first.
 
     Candidate pairs come from a hash join on (tag or folder, what a rule looks at:
@@ -397,7 +397,7 @@ def find(memories: Iterable[model.Memory]) -> list[Conflict]:
         return _find(memories)
 
 
-def _find(memories: Iterable[model.Memory]) -> list[Conflict]:
+def _find(memories: Iterable[model.Memory]) -> list[Contradiction]:
     items = [m for m in memories if m.status in model.LIVE_STATUSES]
     feats = [features(m) for m in items]
     by_id = {m.id: m for m in items}
@@ -459,7 +459,7 @@ def _find(memories: Iterable[model.Memory]) -> list[Conflict]:
                         if len(words & theirs) >= need:
                             pairs.add(pair)
                             break
-    conflicts: list[Conflict] = []
+    conflicts: list[Contradiction] = []
     for x, y in pairs:
         fa, fb = feats[x], feats[y]
         if fa.id == fb.id or not related(fa, fb):
@@ -470,7 +470,7 @@ def _find(memories: Iterable[model.Memory]) -> list[Conflict]:
         reasons = compare(fa, fb)
         if reasons:
             a, b = sorted((fa.id, fb.id))
-            conflicts.append(Conflict(a, b, reasons,
+            conflicts.append(Contradiction(a, b, reasons,
                                       acknowledged=_linked(ma, mb, ("contradicts",))))
     conflicts.sort(key=lambda c: (c.a, c.b))
     return conflicts
@@ -489,12 +489,12 @@ def may_meet(tags: frozenset[str] | set[str], paths: Sequence[str], other_tags: 
 
 
 def against(memory: model.Memory, others: Iterable[model.Memory],
-            cache: dict[str, Features] | None = None) -> list[Conflict]:
+            cache: dict[str, Features] | None = None) -> list[Contradiction]:
     """Conflicts between one (new or changed) memory and the others: the notice on
     write, and the update of a cached result. `cache` keeps the others' features
     (by id) for a caller that compares many memories against the same set."""
     mine = features(memory)
-    out: list[Conflict] = []
+    out: list[Contradiction] = []
     for other in others:
         if other.id == memory.id or other.status not in model.LIVE_STATUSES:
             continue
@@ -509,13 +509,13 @@ def against(memory: model.Memory, others: Iterable[model.Memory],
             continue
         reasons = compare(mine, theirs)
         if reasons:
-            out.append(Conflict(memory.id, other.id, reasons,
+            out.append(Contradiction(memory.id, other.id, reasons,
                                 acknowledged=_linked(memory, other, ("contradicts",))))
     return out
 
 
-def update(previous: Sequence[Conflict], memories: Iterable[model.Memory],
-           touched: set[str]) -> list[Conflict]:
+def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
+           touched: set[str]) -> list[Contradiction]:
     """`find` for the same memories, given its earlier result and which ids changed."""
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
     out = [c for c in previous if c.a not in touched and c.b not in touched]
@@ -525,7 +525,7 @@ def update(previous: Sequence[Conflict], memories: Iterable[model.Memory],
         others = [m for m in live if m.id not in done]
         for found in against(memory, others):
             a, b = sorted((found.a, found.b))
-            out.append(Conflict(a, b, found.reasons, found.acknowledged))
+            out.append(Contradiction(a, b, found.reasons, found.acknowledged))
         done.add(memory.id)
     out.sort(key=lambda c: (c.a, c.b))
     return out

@@ -148,7 +148,7 @@ def fix(ws: Workspace) -> list[str]:
 def check_quarantine(ws: Workspace) -> list[Check]:
     """Unreadable files in every home; each check names its own files, since verify
     sees only the repo's folder and the outbox and personal folders are outside it."""
-    _, bad = store.scan_all(ws)
+    _, bad = store.read_all(ws)
     if not bad:
         return [Check("quarantine", "ok", "every memory file parses")]
     folder = ws.memory_dir

@@ -23,7 +23,7 @@ from memex.core import clock, gcpause, lifecycle, model
 from memex.core.errors import MemexError
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, freshness, snapshot, writes
+from memex.workflows import conflicts, freshness, hygiene_cache, writes
 
 AccessStats = dict[str, tuple[int, str]]
 
@@ -452,13 +452,13 @@ class Health:
         }
 
 
-def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Conflict]:
-    return [conflicts.Conflict(str(c["a"]), str(c["b"]),
+def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Contradiction]:
+    return [conflicts.Contradiction(str(c["a"]), str(c["b"]),
                                [conflicts.Reason(r["rule"], r["detail"]) for r in c["reasons"]],
                                bool(c["acknowledged"])) for c in data]
 
 
-def cached_duplicates(snap: snapshot.Snapshot) -> list[tuple[str, str, float]]:
+def cached_duplicates(snap: hygiene_cache.HygieneCache) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
     duplicates = snap.cached("duplicates")
     if duplicates is None:
@@ -483,7 +483,7 @@ def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
 def _health(ws: Workspace, stats: AccessStats | None) -> Health:
     now = clock.now()
     at = clock.format_time(now)
-    snap = snapshot.load(ws)
+    snap = hygiene_cache.load(ws)
     items, bad = snap.items, snap.quarantined
     if stats is None:
         stats = access_stats(ws)
@@ -560,7 +560,7 @@ def clean_plan(ws: Workspace, only: Sequence[str] = ()
                ) -> tuple[list[Candidate], list[store.Quarantined]]:
     """The ROT candidates `clean` offers (only: restrict to these id prefixes)."""
     with gcpause.paused():
-        snap = snapshot.load(ws)
+        snap = hygiene_cache.load(ws)
         found = rot_candidates(snap.items, access_stats(ws), clock.now(),
                                cached_duplicates(snap))
         snap.save()

@@ -126,7 +126,7 @@ def _refine_type(rule: Rule, text: str) -> str:
     return rule.type
 
 
-def scan(message: str) -> list[Match]:
+def find_matches(message: str) -> list[Match]:
     """Every trigger in MESSAGE, one memory per utterance (pure)."""
     lines = list(_user_lines(message))
     found: list[Match] = []
@@ -167,7 +167,7 @@ def capture_message(ws: Workspace, message: str, dry_run: bool = False,
     """
     results: list[writes.WriteResult] = []
     errors: list[str] = []
-    for match in scan(message):
+    for match in find_matches(message):
         if match.scope not in scopes:
             errors.append(f"line {match.line}: {match.scope} capture is turned off here")
             continue

@@ -206,7 +206,7 @@ def _candidates(ws: Workspace, changed: set[str] | None) -> list[store.Loaded]:
     assert ws.repo is not None and ws.memory_dir is not None
     home = store.Home("repo", ws.memory_dir)
     if changed is None:
-        return store.scan(home)[0]
+        return store.read_home(home)[0]
     out: list[store.Loaded] = []
     for rel in sorted(changed):
         if store.in_memory_folder(ws.memory_dir_name, rel):

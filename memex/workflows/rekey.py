@@ -103,7 +103,7 @@ def plan(ws: Workspace, from_id: str | None = None) -> RekeyPlan:
                              f"--from ID: {listed}")
         source = found[0]
     result = RekeyPlan(source, ws.outbox_dir, ws.repo_id)
-    drafts, result.quarantined = store.scan(store.Home("outbox", source.path))
+    drafts, result.quarantined = store.read_home(store.Home("outbox", source.path))
     target = store.Home("outbox", ws.outbox_dir)
     for draft in drafts:
         there = store.new_path(target, draft.id)

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memex.core import clock, frontmatter, lifecycle
+from memex.core import clock, frontmatter, lifecycle, merge
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import merge, team
+from memex.workflows import file_merge, team
 
 _MARKER = re.compile(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))", re.MULTILINE)
 
@@ -121,7 +121,7 @@ def _analyse(top: Path, item: gitio.Unmerged, labels: Sides) -> ConflictedMemory
     base = gitio.blob_text(top, item.stages[1]) if 1 in item.stages else None
     ours = gitio.blob_text(top, item.stages[2])
     theirs = gitio.blob_text(top, item.stages[3])
-    out.result = merge.merge_texts(base, ours, theirs, labels=labels.markers)
+    out.result = file_merge.merge_texts(base, ours, theirs, labels=labels.markers)
     merged = out.result.memory
     if merged is not None and merged.contradicts:
         # a semantic conflict between two memories: surfaced, never settled here
@@ -257,7 +257,7 @@ def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = Fal
             raise Ambiguous(old_id, [p.stem for p in paths])
         raise NotFound(f"no memory {old_id!r} in {ws.memory_dir_name}/")
     old, named = _old_version(ws, repo, paths[0], paths[0].stem, home)
-    loaded, _ = store.scan(home)
+    loaded, _ = store.read_home(home)
     by_id = {x.id: x for x in loaded}
     found = [x for x in loaded if x.memory.supersedes == old.id]
     found += [by_id[i] for i in named if i in by_id and by_id[i] not in found]

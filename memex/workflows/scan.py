@@ -78,7 +78,7 @@ def scan_texts(items: Iterable[tuple[str, str]]) -> list[SecretFinding]:
 
 
 def _secrets(path: str, text: str) -> list[SecretFinding]:
-    return [SecretFinding(path, f.line, f.kind) for f in redact.scan(text)]
+    return [SecretFinding(path, f.line, f.kind) for f in redact.find_secrets(text)]
 
 
 def _key_line(text: str, key: str) -> int:

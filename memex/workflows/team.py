@@ -135,7 +135,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
         if loaded.id not in {o.id for o in originals}:
             originals.append(loaded)
 
-    existing, _ = store.scan_all(ws, [to])
+    existing, _ = store.read_all(ws, [to])
     at = clock.now_str()
     results: list[Proposed] = []
     for original in originals:
@@ -212,7 +212,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
     if all_drafts:
         if ids:
             raise UsageError("give ids or --all, not both")
-        drafts, bad = store.scan(tgt.outbox)
+        drafts, bad = store.read_home(tgt.outbox)
         for item in bad:
             notices.append(f"skipped unreadable draft {item.path}: {item.reason}")
         keep, left = _live_with_chains(drafts)
@@ -249,7 +249,7 @@ def _select_drafts(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: b
                              "nothing moved")
         if loaded.id not in {c.id for c in chosen}:
             chosen.append(loaded)
-    outbox, _ = store.scan(tgt.outbox)
+    outbox, _ = store.read_home(tgt.outbox)
     _check_chains(tgt, chosen, outbox)
     return chosen, notices
 
@@ -814,7 +814,7 @@ class SyncStatus:
 
 def sync_status(ws: Workspace) -> SyncStatus:
     """The outbox, every in-repo memory by review state, and where the branch stands."""
-    loaded, bad = store.scan_all(ws, ["project", "org"])
+    loaded, bad = store.read_all(ws, ["project", "org"])
     outbox = [x for x in loaded if x.home.is_outbox]
     by_state: dict[str, list[store.Loaded]] = {s: [] for s in model.REVIEW_STATES[1:]}
     for item in loaded:

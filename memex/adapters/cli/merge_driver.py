@@ -60,7 +60,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
     exit 0 when clean, as if no driver were configured.
     """
     from memex.storage import store
-    from memex.workflows import merge
+    from memex.workflows import file_merge
 
     try:
         size = max(1, int(marker_size))
@@ -72,7 +72,7 @@ def cli(base: Path, ours: Path, theirs: Path, marker_size: str, path: str) -> No
         _plain_text(base, ours, theirs, size, label)
     sides = _sides()
     try:
-        result = merge.merge_texts_or_text(_read(base), _read(ours), _read(theirs),
+        result = file_merge.merge_texts_or_text(_read(base), _read(ours), _read(theirs),
                                            labels=sides.markers, marker_size=size)
     except Exception as exc:  # git itself failed: never crash inside git's merge
         _common.note(f"git-memex: {label}: merge failed ({exc})")

@@ -2,7 +2,7 @@
 
 The field rules are pure (`memex.core.merge`); only the body goes through git's own
 `git merge-file` (gitio), so body conflicts look exactly like any other git conflict.
-What needs judgement is reported as a `Conflict`, never decided (DESIGN.md rule 4).
+What needs judgement is reported as a `FieldConflict`, never decided (DESIGN.md rule 4).
 Redaction runs on the merged title and body, as on every write git-memex makes.
 
 A conflicted result is rendered in the form `conflict_text` documents: the merged
@@ -18,7 +18,7 @@ from memex.core.errors import InvalidMemory
 from memex.core.merge import (
     LABELS,
     BodyMerger,
-    Conflict,
+    FieldConflict,
     MergeResult,
     conflict_text,
     merge_history,
@@ -29,7 +29,7 @@ from memex.core.merge import (
 )
 from memex.storage import gitio
 
-__all__ = ["LABELS", "BodyMerger", "Conflict", "MergeResult", "conflict_text",
+__all__ = ["LABELS", "BodyMerger", "FieldConflict", "MergeResult", "conflict_text",
            "git_body_merger", "merge_history", "merge_memories", "merge_set", "merge_texts",
            "merge_texts_or_text"]
 
@@ -78,8 +78,9 @@ def merge_texts(base_text: str | None, ours_text: str, theirs_text: str,
         try:
             model.validate(merged)
         except InvalidMemory as exc:
-            conflicts.append(Conflict("memory", f"the merged fields are invalid together: {exc}",
-                                      None, None, "invalid"))
+            conflicts.append(FieldConflict(
+                "memory", f"the merged fields are invalid together: {exc}", None, None,
+                "invalid"))
     if conflicts:
         text = conflict_text(merged, conflicts, {"ours": ours, "base": base, "theirs": theirs},
                              labels, marker_size)
@@ -112,5 +113,5 @@ def _fallback(base_text: str, ours_text: str, theirs_text: str, message: str,
     result = gitio.merge_file(ours_text, base_text, theirs_text, labels, marker_size)
     redaction = redact.redact(result.text)
     notices = [f"file: {redaction.notice()}"] if redaction.changed else []
-    conflict = Conflict("file", message, None, None, "parse")
+    conflict = FieldConflict("file", message, None, None, "parse")
     return MergeResult(redaction.text, None, [conflict], notices, fallback=True)

@@ -27,7 +27,7 @@ VERSION = 2
 
 
 @dataclass
-class Snapshot:
+class HygieneCache:
     items: list[store.Loaded]
     quarantined: list[store.Quarantined]
     fingerprint: str
@@ -69,7 +69,7 @@ def _read_cache(path: Path) -> dict[str, Any]:
     return {}
 
 
-def load(ws: Workspace) -> Snapshot:
+def load(ws: Workspace) -> HygieneCache:
     """Every readable memory file visible here (a duplicated id once per file, each
     with its own file's statuses), from the refreshed index; unreadable files
     quarantined."""
@@ -108,7 +108,7 @@ def load(ws: Workspace) -> Snapshot:
     fingerprint = digest.hexdigest()
     pairs = old.get("pairs") if old.get("fingerprint") == fingerprint else None
     previous: dict[str, Any] = old["pairs"] if isinstance(old.get("pairs"), dict) else {}
-    return Snapshot(items, bad, fingerprint, pairs if isinstance(pairs, dict) else {}, path,
+    return HygieneCache(items, bad, fingerprint, pairs if isinstance(pairs, dict) else {}, path,
                     files, dirty=files != old_files, touched=touched, _previous=previous)
 
 
