@@ -131,6 +131,12 @@ def note(message: str) -> None:
         click.echo(message, err=True)
 
 
+def notice(message: str) -> None:
+    """What happened to a memory (a secret masked, a scope chosen for you) on stderr:
+    unlike note(), printed even with --quiet."""
+    click.echo(message, err=True)
+
+
 def say(message: str) -> None:
     """Chatter on stdout that is not data (silenced by --quiet)."""
     if not quiet():
