@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import shlex
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,7 +38,6 @@ NOT_RUN = {
                                                   "(tests/test_two_successors.py)",
     "git memex rekey --from 3f2a9c41d0e7 --yes": "needs drafts under an old repo_id "
                                                  "(tests/test_rekey.py)",
-    "git memex demo": "runs the same flow as `demo --keep`, which runs",
 }
 # Exit statuses other than 0 that an example means.
 EXIT = {
@@ -133,7 +133,8 @@ def run_step(step: str, ids: dict[str, str] | Callable[[], dict[str, str]],
             Path(out.replace("~", str(home))).write_text(result.stdout, encoding="utf-8")
 
 
-def test_the_examples_run(world: Path, isolated: Path) -> None:
+def test_the_examples_run(world: Path, isolated: Path, tmp_path: Path,
+                          monkeypatch: pytest.MonkeyPatch) -> None:
     def step(name: str, ids: dict[str, str] | Callable[[], dict[str, str]] | None = None
              ) -> None:
         run_step(name, ids or {}, isolated)
@@ -189,7 +190,9 @@ def test_the_examples_run(world: Path, isolated: Path) -> None:
     git("config", "memex.embeddings", "hashing", cwd=world)
     step("embed")
     step("clean", lambda: {P: capture(f"wip {next(count)}", "--scope", "personal")})
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where demo --keep keeps
     step("demo")
+    assert list(tmp_path.glob("git-memex-demo-*"))
 
 
 def pending_successor() -> str:
