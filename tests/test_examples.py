@@ -20,6 +20,7 @@ from memex.adapters.cli import examples
 from memex.adapters.cli.registry import STEPS
 from memex.storage import homes
 from memex.workflows import agent
+from tests.conftest import BIN, run_cli
 from tests.helpers import git, git_proc, invoke, invoke_json
 from tests.test_portable import OPEN_MEMEX
 
@@ -211,3 +212,17 @@ def test_not_run_and_exit_name_real_examples() -> None:
     ran: Callable[[str], bool] = lambda step: any(  # noqa: E731
         ex.line not in NOT_RUN for ex in examples.STEPS[step])
     assert [s for s in STEPS if not ran(s)] == ["pr-status", "mcp"]
+
+
+def test_help_ends_with_the_examples(repo: Path) -> None:
+    """`git-memex STEP --help` (click's help: git shows the man page instead) ends with
+    the same examples, through the dispatcher and the standalone executable."""
+    for step in ("capture", "pin"):
+        text = invoke(step, "--help").stdout
+        assert "Examples:\n" in text, step
+        assert all(ex.line in text for ex in examples.STEPS[step]), step
+    alone = run_cli(str(BIN / "git-memex-link"), "--help")
+    assert alone.returncode == 0
+    assert "git memex link --remove 01KB7QX2 contradicts 01KB7R3M" in alone.stdout.decode()
+    assert alone.stdout.decode().rstrip().endswith(
+        "01KB7QX2 and 01KB7R3M stand for memory ids (a unique prefix is enough).")

@@ -355,7 +355,10 @@ def guard_stdout() -> None:
 
 def run_step(command: click.Command, step: str) -> None:
     """Entry point of a standalone `git-memex-<step>` executable."""
+    from memex.adapters.cli import examples
+
     command.context_settings.setdefault("help_option_names", ["-h", "--help"])
+    examples.attach(command, step)
     guard_stdout()
     run_command(command, sys.argv[1:], f"{PROG}-{step}")
 

@@ -8,7 +8,10 @@ runs them in a scratch repository, so an example cannot drift from the command.
 
 from __future__ import annotations
 
+import textwrap
 from typing import NamedTuple
+
+import click
 
 
 class Example(NamedTuple):
@@ -255,3 +258,32 @@ STEPS: dict[str, tuple[Example, ...]] = {
           "The zsh script; source it from ~/.zshrc after compinit."),
     ),
 }
+
+
+
+def placeholders(items: tuple[Example, ...]) -> str:
+    """The sentence saying what the placeholder ids stand for ('' when none is used)."""
+    used = [p for p in IDS if any(p in item.line for item in items)]
+    if not used:
+        return ""
+    stand = "stands for a memory id" if len(used) == 1 else "stand for memory ids"
+    return f"{' and '.join(used)} {stand} (a unique prefix is enough)."
+
+
+def epilog(step: str) -> str:
+    """A step's examples as its `--help` ends (click keeps a `\\b` paragraph as it is)."""
+    items = STEPS.get(step, ())
+    lines = ["\b", "Examples:"]
+    for item in items:
+        lines.append(f"  {item.line}")
+        lines += textwrap.wrap(item.what, 76, initial_indent="      ",
+                               subsequent_indent="      ")
+    note = placeholders(items)
+    return "\n".join(lines) + (f"\n\n{note}" if note else "")
+
+
+def attach(command: click.Command, step: str) -> click.Command:
+    """The step's click command, its `--help` ending with its examples."""
+    if not command.epilog:
+        command.epilog = epilog(step)
+    return command

@@ -108,10 +108,9 @@ def configuration(mentioned_in: str | None = None) -> list[str]:
 def examples_section(items: tuple[Example, ...]) -> list[str]:
     """EXAMPLES from memex/adapters/cli/examples.py (tests/test_examples.py runs them)."""
     lines = [".SH EXAMPLES"]
-    used = [p for p in examples.IDS if any(p in item.line for item in items)]
-    if used:
-        stand = "stands for a memory id" if len(used) == 1 else "stand for memory ids"
-        lines += [f"{' and '.join(used)} {stand} (a unique prefix is enough).", ".PP"]
+    note = examples.placeholders(items)
+    if note:
+        lines += [_roff(note), ".PP"]
     for item in items:
         lines += [".TP", f"\\fB{_roff(item.line)}\\fR", _roff(item.what)]
     return lines
