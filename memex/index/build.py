@@ -25,7 +25,7 @@ from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import journal, store
+from memex.storage import store
 from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
@@ -360,13 +360,24 @@ def _mark_stale(index: Index) -> None:
 # ---------------------------------------------------------------- scanning
 
 
-def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
+# The mtime recorded for a file an unsettled submit rewrote, read with its bytes from
+# before (storage.journalfile): no real file has it, so once the submit is settled the
+# next refresh reads the file again, whichever way it went.
+UNSETTLED_MTIME = -1
+
+
+def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
+              ) -> tuple[dict[str, FileState], dict[str, str]]:
     """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
-    path's home kind. Only a stat per file: nothing is read."""
+    path's home kind. Only a stat per file: nothing is read. While a killed submit is
+    unsettled, the files it created are left out and those it rewrote get their bytes
+    from before in `before` (the pre-submit state reads answer from)."""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
-    half_submitted = journal.unsettled_new_files(ws.repo)
     for home in store.homes(ws):
+        for path, data in home.before.items():
+            if data is not None and before is not None:
+                before[path] = data
         try:
             entries = os.scandir(home.path)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
@@ -374,7 +385,7 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
         with entries:
             for entry in entries:
                 if (not store.is_memory_name(entry.name) or entry.path in states
-                        or entry.path in half_submitted):
+                        or store.unsettled(home, entry.path)):
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=False):
@@ -382,7 +393,9 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
                     st = entry.stat()
                 except OSError:
                     continue
-                states[entry.path] = FileState(st.st_size, st.st_mtime_ns)
+                old = home.before.get(entry.path)
+                states[entry.path] = (FileState(len(old), UNSETTLED_MTIME) if old is not None
+                                      else FileState(st.st_size, st.st_mtime_ns))
                 kinds[entry.path] = home.kind
     return states, kinds
 
@@ -476,7 +489,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
             ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
     """What a refresh must do: the disk against the files table. `contents` keeps the
     bytes read for hashing (a second decision reads no file twice)."""
-    disk, kinds = scan_disk(ws)
+    disk, kinds = scan_disk(ws, contents)
     old, old_kinds = ({}, {}) if full else _indexed(index)
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):

@@ -93,10 +93,10 @@ def export_lines(ws: Workspace, include_personal: bool = False
     key = export_key(ws, create=True)
     assert key is not None
     for home in store.homes(ws, scopes):
-        for path in store.memory_files(home.path):
+        for path in store.home_files(home):
             try:
-                loaded = store.read(path, home)
-                text = store.read_text(path)
+                text = store.decode(store.home_bytes(path, home))
+                loaded = store.from_text(text, path, home)
             except (InvalidMemory, OSError) as exc:
                 skipped.append(store.Quarantined(path, str(exc)))
                 continue
