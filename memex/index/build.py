@@ -25,7 +25,7 @@ from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import store
+from memex.storage import iostep, store
 from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
@@ -237,6 +237,7 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
     then belong to a different file)."""
     report.rebuilt = True
     try:
+        iostep.step("index create", fails=False)
         schema.create(conn, replace=True)
         return
     except sqlite3.OperationalError as exc:
@@ -252,6 +253,7 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
 def cut_back(path: Path) -> None:
     """Truncate an unreadable SQLite cache file and its WAL in place (an empty file is an
     empty database); the inode stays, so every process's handle stays valid."""
+    iostep.step("index cut back", fails=False)
     for suffix in ("", "-wal"):
         with contextlib.suppress(FileNotFoundError), open(f"{path}{suffix}", "r+b") as handle:
             handle.truncate(0)
@@ -449,6 +451,9 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     if plan.empty and not full:
         return
     try:
+        # The index's write steps are kill points only: SQLite reports its own I/O
+        # errors, and a refresh that fails is answered by a rebuild or a temporary index.
+        iostep.step("index begin", fails=False)
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         if _busy(exc):
@@ -470,6 +475,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                      (f"{os.getpid()}-{time.time_ns()}",))
+        iostep.step("index commit", fails=False)
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
@@ -518,6 +524,7 @@ def _truncate_wal(conn: sqlite3.Connection) -> None:
     this refresh and the writers behind it; the WAL is then cut back later, to
     journal_size_limit, once a checkpoint completes."""
     try:
+        iostep.step("index checkpoint", fails=False)
         conn.execute("PRAGMA busy_timeout = 0")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     except sqlite3.Error:
@@ -706,6 +713,7 @@ def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
            mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]]) -> None:
+    iostep.step("index write", fails=False)
     conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, hash, problem)"
                      " VALUES (?, ?, ?, ?, ?, ?)", files_rows)
     conn.executemany(
