@@ -14,7 +14,7 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import homes, settings, store, usage
+from memex.storage import homes, settings, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows.scan import scan_texts
 
@@ -238,6 +238,7 @@ def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write:
                                        f"since {moment}"))
 
 
+@writelock.holds_write_lock
 def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report: Report
                    ) -> None:
     home = store.Home("repo", ws.memory_dir or Path("."))
