@@ -110,3 +110,24 @@ def test_reads_after_the_commit_see_the_pre_submit_state_until_settled(
     shown = invoke_json("show", old)
     assert shown["status"] == "superseded"
     build.forget_connections()
+
+
+def test_submit_passes_a_verify_pre_commit_hook(repo: Path) -> None:
+    """The published `memex-verify` hook runs `git-memex verify` inside submit's own
+    commit, while the new repo file and its outbox draft both exist and the index
+    leaves the file out: neither is a failure of the submit in flight."""
+    invoke_json("init")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=repo, check=True)
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nexec '{shutil.which('git-memex')}' verify\n")
+    hook.chmod(0o755)
+    draft = invoke_json("capture", "a fact submitted through a verify hook")["id"]
+    result = invoke("submit", draft)
+    assert result.exit_code == 0, result.stderr
+    assert (repo / ".memex" / f"{draft}.md").exists()
+    shown = subprocess.run(["git", "log", "--name-only", "--format="], cwd=repo,
+                           capture_output=True, text=True, check=True).stdout
+    assert f".memex/{draft}.md" in shown
+    assert subprocess.run(["git-memex", "verify"], cwd=repo).returncode == 0
+    build.forget_connections()
