@@ -259,8 +259,8 @@ def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFin
         if not in_folder(ws.memory_dir_name, rel):
             continue
         try:
-            items.append((rel, full.read_bytes()))
-        except OSError:
+            items.append((rel, store.read_bytes(full)))
+        except (OSError, InvalidMemory):  # a link or FIFO is never followed or opened
             continue
     return _scan_items(ws, items)
 
@@ -282,7 +282,7 @@ def scan_folder(ws: Workspace) -> tuple[int, list[SecretFinding]]:
         if ws.memory_dir.is_dir() else []
     for path in files:
         try:
-            items.append((path.relative_to(top).as_posix(), path.read_bytes()))
-        except OSError:
+            items.append((path.relative_to(top).as_posix(), store.read_bytes(path)))
+        except (OSError, InvalidMemory):  # a link or FIFO is never followed or opened
             continue
     return _scan_items(ws, items)
