@@ -28,7 +28,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memex.core import secret_rules
+from memex.core import bare_secrets, secret_rules
 
 __all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "find_secrets"]
 
@@ -38,6 +38,7 @@ PLACEHOLDER = "[REDACTED]"
 
 _PRIVATE_KIND = "private-block"
 _PEM_KIND = "pem-private-key"
+_BLOCK_KINDS = (_PEM_KIND, bare_secrets.KIND)  # may span lines: masked with the lines kept
 _ASSIGN_KIND = "secret-assignment"
 
 
@@ -507,6 +508,9 @@ def _detect(text: str) -> list[_Hit]:
     _run_candidates(text, cands)
     _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
     _assignment_candidates(text, len(_TOKEN_RULES) + 2, cands)
+    for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
+        cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
+                       _is_masked_block(text[start:end])))
     if not cands:
         return []
     cands.sort()
@@ -528,7 +532,7 @@ def _apply_masks(text: str, hits: list[_Hit]) -> str:
     for start, end, kind in hits:
         pieces.append(text[pos:start])
         secret = text[start:end]
-        pieces.append(_mask_block(secret) if kind == _PEM_KIND else mask(secret))
+        pieces.append(_mask_block(secret) if kind in _BLOCK_KINDS else mask(secret))
         pos = end
     pieces.append(text[pos:])
     return "".join(pieces)
