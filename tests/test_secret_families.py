@@ -178,6 +178,13 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
     "credentialsId: 'ff083f76-7804-4ef1-80e4-fe975bb9141b'",
     "-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----",
     'secret_key => "sk_abcdefghijklmnopqrstuvwxyz123"',
+    # an open-memex memory's front matter (a scope, not a key), a regex in code, a
+    # placeholder in prose, and a ConfigMap after a Secret in one YAML file
+    "scope_key: project__remote__9c570c1e24d2",
+    '_r("digitalocean-token", "do[opr]_v1_", "[a-f0-9]{64}")',
+    "pass the credentials with `curl -u user:password`.",
+    "kind: Secret\nmetadata:\n  name: s\n---\nkind: ConfigMap\ndata:\n"
+    "  greeting: aGVsbG8gd29ybGQ=\n",
 ])
 def test_normal_coding_text_is_untouched(text: str) -> None:
     assert redact(text).text == text

@@ -197,7 +197,7 @@ _CAMEL_KEY = re.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 _NOT_SECRET_NAME = re.compile(
     r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
     r"|(?<![a-z])bucket"
-    r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms"
+    r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms|scope"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
 _ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
@@ -227,6 +227,10 @@ _UNQUOTED_VALUE = re.compile(  # up to the next query parameter (&user=...), not
     r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
 )
 _QUOTED_VALUE = {q: re.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
+# A regular expression, not a literal: a character class with a range, a group, a quantifier
+_REGEX_SYNTAX = re.compile(
+    r"\[[^\]]*[a-z0-9]-[a-z0-9][^\]]*\]|\(\?[:!=<]|\[[a-z]{2,}\]|\{[0-9]+,[0-9]*\}",
+    re.IGNORECASE)
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
     r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.|"
@@ -264,6 +268,7 @@ _CURL_USER = re.compile(
 )
 # A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
 _K8S_KIND = re.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
+_K8S_ANY_KIND = re.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
 _K8S_DATA = re.compile(  # a `data:` key and the lines indented under it
     r"^(?P<i>[ \t]*)(?:data|stringData):[ \t]*\r?\n(?:(?P=i)[ \t]+\S[^\n]*(?:\n|$)"
     r"|[ \t]*#[^\n]*\n)+",
@@ -317,7 +322,7 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
         return False
     if _PLACEHOLDER_WORDS.search(value) or _ALPHABET_RUN.search(value.lower()):
         return False
-    if _DOTTED_IDENT.fullmatch(value):
+    if _DOTTED_IDENT.fullmatch(value) or _REGEX_SYNTAX.search(value):
         return False
     if value.isdigit():
         return len(value) >= _MIN_DIGITS_LEN and _entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
@@ -417,6 +422,8 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
     for m in regex.finditer(text):
         start, end = m.span("s")
         value = text[start:end].strip("\"'")
+        if kind == _BASIC_KIND:
+            value = value.rstrip("`.,;")  # `curl -u user:password`. in prose
         start = text.index(value, start) + offset if value else start + offset
         end = start + len(value)
         if len(value) < minimum or _PLACEHOLDER_WORDS.search(value) or value[0] in "$%<{":
@@ -452,8 +459,24 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         _span_candidates(text, prio, "sidekiq-secret", _SIDEKIQ, out)
     if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
         for block in _K8S_DATA.finditer(text):
-            _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
-                             out, offset=block.start())
+            if _k8s_kind_of(text, block.start()):
+                _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
+                                 out, offset=block.start())
+
+
+def _k8s_kind_of(text: str, pos: int) -> bool:
+    """Is the YAML document holding ``pos`` a ``kind: Secret`` (not a ConfigMap after a
+    Secret in the same file)?"""
+    document = max(text.rfind("\n---", 0, pos), 0)
+    kinds = list(_K8S_ANY_KIND.finditer(text, document, pos))
+    after = _K8S_ANY_KIND.search(text, pos, _next_document(text, pos))
+    kind = kinds[-1] if kinds else after
+    return kind is not None and kind.group(1).lower() == "secret"
+
+
+def _next_document(text: str, pos: int) -> int:
+    end = text.find("\n---", pos)
+    return len(text) if end == -1 else end
 
 
 def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
