@@ -16,7 +16,9 @@ Sources (one text each):
 * open-memex: the memory files of the shared open-memex store (front matter included: ULIDs,
   repo ids, hashes);
 * locomo: every dialog turn of LoCoMo (conversational English);
-* cmrc: every paragraph of CMRC 2018 (Simplified Chinese).
+* cmrc: every paragraph of CMRC 2018 (Simplified Chinese);
+* stdlib: the Python standard library's own code (tests left out) in chunks of 30 lines:
+  much more code than this repository, identifiers of every style, hex and base64 literals.
 
 The shared data is read from ``../shared/bench`` beside the repository (``--shared``),
 never copied into it.  A text is touched when any character changed; the report gives the
@@ -30,6 +32,7 @@ import argparse
 import io
 import json
 import subprocess
+import sysconfig
 import tokenize
 from collections import Counter
 from collections.abc import Iterator
@@ -111,6 +114,21 @@ def cmrc(shared: Path) -> Iterator[str]:
             yield paragraph["context"]
 
 
+def stdlib() -> Iterator[str]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(root.rglob("*.py")):
+        parts = set(path.relative_to(root).parts)
+        if parts & {"test", "tests", "site-packages", "idle_test"} or path.name.startswith(
+                "test_"):
+            continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for i in range(0, len(lines), 30):
+            yield "\n".join(lines[i : i + 30])
+
+
 def sources(shared: Path) -> dict[str, list[str]]:
     return {
         "docs": list(docs()),
@@ -121,6 +139,7 @@ def sources(shared: Path) -> dict[str, list[str]]:
         "open-memex": list(open_memex(shared)),
         "locomo": list(locomo(shared)),
         "cmrc": list(cmrc(shared)),
+        "stdlib": list(stdlib()),
     }
 
 

@@ -185,6 +185,11 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
     "pass the credentials with `curl -u user:password`.",
     "kind: Secret\nmetadata:\n  name: s\n---\nkind: ConfigMap\ndata:\n"
     "  greeting: aGVsbG8gd29ybGQ=\n",
+    # code that names passwords and headers (Python's own urllib and http.server)
+    '__all__ = ["splithost", "splitpasswd", "splitport", "splitquery"]',
+    "if hasattr(self.passwd, 'is_authenticated'):",
+    'authorization = self.headers.get("authorization")',
+    "authorization = base64.decodebytes(authorization)",
 ])
 def test_normal_coding_text_is_untouched(text: str) -> None:
     assert redact(text).text == text

@@ -231,6 +231,7 @@ _QUOTED_VALUE = {q: re.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
 _REGEX_SYNTAX = re.compile(
     r"\[[^\]]*[a-z0-9]-[a-z0-9][^\]]*\]|\(\?[:!=<]|\[[a-z]{2,}\]|\{[0-9]+,[0-9]*\}",
     re.IGNORECASE)
+_CALL_BEFORE = re.compile(r"\([ \t]*[\"']$")  # setProperty( "KEY" ...
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
     r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.|"
@@ -429,6 +430,9 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
         if len(value) < minimum or _PLACEHOLDER_WORDS.search(value) or value[0] in "$%<{":
             continue
         secret = value
+        if kind == _AUTH_KIND and (_CODE_NAME.fullmatch(value) or
+                                   text[end : end + 1] in ("(", "[")):
+            continue  # authorization = self.headers.get(...): code, not a header
         if kind in (_URL_KIND, _BASIC_KIND):
             user, _, password = value.partition(":")
             secret = password or user
@@ -442,6 +446,8 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
 
 
 _URL_KIND = "url-credentials"
+_AUTH_KIND = "authorization-header"
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
 _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
                                "xxx", "xxxx", "changeme", "user", "username", "login",
@@ -452,7 +458,7 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     if "://" in text and "@" in text:
         _span_candidates(text, prio, _URL_KIND, _URL_CRED, out, minimum=3)
     if "uthorization" in text or "UTHORIZATION" in text:
-        _span_candidates(text, prio, "authorization-header", _AUTH_HEADER, out)
+        _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
     if "CONTRIBSYS__COM" in text:
@@ -492,6 +498,9 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         m = _ASSIGN_VALUE.match(text, reached)
         if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
+        if "," in m.group() and not _CALL_BEFORE.search(
+                text, max(0, key.start() - 80), _name_start(text, key.start())):
+            continue  # "a", "b" in a list of strings, not setProperty("KEY", "value")
         quote = m.group("quote")
         v = (_QUOTED_VALUE[quote] if quote else _UNQUOTED_VALUE).match(text, m.end())
         if v is None:
@@ -516,12 +525,17 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             out.append((prio, start, end, _ASSIGN_KIND, False))
 
 
-def _key_name(text: str, start: int, end: int) -> str:
-    """The whole identifier around a key word (``OP_SERVICE_ACCOUNT_TOKEN``), lower-cased."""
+def _name_start(text: str, start: int) -> int:
+    """Where the identifier holding the key word at ``start`` begins."""
     first = start
     while first > 0 and start - first < 60 and text[first - 1] in _NAME_CHARS:
         first -= 1
-    return text[first:end].lower()
+    return first
+
+
+def _key_name(text: str, start: int, end: int) -> str:
+    """The whole identifier around a key word (``OP_SERVICE_ACCOUNT_TOKEN``), lower-cased."""
+    return text[_name_start(text, start) : end].lower()
 
 
 def _detect(text: str) -> list[_Hit]:
