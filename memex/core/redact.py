@@ -9,6 +9,11 @@ Two operations share one detector:
 * :func:`scan` reports what :func:`redact` would change without changing anything; it is used on
   files that arrived by git (pre-commit hook, ``verify``).
 
+Secrets are found three ways, in this order of priority: by their format (the token rules of
+:mod:`memex.core.secret_rules`), by their context (an assignment to a password/secret/token
+name, credentials in a URL, an ``Authorization:`` header, a private key block), and, for a
+random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).
+
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
 ``find_secrets(redact(t).text) == []`` always holds.
