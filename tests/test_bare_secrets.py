@@ -30,6 +30,8 @@ SECRETS = [
     _random(_B64, 86) + "==",  # base64 key material
     f"{_random(_LOWER_DIGITS, 12)}_{_random(_LOWER_DIGITS, 10)}-{_random(_LOWER_DIGITS, 9)}",
     _random(_ALNUM, 30) + "#" + _random(_ALNUM, 8),  # a password-like key with a symbol
+    "deploy:" + _random(_ALNUM, 20),  # user:password with no curl -u before it
+    _random(_ALNUM, 41) + "_",  # base64url ends in "_" or "-" as often as in a letter
 ]
 SENTENCES = ("the deploy key is {} for now", "{}", "use {} here", "- `{}`")
 

@@ -76,10 +76,10 @@ COMMON_BIGRAMS = frozenset((
     "yw", "ze",
 ))
 
-_TOKEN_CHARS = r"A-Za-z0-9_+/=~.\-!#$%&*@^"
-_TOKEN_SET = frozenset(string.ascii_letters + string.digits + "_+/=~.-!#$%&*@^")
+_TOKEN_CHARS = r"A-Za-z0-9_+/=~.:\-!#$%&*@^"
+_TOKEN_SET = frozenset(string.ascii_letters + string.digits + "_+/=~.:-!#$%&*@^")
 _RUN_REST = re.compile(f"[{_TOKEN_CHARS}]+")
-_TRAILING = "._-~!#$%&*@^"
+_TRAILING = ".!#$%&*@^"
 _PIECE = re.compile(r"[A-Za-z0-9]+")
 # The prefilter: random text of a dozen characters almost always holds one of these (digits on
 # both sides of letters, case flipping inside a word); prose and most identifiers hold none,
@@ -108,7 +108,8 @@ _SPARED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # digests, and Stripe's publishable keys (public by design)
-_SPARED_PREFIX = re.compile(r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?)[=-]|pk_(?:live|test)_")
+_SPARED_PREFIX = re.compile(
+    r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[:=-]|pk_(?:live|test)_")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
 _PUBLIC_BLOCK = re.compile(
     r"-----BEGIN (?:CERTIFICATE|[A-Z0-9 ]*PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)"
@@ -235,12 +236,12 @@ def _is_name(name: str) -> bool:
         all(_classify(p) != _RANDOM for p in pieces)
 
 
-def _in_url(text: str, start: int) -> bool:
-    """Is the run at ``start`` part of a URL (``https://host/path?q=...``)?"""
+def _in_url(text: str, start: int, end: int) -> bool:
+    """Is the token at ``start:end`` part of a URL (``https://host/path?q=...``)?"""
     first = start
     while first > 0 and start - first < 300 and text[first - 1] not in _WORD_END:
         first -= 1
-    return "://" in text[first : start + 2]
+    return "://" in text[first:end]
 
 
 def _public_value(text: str, start: int) -> bool:
@@ -293,9 +294,9 @@ def spans(text: str) -> list[tuple[int, int]]:
             continue
         if skip and any(a <= start < b for a, b in skip):
             continue
-        if _in_url(text, start) or _public_value(text, start):
-            continue
         begin, end = start + found[0], start + found[1]
+        if _in_url(text, begin, end) or _public_value(text, start):
+            continue
         if out and not text[out[-1][1] : begin].strip() and \
                 text.count("\n", out[-1][1], begin) == 1:
             begin = out.pop()[0]
