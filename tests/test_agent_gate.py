@@ -30,8 +30,9 @@ def test_agent_cannot_retract_a_person_approved_personal_instruction(
     rule = put(personal(memex_home), "personal", "Answer in English", **approved_instruction())
     path = personal(memex_home) / f"{rule.id}.md"
     before = path.read_bytes()
-    with pytest.raises(MemexError, match="approved by a person"):
+    with pytest.raises(MemexError, match="approved by a person") as refused:
         agent.forget(ws(), rule.id)
+    assert "an agent cannot retract it:" in str(refused.value)  # said "cannot make retracted"
     assert path.read_bytes() == before and rule.id in _instructions()
 
 

@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 
+from memex.core.bare_secrets import KIND as RANDOM_TOKEN
 from memex.core.redact import Finding, Redaction, find_secrets, mask, redact
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -139,9 +140,10 @@ def test_token_inside_assignment_reported_once_with_specific_kind(kind: str, sec
 
 @pytest.mark.parametrize(("kind", "secret"), TOKENS, ids=TOKEN_IDS)
 def test_token_glued_to_a_longer_word_is_not_a_token(kind: str, secret: str) -> None:
+    """The format's prefix must start a word; glued on, it is never this format (the run may
+    still be masked whole as a random token by the bare-token detector)."""
     for glued in ("Z" + secret, "9" + secret):
-        assert redact(glued).text == glued
-        assert find_secrets(glued) == []
+        assert {f.kind for f in find_secrets(glued)} <= {RANDOM_TOKEN}
 
 
 # --------------------------------------------------------------------- tokens: near misses
@@ -152,17 +154,12 @@ NEAR_MISSES = [
     "the skeleton of the skill",
     "pip install sk-learn scikit-learn",
     "sk" + "-this-is-not-a-real-openai-key-at-all-ok",
-    "sk" + "-" + body(20),
     "sk" + "-ant-" + "short",
-    "task-" + body(40),
     "pk" + "_live_" + body(24),  # publishable, not secret
     "sk" + "_live_" + "abc",
     # aws
     "AKIA",
     "the AKIA prefix marks an access key id",
-    "AK" + "IA" + body(15, 3, UPPER_DIGITS),
-    "ak" + "ia" + body(16, 3, UPPER_DIGITS).lower(),
-    "X" + "AK" + "IA" + body(16, 3, UPPER_DIGITS),
     # github / gitlab / slack / npm / pypi / google
     "gh" + "p_",
     "gh" + "p_" + "A1b2",
@@ -173,9 +170,7 @@ NEAR_MISSES = [
     "use a xoxb token",
     "xo" + "xb-" + "your-token-goes-here",
     "npm" + "_config_registry",
-    "npm" + "_" + body(20),
     "pypi-" + "AgEI" + "short",
-    "AI" + "za" + body(20),
     # jwt
     "ey" + "JhbGciOiJIUzI1NiJ9",
     "data:image/png;base64," + "iVBORw0KGgo" + "AAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
@@ -200,6 +195,25 @@ def test_near_miss_is_untouched(text: str) -> None:
     assert result.findings == ()
     assert not result.changed
     assert find_secrets(text) == []
+
+
+# A format's prefix with a body of the wrong length or case: never that format; when the body
+# is random enough the bare-token detector masks the run as a random token (issue 14, item 4).
+RANDOM_NEAR_MISSES = [
+    "sk" + "-" + body(20),
+    "task-" + body(40),
+    "AK" + "IA" + body(15, 3, UPPER_DIGITS),
+    "ak" + "ia" + body(16, 3, UPPER_DIGITS).lower(),
+    "X" + "AK" + "IA" + body(16, 3, UPPER_DIGITS),
+    "npm" + "_" + body(20),
+    "AI" + "za" + body(20),
+]
+
+
+@pytest.mark.parametrize("text", RANDOM_NEAR_MISSES)
+def test_near_miss_with_a_random_body_is_never_that_format(text: str) -> None:
+    assert {f.kind for f in find_secrets(text)} <= {RANDOM_TOKEN}
+    assert redact(text).text in (text, mask(text))
 
 
 # ------------------------------------------------------------------------------ assignments

@@ -9,6 +9,11 @@ Two operations share one detector:
 * :func:`scan` reports what :func:`redact` would change without changing anything; it is used on
   files that arrived by git (pre-commit hook, ``verify``).
 
+Secrets are found three ways, in this order of priority: by their format (the token rules of
+:mod:`memex.core.secret_rules`), by their context (an assignment to a password/secret/token
+name, credentials in a URL, an ``Authorization:`` header, a private key block), and, for a
+random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).
+
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
 ``find_secrets(redact(t).text) == []`` always holds.
@@ -28,7 +33,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memex.core import secret_rules
+from memex.core import bare_secrets, secret_rules
 
 __all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "find_secrets"]
 
@@ -38,6 +43,7 @@ PLACEHOLDER = "[REDACTED]"
 
 _PRIVATE_KIND = "private-block"
 _PEM_KIND = "pem-private-key"
+_BLOCK_KINDS = (_PEM_KIND, bare_secrets.KIND)  # may span lines: masked with the lines kept
 _ASSIGN_KIND = "secret-assignment"
 
 
@@ -196,7 +202,7 @@ _CAMEL_KEY = re.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 _NOT_SECRET_NAME = re.compile(
     r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
     r"|(?<![a-z])bucket"
-    r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms"
+    r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms|scope"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
 _ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
@@ -226,6 +232,11 @@ _UNQUOTED_VALUE = re.compile(  # up to the next query parameter (&user=...), not
     r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
 )
 _QUOTED_VALUE = {q: re.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
+# A regular expression, not a literal: a character class with a range, a group, a quantifier
+_REGEX_SYNTAX = re.compile(
+    r"\[[^\]]*[a-z0-9]-[a-z0-9][^\]]*\]|\(\?[:!=<]|\[[a-z]{2,}\]|\{[0-9]+,[0-9]*\}",
+    re.IGNORECASE)
+_CALL_BEFORE = re.compile(r"\([ \t]*[\"']$")  # setProperty( "KEY" ...
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
     r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.|"
@@ -263,6 +274,7 @@ _CURL_USER = re.compile(
 )
 # A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
 _K8S_KIND = re.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
+_K8S_ANY_KIND = re.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
 _K8S_DATA = re.compile(  # a `data:` key and the lines indented under it
     r"^(?P<i>[ \t]*)(?:data|stringData):[ \t]*\r?\n(?:(?P=i)[ \t]+\S[^\n]*(?:\n|$)"
     r"|[ \t]*#[^\n]*\n)+",
@@ -316,7 +328,7 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
         return False
     if _PLACEHOLDER_WORDS.search(value) or _ALPHABET_RUN.search(value.lower()):
         return False
-    if _DOTTED_IDENT.fullmatch(value):
+    if _DOTTED_IDENT.fullmatch(value) or _REGEX_SYNTAX.search(value):
         return False
     if value.isdigit():
         return len(value) >= _MIN_DIGITS_LEN and _entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
@@ -416,11 +428,16 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
     for m in regex.finditer(text):
         start, end = m.span("s")
         value = text[start:end].strip("\"'")
+        if kind == _BASIC_KIND:
+            value = value.rstrip("`.,;")  # `curl -u user:password`. in prose
         start = text.index(value, start) + offset if value else start + offset
         end = start + len(value)
         if len(value) < minimum or _PLACEHOLDER_WORDS.search(value) or value[0] in "$%<{":
             continue
         secret = value
+        if kind == _AUTH_KIND and (_CODE_NAME.fullmatch(value) or
+                                   text[end : end + 1] in ("(", "[")):
+            continue  # authorization = self.headers.get(...): code, not a header
         if kind in (_URL_KIND, _BASIC_KIND):
             user, _, password = value.partition(":")
             secret = password or user
@@ -434,6 +451,8 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
 
 
 _URL_KIND = "url-credentials"
+_AUTH_KIND = "authorization-header"
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
 _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
                                "xxx", "xxxx", "changeme", "user", "username", "login",
@@ -444,15 +463,31 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     if "://" in text and "@" in text:
         _span_candidates(text, prio, _URL_KIND, _URL_CRED, out, minimum=3)
     if "uthorization" in text or "UTHORIZATION" in text:
-        _span_candidates(text, prio, "authorization-header", _AUTH_HEADER, out)
+        _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
     if "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", _SIDEKIQ, out)
     if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
         for block in _K8S_DATA.finditer(text):
-            _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
-                             out, offset=block.start())
+            if _k8s_kind_of(text, block.start()):
+                _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
+                                 out, offset=block.start())
+
+
+def _k8s_kind_of(text: str, pos: int) -> bool:
+    """Is the YAML document holding ``pos`` a ``kind: Secret`` (not a ConfigMap after a
+    Secret in the same file)?"""
+    document = max(text.rfind("\n---", 0, pos), 0)
+    kinds = list(_K8S_ANY_KIND.finditer(text, document, pos))
+    after = _K8S_ANY_KIND.search(text, pos, _next_document(text, pos))
+    kind = kinds[-1] if kinds else after
+    return kind is not None and kind.group(1).lower() == "secret"
+
+
+def _next_document(text: str, pos: int) -> int:
+    end = text.find("\n---", pos)
+    return len(text) if end == -1 else end
 
 
 def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
@@ -468,6 +503,9 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         m = _ASSIGN_VALUE.match(text, reached)
         if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
+        if "," in m.group() and not _CALL_BEFORE.search(
+                text, max(0, key.start() - 80), _name_start(text, key.start())):
+            continue  # "a", "b" in a list of strings, not setProperty("KEY", "value")
         quote = m.group("quote")
         v = (_QUOTED_VALUE[quote] if quote else _UNQUOTED_VALUE).match(text, m.end())
         if v is None:
@@ -492,12 +530,17 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             out.append((prio, start, end, _ASSIGN_KIND, False))
 
 
-def _key_name(text: str, start: int, end: int) -> str:
-    """The whole identifier around a key word (``OP_SERVICE_ACCOUNT_TOKEN``), lower-cased."""
+def _name_start(text: str, start: int) -> int:
+    """Where the identifier holding the key word at ``start`` begins."""
     first = start
     while first > 0 and start - first < 60 and text[first - 1] in _NAME_CHARS:
         first -= 1
-    return text[first:end].lower()
+    return first
+
+
+def _key_name(text: str, start: int, end: int) -> str:
+    """The whole identifier around a key word (``OP_SERVICE_ACCOUNT_TOKEN``), lower-cased."""
+    return text[_name_start(text, start) : end].lower()
 
 
 def _detect(text: str) -> list[_Hit]:
@@ -507,6 +550,9 @@ def _detect(text: str) -> list[_Hit]:
     _run_candidates(text, cands)
     _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
     _assignment_candidates(text, len(_TOKEN_RULES) + 2, cands)
+    for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
+        cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
+                       _is_masked_block(text[start:end])))
     if not cands:
         return []
     cands.sort()
@@ -528,7 +574,7 @@ def _apply_masks(text: str, hits: list[_Hit]) -> str:
     for start, end, kind in hits:
         pieces.append(text[pos:start])
         secret = text[start:end]
-        pieces.append(_mask_block(secret) if kind == _PEM_KIND else mask(secret))
+        pieces.append(_mask_block(secret) if kind in _BLOCK_KINDS else mask(secret))
         pos = end
     pieces.append(text[pos:])
     return "".join(pieces)

