@@ -125,6 +125,10 @@ def measure(n: int, runs: int, words: int, only: list[str]
             "list --json": lambda: [exe, "list", "--json"],
             "verify (warm)": lambda: [exe, "verify"],
             f"search {WORD}": lambda: [exe, "search", WORD],
+            # from cold: no hygiene cache (the index is warm), so every pass runs
+            "health (cold)": lambda: ["sh", "-c", "rm -f .git/memex/hygiene-cache.json && "
+                                      f"exec '{exe}' health"],
+            "health (warm)": lambda: [exe, "health"],
             f"git grep -l {WORD} (floor)": lambda: ["git", "grep", "-l", WORD],
         }
         commands = {k: v for k, v in commands.items() if not only or any(o in k for o in only)}

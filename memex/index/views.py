@@ -252,3 +252,27 @@ def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
             f"({', '.join('?' * len(ids))})", tuple(ids)).fetchall()
     found = {item.id: item for item in map(_loaded, rows)}
     return [found[i] for i in ids if i in found]
+
+
+def pair_rows(conn: sqlite3.Connection, home: str
+              ) -> list[tuple[int, str, str, str, str, str]]:
+    """(rowid, id, title, body, tags JSON, paths JSON) of the live memories of one home,
+    in index order: what the pairwise checks' candidate pass reads, no front matter
+    parsed (`read_rows` makes memories of the few rows it picks)."""
+    return conn.execute(
+        "SELECT rowid, id, coalesce(json_extract(doc, '$.title'), ''), body, tags, paths "
+        f"FROM memories WHERE home = ? AND shadowed = 0 AND {_LIVE} ORDER BY rowid",
+        (home,)).fetchall()
+
+
+def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, model.Memory]:
+    """rowid -> the memory as reads see it (chain completed), for these rows."""
+    out: dict[int, model.Memory] = {}
+    for start in range(0, len(rowids), 500):
+        chunk = list(rowids[start:start + 500])
+        marks = ",".join("?" * len(chunk))
+        for rowid, *stored in conn.execute(
+                "SELECT rowid, doc, body, eff_status, eff_retired_at, eff_superseded_by "
+                f"FROM memories WHERE rowid IN ({marks})", chunk):
+            out[rowid] = as_read(*stored)
+    return out

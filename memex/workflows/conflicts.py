@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
 from memex.core import gcpause, model
+from memex.workflows import pairs
 
 _SENTENCE_SPLIT = re.compile(r"[.;!?\n]+(?:\s|$)")
 _CLAUSE_SPLIT = re.compile(r",\s*|\s+but\s+|\s+whereas\s+|\s+-{1,2}\s+|:\s+")
@@ -379,101 +378,145 @@ def compare(a: Features, b: Features) -> list[Reason]:
     return reasons
 
 
-def _gates(f: Features) -> set[str]:
-    """Where a pair can meet: a shared tag, or the top folder of a path."""
-    gates = {f"tag:{t}" for t in f.tags}
-    gates.update(f"dir:{_fixed_prefix(p).split('/', 1)[0]}" for p in f.paths)
-    return gates
+@dataclass(frozen=True)
+class Entry:
+    """What the candidate pass needs of a memory, without building the memory: a
+    caller with thousands of them (an index's rows) makes Memory objects only for the
+    few that reach `compare`."""
+
+    id: str
+    text: str  # title, a newline and the body: one word pass (pairs.Words) per text
+    tags: frozenset[str]  # lower-cased
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, memory: model.Memory) -> Entry:
+        return cls(memory.id, f"{memory.title}\n{memory.body}",
+                   frozenset(t.lower() for t in memory.tags), tuple(memory.paths))
 
 
-def find(memories: Iterable[model.Memory]) -> list[Contradiction]:
+def gates(tags: Iterable[str], paths: Iterable[str]) -> set[str]:
+    """Where a pair can meet: a shared tag (lower-cased), or the top folder of a path."""
+    found = {f"tag:{t}" for t in tags}
+    found.update(f"dir:{_fixed_prefix(p).split('/', 1)[0]}" for p in paths)
+    return found
+
+
+def _word_keys(word: str) -> tuple[str, ...]:
+    """What one word (pairs.word_set) can give a rule to share: the stem of a content
+    word, or the subject of a rule (a family, an antonym concept, a unit)."""
+    keys: list[str] = []
+    for token in _TOKEN.findall(word):
+        content = _CONTENT_STEM[token]
+        if content:
+            keys.append(content)
+        keys.extend(f"alt:{family.name}" for family, _ in MEMBERS.get(token, ()))
+        if token in ANTONYMS:
+            keys.append(f"ant:{ANTONYMS[token][0]}")
+        if token in _UNITS:
+            keys.append(f"unit:{token}")  # a value's subject may be one ("after 3 s")
+    return tuple(keys)
+
+
+class _WordKeys(dict[str, tuple[str, ...]]):
+    """word -> _word_keys(word), filled on first sight, bounded."""
+
+    LIMIT = 200_000
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        found = _word_keys(word)
+        if len(self) < self.LIMIT:
+            self[word] = found
+        return found
+
+
+_WORD_KEYS = _WordKeys()
+# Spellings word_set cuts in pieces ("date-fns", "turn-on"): their keys when every
+# piece is there.
+_COMPOUNDS = [(frozenset(pieces), _word_keys(spelling))
+              for spelling in chain(MEMBERS, ANTONYMS)
+              if len(pieces := pairs.word_set(spelling)) > 1]
+
+
+def pair_keys(words: frozenset[str]) -> set[str]:
+    """The keys of a memory with these words (pairs.word_set of its title and body):
+    every content stem and rule subject `compare` could find in both of a pair."""
+    keys = set(chain.from_iterable(map(_WORD_KEYS.__getitem__, words)))
+    for pieces, more in _COMPOUNDS:
+        if pieces <= words:
+            keys.update(more)
+    return keys
+
+
+def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
+         progress: pairs.Progress | None = None) -> list[Contradiction]:
     """Every contradicting pair among `memories` (pass live ones), oldest id first.
 
-    Candidate pairs come from a hash join on (tag or folder, what a rule looks at:
-    a subject, a family, an antonym concept, a rare word of a negated clause), so
-    a store of thousands of memories is never compared pair by pair.
+    Candidate pairs share a gate (a tag or a top folder) and a rare key (a word or a
+    rule's subject in at most pairs.RARE of the memories: `pairs.rare_pairs`), so a
+    store of thousands of memories is never compared pair by pair; each memory's
+    features are extracted once, and only for memories in a candidate pair.
+    `progress` (done, total) follows the comparison of the candidate pairs.
     """
+    live = [m for m in memories if m.status in model.LIVE_STATUSES]
+    found = among([Entry.of(m) for m in live], live.__getitem__, words=words,
+                  progress=progress)
+    found.sort(key=lambda c: (c.a, c.b))
+    return found
+
+
+def among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
+          focus: Collection[str] | None = None, words: pairs.Words | None = None,
+          cache: dict[str, Features] | None = None,
+          progress: pairs.Progress | None = None) -> list[Contradiction]:
+    """The contradicting candidate pairs among `entries` (live memories; `load(i)`
+    gives entry i's memory): with `focus` (ids), only pairs with one of those, each
+    as (focus id, other id); else every pair as (older id, newer id). `cache` keeps
+    features by id for a caller that asks again about the same memories."""
     with gcpause.paused():
-        return _find(memories)
+        return _among(entries, load, focus, words if words is not None else pairs.Words(),
+                      cache if cache is not None else {}, progress)
 
 
-def _find(memories: Iterable[model.Memory]) -> list[Contradiction]:
-    items = [m for m in memories if m.status in model.LIVE_STATUSES]
-    feats = [features(m) for m in items]
-    by_id = {m.id: m for m in items}
-    both: dict[tuple[str, str], list[int]] = defaultdict(list)
-    positive: dict[tuple[str, str], list[int]] = defaultdict(list)
-    df: Counter[str] = Counter()
-    for f in feats:
-        df.update({w for c in f.clauses for w in c.words})
-    probes: list[tuple[int, set[str], set[str]]] = []
-    positive_words: list[set[str]] = []
-    all_gates: list[set[str]] = []
-    for index, f in enumerate(feats):
-        keys = {f"value:{s}" for s in f.values}
-        keys.update(f"alt:{name}" for name in f.alternatives)
-        keys.update(f"ant:{concept}" for concept, _, _, _ in f.antonyms)
-        gates = _gates(f)
-        all_gates.append(gates)
-        positive_words.append({w for c in f.clauses if not c.negated for w in c.words})
-        for gate in gates:
-            for key in keys:
-                both[(gate, key)].append(index)
-        probe: set[str] = set()
-        for clause in f.clauses:
-            if clause.negated and len(clause.words) >= 2:
-                # the negation rule needs half the clause's words shared: one of its
-                # rarest ceil(k/2) + 1 words must be among them (a prefix filter)
-                ranked = sorted(clause.words, key=lambda w: (df[w], w))
-                probe.update(ranked[: len(ranked) - math.ceil(len(ranked) / 2) + 1])
-        if probe:
-            probes.append((index, gates, probe))
-    # Only a probe looks words up: the others need no posting.
-    probed = {w for _, _, probe in probes for w in probe}
-    for index, (gates, pos_words) in enumerate(zip(all_gates, positive_words, strict=True)):
-        looked_up = pos_words & probed
-        for gate in gates:
-            for word in looked_up:
-                positive[(gate, word)].append(index)
-    pairs: set[tuple[int, int]] = set()
-    for members in both.values():
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                pairs.add((members[x], members[y]))
-    for x, gates, probe in probes:
-        negated_clauses = [(words, max(2, math.ceil(len(words) / 2)))
-                           for c in feats[x].clauses if c.negated and len(words := c.words) >= 2]
-        seen: set[int] = set()  # the check depends on the pair only: once per y
-        for gate in gates:
-            for word in probe:
-                for y in positive.get((gate, word), ()):
-                    if y in seen:
-                        continue
-                    seen.add(y)
-                    pair = (x, y) if x < y else (y, x)
-                    if x == y or pair in pairs:
-                        continue
-                    # cheap check before compare(): enough of some negated clause shared
-                    theirs = positive_words[y]
-                    for words, need in negated_clauses:
-                        if len(words & theirs) >= need:
-                            pairs.add(pair)
-                            break
-    conflicts: list[Contradiction] = []
-    for x, y in pairs:
-        fa, fb = feats[x], feats[y]
-        if fa.id == fb.id or not related(fa, fb):
+def _among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
+           focus: Collection[str] | None, words: pairs.Words, cache: dict[str, Features],
+           progress: pairs.Progress | None) -> list[Contradiction]:
+    keys = [pair_keys(words[e.text]) for e in entries]
+    where = [gates(e.tags, e.paths) for e in entries]
+    chosen = None if focus is None else {i for i, e in enumerate(entries) if e.id in focus}
+    candidates = sorted(pairs.rare_pairs(keys, where, chosen))
+    memories: dict[int, model.Memory] = {}
+
+    def memory(index: int) -> model.Memory:
+        found = memories.get(index)
+        if found is None:
+            found = memories[index] = load(index)
+        return found
+
+    def feats(index: int) -> Features:
+        mem = memory(index)
+        found = cache.get(mem.id)
+        if found is None:
+            found = cache[mem.id] = features(mem)
+        return found
+
+    out: list[Contradiction] = []
+    for done, (x, y) in enumerate(candidates, 1):
+        if progress is not None and (done % 256 == 0 or done == len(candidates)):
+            progress(done, len(candidates))
+        ex, ey = entries[x], entries[y]
+        if ex.id == ey.id or not may_meet(ex.tags, ex.paths, ey.tags, ey.paths):
             continue
-        ma, mb = by_id[fa.id], by_id[fb.id]
+        if chosen is not None and x not in chosen:
+            x, y = y, x  # the focus memory first
+        ma, mb = memory(x), memory(y)
         if _linked(ma, mb, ("related", "extends")):
             continue
-        reasons = compare(fa, fb)
+        reasons = compare(feats(x), feats(y))
         if reasons:
-            a, b = sorted((fa.id, fb.id))
-            conflicts.append(Contradiction(a, b, reasons,
-                                      acknowledged=_linked(ma, mb, ("contradicts",))))
-    conflicts.sort(key=lambda c: (c.a, c.b))
-    return conflicts
+            a, b = (ma.id, mb.id) if chosen is not None else sorted((ma.id, mb.id))
+            out.append(Contradiction(a, b, reasons, acknowledged=_linked(ma, mb, ("contradicts",))))
+    return out
 
 
 def _linked(a: model.Memory, b: model.Memory, relations: Sequence[str]) -> bool:
@@ -490,42 +533,24 @@ def may_meet(tags: frozenset[str] | set[str], paths: Sequence[str], other_tags: 
 
 def against(memory: model.Memory, others: Iterable[model.Memory],
             cache: dict[str, Features] | None = None) -> list[Contradiction]:
-    """Conflicts between one (new or changed) memory and the others: the notice on
-    write, and the update of a cached result. `cache` keeps the others' features
-    (by id) for a caller that compares many memories against the same set."""
-    mine = features(memory)
-    out: list[Contradiction] = []
-    for other in others:
-        if other.id == memory.id or other.status not in model.LIVE_STATUSES:
-            continue
-        if not may_meet(mine.tags, mine.paths, other.tags, other.paths):
-            continue  # the gate, before the costlier features
-        theirs = cache.get(other.id) if cache is not None else None
-        if theirs is None:
-            theirs = features(other)
-            if cache is not None:
-                cache[other.id] = theirs
-        if _linked(memory, other, ("related", "extends")):
-            continue
-        reasons = compare(mine, theirs)
-        if reasons:
-            out.append(Contradiction(memory.id, other.id, reasons,
-                                acknowledged=_linked(memory, other, ("contradicts",))))
-    return out
+    """Conflicts between one (new or changed) memory and the others (live ones are
+    looked at), by `find`'s rule with the rarity of a key counted among them: the
+    notice on write. `cache` keeps features by id across calls."""
+    items = [memory] + [m for m in others
+                        if m.id != memory.id and m.status in model.LIVE_STATUSES]
+    return among([Entry.of(m) for m in items], items.__getitem__, focus={memory.id},
+                 cache=cache)
 
 
 def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
-           touched: set[str]) -> list[Contradiction]:
-    """`find` for the same memories, given its earlier result and which ids changed."""
+           touched: set[str], words: pairs.Words | None = None) -> list[Contradiction]:
+    """`find` for the same memories, given its earlier result and which ids changed:
+    the pairs with a changed memory are found again, the others kept."""
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
     out = [c for c in previous if c.a not in touched and c.b not in touched]
-    changed = [m for m in live if m.id in touched]
-    done: set[str] = set()
-    for memory in changed:
-        others = [m for m in live if m.id not in done]
-        for found in against(memory, others):
-            a, b = sorted((found.a, found.b))
-            out.append(Contradiction(a, b, found.reasons, found.acknowledged))
-        done.add(memory.id)
+    for found in among([Entry.of(m) for m in live], live.__getitem__, focus=touched,
+                       words=words):
+        a, b = sorted((found.a, found.b))
+        out.append(Contradiction(a, b, found.reasons, found.acknowledged))
     out.sort(key=lambda c: (c.a, c.b))
     return out

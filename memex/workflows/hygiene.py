@@ -9,23 +9,26 @@ written into memory files: losing them loses nothing a person decided.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from memex.core import clock, gcpause, lifecycle, model
 from memex.core.errors import MemexError
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, freshness, hygiene_cache, writes
+from memex.workflows import conflicts, freshness, hygiene_cache, pairs, writes
 
 AccessStats = dict[str, tuple[int, str]]
+Key = TypeVar("Key")
 
 # Operations in the usage log that are not a person or agent reading a memory.
 # what counts as using a memory for its strength: reading it, not listing or writing it
@@ -37,7 +40,6 @@ STATE_LIMITS = ((0.7, "active"), (0.3, "aging"), (0.1, "stale"), (0.0, "cleanup"
 UNUSED_DAYS = 90  # long unaccessed: retention below 0.1 and this many days unused
 STALE_HEAD_DAYS = 60
 NEAR_DUPLICATE = 0.8
-_WORD = re.compile(r"\w+", re.UNICODE)
 _TRIVIAL = re.compile(
     r"^(?:test(?:ing)?(?: memory| note| entry)?|this is a test|tmp|temp|asdf+|qwerty|foo|bar|"
     r"baz|foobar|hello(?: world)?|ok(?:ay)?|done|works|it works|fixed|wip|todo|lorem ipsum"
@@ -157,84 +159,153 @@ class Candidate:
                 "title": m.title or m.summary, "path": str(self.item.path)}
 
 
-def _words(text: str) -> frozenset[str]:
-    if text.isascii():  # lowering first splits ASCII the same way, in one call
-        return frozenset(_WORD.findall(text.lower()))
-    return frozenset(w.lower() for w in _WORD.findall(text))
-
-
-def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE
-                    ) -> list[tuple[int, int, float]]:
+def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE,
+                    words: pairs.Words | None = None) -> list[tuple[int, int, float]]:
     """Pairs (i, j, jaccard) of texts whose word sets are at least `threshold` alike.
 
     A prefix-filtered set-similarity join: words are ordered rarest first, and two
     sets that reach the threshold must share one of their first few words, so only
-    pairs sharing a rare word are compared (exact, not sampled).
+    pairs sharing a rare word are compared (exact, not sampled). `words` caches the
+    word sets (pairs.word_set).
     """
     with gcpause.paused():
-        return _near_duplicates(texts, threshold)
+        return _near_duplicates(texts, threshold, words if words is not None else pairs.Words())
 
 
-def _near_duplicates(texts: Sequence[str], threshold: float) -> list[tuple[int, int, float]]:
-    sets = [_words(t) for t in texts]
-    sizes = [len(s) for s in sets]
+def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
+                     ) -> list[tuple[int, int, float]]:
+    # PPJoin with size bounds: smaller sets first. A set is indexed by its first
+    # |x| - ceil(2t/(1+t)|x|) + 1 words; the word at position p of a set y finds only
+    # sets x small enough that y's first |y| - ceil(t/(1+t)(|x|+|y|)) + 1 words must
+    # meet them, and large enough (|x| >= t|y|): one slice of a posting, kept in size
+    # order. A candidate is dropped as soon as the words left cannot bring the overlap.
+    sets = [words[t] for t in texts]
     freq: Counter[str] = Counter()
     for s in sets:
         freq.update(s)
     # rarest first, ties by the word: one integer per word sorts as (freq[w], w) would
     rank = {w: n for n, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}
     by_rank = rank.__getitem__
-    index: dict[str, list[int]] = {}
+    order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
+    # word -> (sizes, [(set, position)]) of the sets indexed by it, in size order
+    index: dict[str, tuple[list[int], list[tuple[int, int]]]] = {}
+    share = threshold / (1 + threshold)  # jaccard t needs an overlap of share * (|x| + |y|)
     out: list[tuple[int, int, float]] = []
-    for i, words in enumerate(sets):
-        if not words:
-            continue
-        size = len(words)
-        ordered = sorted(words, key=by_rank)
-        prefix = size - math.ceil(threshold * size) + 1
-        candidates: set[int] = set()
-        for word in ordered[:prefix]:
+    masks = _Masks(sets)
+    for i in order:
+        mine = sets[i]
+        size = len(mine)
+        ordered = sorted(mine, key=by_rank)
+        probe = size - math.ceil(threshold * size - _SLACK) + 1
+        indexed = size - math.ceil(2 * share * size - _SLACK) + 1
+        least = math.ceil(threshold * size - _SLACK)  # smaller: cannot reach t
+        overlap: dict[int, int] = {}
+        for position, word in enumerate(ordered[:max(probe, indexed)]):
             posting = index.get(word)
-            if posting is None:
-                index[word] = [i]
+            if position < probe and posting is not None:
+                sizes, entries = posting
+                # the largest x whose overlap still needs this position of mine
+                most = math.floor((size - position) / share - size + _SLACK)
+                left = size - position - 1
+                for n in range(bisect.bisect_left(sizes, least),
+                               bisect.bisect_right(sizes, most)):
+                    j, at = entries[n]
+                    count = overlap.get(j, 0)
+                    if count < 0:
+                        continue  # dropped already
+                    other = sizes[n]
+                    if count + 1 + min(left, other - at - 1) < math.ceil(
+                            share * (size + other) - _SLACK):
+                        overlap[j] = -1
+                    else:
+                        overlap[j] = count + 1
+            if position < indexed:
+                if posting is None:
+                    index[word] = ([size], [(i, position)])
+                else:
+                    posting[0].append(size)
+                    posting[1].append((i, position))
+        mask = 0
+        for j, count in overlap.items():
+            if count <= 0:
                 continue
-            candidates.update(posting)
-            posting.append(i)
-        for j in candidates:
-            other_size = sizes[j]
-            if (size if size < other_size else other_size) < threshold * (
-                    other_size if size < other_size else size):
+            other_size = len(sets[j])
+            # a bit of mine that the other's mask lacks is a word it lacks: too many
+            # such bits and the overlap cannot be reached (cheaper than the sets)
+            mask = mask or masks.of(i)
+            if (mask & ~masks.of(j)).bit_count() > size - math.ceil(
+                    share * (size + other_size) - _SLACK):
                 continue
-            shared = len(words & sets[j])
+            shared = len(mine & sets[j])
             score = shared / (size + other_size - shared)  # the union's size
             if score >= threshold:
-                out.append((j, i, score))
+                out.append((j, i, score) if j < i else (i, j, score))
+    out.sort(key=lambda pair: (pair[1], pair[0]))
     return out
 
 
-def word_set(text: str) -> frozenset[str]:
-    """The words `near_duplicates` compares (lower-cased)."""
-    return _words(text)
+class _Masks(dict[int, int]):
+    """set index -> a 1024-bit mask with one bit per word (by its hash), on first use."""
+
+    def __init__(self, sets: Sequence[frozenset[str]]) -> None:
+        super().__init__()
+        self.sets = sets
+        self.bits: dict[str, int] = {}
+
+    def of(self, index: int) -> int:
+        found = self.get(index)
+        if found is None:
+            bits = self.bits
+            found = 0
+            for word in self.sets[index]:
+                bit = bits.get(word)
+                if bit is None:
+                    bit = bits[word] = 1 << (hash(word) & 1023)
+                found |= bit
+            self[index] = found
+        return found
 
 
-def duplicates_of(text: str, others: Sequence[tuple[str, frozenset[str]]],
-                  threshold: float = NEAR_DUPLICATE) -> list[tuple[str, float]]:
-    """(key, jaccard) of the (key, word_set) others at least `threshold` alike to
-    `text`: `near_duplicates`' measure for one new text against a set."""
-    words = _words(text)
-    size = len(words)
-    out: list[tuple[str, float]] = []
-    if not size:
-        return out
-    for key, theirs in others:
-        other_size = len(theirs)
-        if (size if size < other_size else other_size) < threshold * (
-                other_size if size < other_size else size):
-            continue
-        shared = len(words & theirs)
-        score = shared / (size + other_size - shared)
-        if score >= threshold:
-            out.append((key, score))
+# Float rounding must never cut a bound: every bound is widened by this much.
+_SLACK = 1e-9
+
+
+def duplicates_of(texts: Sequence[str], others: Sequence[tuple[Key, frozenset[str]]],
+                  threshold: float = NEAR_DUPLICATE) -> list[list[tuple[Key, float]]]:
+    """For each text, the (key, jaccard) of the (key, word set) others at least
+    `threshold` alike: `near_duplicates`' measure for a few new texts against a set.
+    Exact: an other that reaches the threshold holds one of a text's
+    |x| - ceil(t|x|) + 1 words that the fewest others hold, so only those are compared."""
+    mine = [pairs.word_set(text) for text in texts]
+    every = frozenset().union(*mine)
+    df: Counter[str] = Counter()
+    for _, theirs in others:
+        df.update(every.intersection(theirs))
+    prefixes = []
+    for words in mine:
+        ordered = sorted(words, key=lambda w: (df[w], w))
+        prefixes.append(frozenset(ordered[:len(words) - math.ceil(threshold * len(words)) + 1]))
+    probe = frozenset().union(*prefixes)
+    holding: dict[str, list[int]] = {}
+    for n, (_, theirs) in enumerate(others):
+        for word in probe.intersection(theirs):
+            holding.setdefault(word, []).append(n)
+    out: list[list[tuple[Key, float]]] = []
+    for words, prefix in zip(mine, prefixes, strict=True):
+        size = len(words)
+        found: list[tuple[Key, float]] = []
+        candidates = sorted(set().union(*(holding.get(w, ()) for w in prefix)))
+        for n in candidates:
+            key, theirs = others[n]
+            other_size = len(theirs)
+            if (size if size < other_size else other_size) < threshold * (
+                    other_size if size < other_size else size):
+                continue
+            shared = len(words & theirs)
+            score = shared / (size + other_size - shared)
+            if score >= threshold:
+                found.append((key, score))
+        out.append(found)
     return out
 
 
@@ -265,34 +336,39 @@ def offerable(items: Sequence[store.Loaded]) -> list[store.Loaded]:
     return [i for i in items if i.memory.is_live and not i.memory.pinned]
 
 
-def duplicate_pairs(live: Sequence[store.Loaded]) -> list[tuple[str, str, float]]:
+def text_of(memory: model.Memory) -> str:
+    """What near-duplicates compare: the title, a newline and the body (the text
+    conflicts.Entry reads too, so one word pass serves both)."""
+    return f"{memory.title}\n{memory.body}"
+
+
+def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None
+                    ) -> list[tuple[str, str, float]]:
     """(id, id, jaccard) of near-duplicates within each scope."""
     by_scope: dict[str, list[store.Loaded]] = {}
     for item in live:
         by_scope.setdefault(item.memory.scope, []).append(item)
     out: list[tuple[str, str, float]] = []
     for group in by_scope.values():
-        texts = [f"{i.memory.title}\n{i.memory.body}" for i in group]
-        for x, y, score in near_duplicates(texts):
+        texts = [text_of(i.memory) for i in group]
+        for x, y, score in near_duplicates(texts, words=words):
             out.append((group[x].id, group[y].id, score))
     return out
 
 
 def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
                            live: Sequence[store.Loaded], touched: set[str],
-                           threshold: float = NEAR_DUPLICATE) -> list[tuple[str, str, float]]:
+                           threshold: float = NEAR_DUPLICATE, words: pairs.Words | None = None
+                           ) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` for the same memories, given its earlier result and which ids
     changed: only pairs with a changed memory are compared again."""
     out = [p for p in previous if p[0] not in touched and p[1] not in touched]
     last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
-    words: dict[str, frozenset[str]] = {}
+    texts = words if words is not None else pairs.Words()
 
     def words_of(memory_id: str) -> frozenset[str]:
-        found = words.get(memory_id)
-        if found is None:  # only the memories compared: those in a changed one's scope
-            memory = last[memory_id].memory
-            found = words[memory_id] = _words(f"{memory.title}\n{memory.body}")
-        return found
+        # only the memories compared: those in a changed one's scope
+        return texts[text_of(last[memory_id].memory)]
 
     done: set[str] = set()
     for item in live:
@@ -458,14 +534,15 @@ def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Contradiction]:
                                bool(c["acknowledged"])) for c in data]
 
 
-def cached_duplicates(snap: hygiene_cache.HygieneCache) -> list[tuple[str, str, float]]:
+def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | None = None
+                      ) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
     duplicates = snap.cached("duplicates")
     if duplicates is None:
         live = offerable(snap.items)
         earlier = snap.previous("duplicates")
-        duplicates = (update_duplicate_pairs(earlier, live, snap.touched)
-                      if earlier is not None else duplicate_pairs(live))
+        duplicates = (update_duplicate_pairs(earlier, live, snap.touched, words=words)
+                      if earlier is not None else duplicate_pairs(live, words))
         snap.remember("duplicates", duplicates)
     return [(a, b, float(x)) for a, b, x in duplicates]
 
@@ -474,13 +551,32 @@ def grade(score: int) -> str:
     return "excellent" if score >= 80 else "good" if score >= 60 else "needs attention"
 
 
-def health(ws: Workspace, stats: AccessStats | None = None) -> Health:
-    """The store's health: counts, the score with its parts, and what to do next."""
+# health's passes over the memories, for a progress bar: (pass, done, total)
+PassProgress = Callable[[str, int, int], None]
+READING, COMPARING = "reading memories", "comparing candidate pairs"
+
+
+def health(ws: Workspace, stats: AccessStats | None = None,
+           progress: PassProgress | None = None) -> Health:
+    """The store's health: counts, the score with its parts, and what to do next.
+    `progress` follows the word pass (READING) and the contradiction candidates
+    (COMPARING) when the cached results cannot serve."""
     with gcpause.paused():
-        return _health(ws, stats)
+        return _health(ws, stats, progress)
 
 
-def _health(ws: Workspace, stats: AccessStats | None) -> Health:
+def _read_words(items: Sequence[store.Loaded], progress: PassProgress | None) -> pairs.Words:
+    """Every item's word set, once: both pairwise checks read them."""
+    words = pairs.Words()
+    for done, item in enumerate(items, 1):
+        words.read(text_of(item.memory))
+        if progress is not None and (done % 256 == 0 or done == len(items)):
+            progress(READING, done, len(items))
+    return words
+
+
+def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | None
+            ) -> Health:
     now = clock.now()
     at = clock.format_time(now)
     snap = hygiene_cache.load(ws)
@@ -498,13 +594,18 @@ def _health(ws: Workspace, stats: AccessStats | None) -> Health:
     # Each live item's retention once: the report's states and clean's disuse test.
     marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
-    rot = rot_candidates(items, stats, now, cached_duplicates(snap), marks)
+    words = pairs.Words()
+    if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
+        words = _read_words(live, progress)
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap, words), marks)
     cached = snap.cached("conflicts")
     if cached is None:
         earlier = snap.previous("conflicts")
+        comparing = None if progress is None else functools.partial(progress, COMPARING)
         found = (conflicts.update(_conflicts_of(earlier), (i.memory for i in live),
-                                  snap.touched)
-                 if earlier is not None else conflicts.find(i.memory for i in live))
+                                  snap.touched, words)
+                 if earlier is not None else
+                 conflicts.find((i.memory for i in live), words, comparing))
         snap.remember("conflicts", [c.as_json() for c in found])
     else:
         found = _conflicts_of(cached)

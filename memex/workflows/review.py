@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import bisect
 import fnmatch
+import functools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,12 +31,10 @@ from memex.core import model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, hosts, hygiene, memdiff, prstatus, pull, scan
+from memex.workflows import conflicts, hosts, hygiene, memdiff, pairs, prstatus, pull, scan
 
 MARKER = "<!-- git-memex review -->"
 DEFAULT_RANGE = "origin/HEAD...HEAD"
-# near-duplicates share 80% of their words: the start of a text finds them as well
-NEAR_QUERY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -163,42 +162,25 @@ def _worktree_is_head(ws: Workspace, rng: memdiff.Range) -> bool:
         top, memdiff.Range(head, memdiff.WORKTREE, ""), ws.memory_dir_name)
 
 
-def _base_from_index(ws: Workspace, fresh: list[model.Memory], touched: set[str]
-                     ) -> list[model.Memory]:
-    """BASE's live memories that could pair with the PR's: those past conflicts' gate
-    (a shared tag or overlapping paths, decided on the index's tag and path columns)
-    and the best word matches of each new text (near-duplicate candidates, as capture
-    finds them). Only those rows become Memory objects."""
-    from memex.index import build, tokens, views
-    from memex.search import engine
+def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
+                     touched: set[str]) -> None:
+    """The findings against BASE's live memories read from the index (HEAD's folder
+    minus the PR): one row pass without front matter, memories made only of the rows
+    that reach a comparison."""
+    from memex.index import build, views
 
-    tags = {t.lower() for m in fresh for t in m.tags}
-    paths = [p for m in fresh for p in m.paths]
-    wanted: set[str] = set()
-    with build.open_index(ws) as index:  # refreshed once; each query reads it as it is
-        for memory in fresh:
-            text = f"{memory.title}\n{memory.body}"[:NEAR_QUERY_CHARS]
-            words = tokens.query_terms(text)
-            if words:
-                req = engine.SearchRequest(query=text, limit=min(50, 10 + len(touched)),
-                                           scopes=("project",),
-                                           record_access=False, vectors=False)
-                wanted.update(h.id for h in engine.run_query(index.conn, ws, req, words,
-                                                             None))
-        rows = index.conn.execute(
-            "SELECT rowid, id, tags, paths FROM memories WHERE home = 'repo' AND shadowed = 0"
-        ).fetchall()
-        keep = [rowid for rowid, mid, row_tags, row_paths in rows if mid not in touched and (
-            mid in wanted or conflicts.may_meet(tags, paths, json.loads(row_tags),
-                                                json.loads(row_paths)))]
-        out: list[model.Memory] = []
-        for start in range(0, len(keep), 500):
-            chunk = keep[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            out += [views.as_read(*row) for row in index.conn.execute(
-                "SELECT doc, body, eff_status, eff_retired_at, eff_superseded_by FROM "
-                f"memories WHERE rowid IN ({marks})", chunk)]
-    return [m for m in out if m.status in model.LIVE_STATUSES]
+    with build.open_index(ws) as index:
+        rows = [row for row in views.pair_rows(index.conn, "repo") if row[1] not in touched]
+        entries = [conflicts.Entry(mid, f"{title}\n{body}",
+                                   frozenset(t.lower() for t in json.loads(tags)),
+                                   tuple(json.loads(paths)))
+                   for _, mid, title, body, tags, paths in rows]
+
+        def load(index_of: int) -> model.Memory:
+            rowid = rows[index_of][0]
+            return views.read_rows(index.conn, [rowid])[rowid]
+
+        _findings(out, fresh, entries, load)
 
 
 def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
@@ -226,26 +208,46 @@ def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
         return
     touched = {c.id for c in out.changes}
     if _worktree_is_head(ws, rng):  # the index holds HEAD: BASE is it minus the PR
-        base = _base_from_index(ws, fresh, touched)
+        _base_from_index(ws, out, fresh, touched)
     else:
         base = _base_from_git(ws, rng, touched)
-    words = [(m.id, hygiene.word_set(f"{m.title}\n{m.body}")) for m in base]
-    titles = {m.id: m.title or m.summary for m in base}
-    cache: dict[str, conflicts.Features] = {}
-    for memory in fresh:
-        for other, score in hygiene.duplicates_of(f"{memory.title}\n{memory.body}", words):
+        _findings(out, fresh, [conflicts.Entry.of(m) for m in base], base.__getitem__)
+
+
+def _findings(out: Review, fresh: list[model.Memory], entries: list[conflicts.Entry],
+              load: Callable[[int], model.Memory]) -> None:
+    """Near-duplicates of and contradictions with BASE's live memories (`entries`;
+    `load(i)` makes entry i's memory): the same rules as `health`, the rarity of a
+    word counted over BASE and the PR together."""
+    words = pairs.Words()
+    base = functools.cache(load)  # a memory made once, for the check and its title
+    count = len(entries)
+    ours = {m.id for m in fresh}
+    found = conflicts.among([*entries, *(conflicts.Entry.of(m) for m in fresh)],
+                            lambda i: base(i) if i < count else fresh[i - count],
+                            focus=ours, words=words)
+    against: dict[str, list[conflicts.Contradiction]] = {}
+    for conflict in found:
+        if conflict.b not in ours:  # two memories of the PR are not BASE's business
+            against.setdefault(conflict.a, []).append(conflict)
+    position = {entry.id: i for i, entry in enumerate(entries)}
+    known = [(i, words[entry.text]) for i, entry in enumerate(entries)]
+    near = hygiene.duplicates_of([hygiene.text_of(m) for m in fresh], known)
+    for memory, duplicates in zip(fresh, near, strict=True):
+        for i, score in duplicates:
+            other = base(i)
             out.findings.append(Finding(
                 "near-duplicate", memory.id,
-                f"{score:.0%} same words as {other[:10]} ({titles[other]}): supersede it "
-                "instead?", other=other))
-        for conflict in conflicts.against(memory, base, cache):
-            other = conflict.b if conflict.a == memory.id else conflict.a
+                f"{score:.0%} same words as {other.id[:10]} ({other.title or other.summary}): "
+                "supersede it instead?", other=other.id))
+        for conflict in against.get(memory.id, ()):
+            other = base(position[conflict.b])
             reasons = "; ".join(f"{r.rule}: {r.detail}" for r in conflict.reasons)
             state = " (acknowledged)" if conflict.acknowledged else ""
             out.findings.append(Finding(
                 "contradiction", memory.id,
-                f"may contradict {other[:10]} ({titles.get(other, '')}){state}: {reasons}",
-                other=other))
+                f"may contradict {other.id[:10]} ({other.title or other.summary}){state}: "
+                f"{reasons}", other=other.id))
 
 
 def _tree_files(top: Path, side: str) -> list[str]:

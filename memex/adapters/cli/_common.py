@@ -64,6 +64,24 @@ def index_progress() -> Callable[[int, int], None]:
     return progress
 
 
+def pass_progress(minimum: int = INDEX_PROGRESS_MIN) -> Callable[[str, int, int], None]:
+    """For a command's own passes over the memories (health's word pass and pair
+    comparisons): a bar per pass, named by its label, on a terminal's stderr when the
+    pass has at least MINIMUM steps; nothing otherwise (the report is the summary)."""
+    bars: dict[str, Callable[[int, int], None] | None] = {}
+
+    def progress(label: str, done: int, total: int) -> None:
+        if total < minimum or quiet():
+            return
+        if label not in bars:
+            bars[label] = progress_bar(False, label)
+        bar = bars[label]
+        if bar is not None:
+            bar(done, total)
+
+    return progress
+
+
 def read_workspace(repo: str | None = None) -> Workspace:
     """The workspace of a command that reads, with the stale-pull warning DESIGN.md asks."""
     from memex.workflows import freshness

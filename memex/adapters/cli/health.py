@@ -27,11 +27,11 @@ def cli(as_json: bool) -> None:
     30% average confidence (high 1.0, medium 0.7, low 0.4) and 20% (1 - conflict
     ratio); 80 and up is excellent, 60-79 good, below that it needs attention. The
     report ends with the commands that would improve it. Reading only: nothing is
-    written.
+    written. On a terminal, a long first run shows a progress bar on stderr.
     """
     from memex.workflows import hygiene
 
-    report = hygiene.health(_common.workspace())
+    report = hygiene.health(_common.workspace(), progress=_common.pass_progress())
     if as_json:
         _common.emit_json(report.as_json())
         return

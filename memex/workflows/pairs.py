@@ -1,0 +1,84 @@
+"""Which pairs of memories the pairwise checks look at (pure).
+
+Near-duplicates (`hygiene`) and contradictions (`conflicts`) compare memories two
+by two; comparing every pair of a store grows with the square of its size. Both
+start from one word pass per memory, `word_set` (every `\\w+` word, lower-cased),
+kept in a `Words` cache so that a report running both checks reads each text once.
+
+Contradictions then go through `rare_pairs`: two memories are compared only when
+they share a gate (a tag, or the top folder of their paths) and a rare key, one that
+at most `RARE` of the memories looked at hold. A word (or rule subject) that
+hundreds of memories share says little about whether two of them speak of the same
+thing, and the pairs it would bring grow with the square of the store; the pairs of
+rare keys are bounded by `RARE` times the number of keys, so the pass grows
+linearly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Sequence, Set
+
+# A key held by more memories than this is common: it brings no pair.
+RARE = 32
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def word_set(text: str) -> frozenset[str]:
+    """Every word of `text` (`\\w+`, lower-cased): what near-duplicates compare."""
+    if text.isascii():  # lowering first splits ASCII the same way, in one call
+        return frozenset(_WORD.findall(text.lower()))
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+class Words(dict[str, frozenset[str]]):
+    """text -> word_set(text), filled on first sight: one word pass per text for every
+    check of one report (keep it for the report only: it holds the texts)."""
+
+    def __missing__(self, text: str) -> frozenset[str]:
+        found = self[text] = word_set(text)
+        return found
+
+    def read(self, text: str) -> frozenset[str]:
+        return self[text]
+
+
+Progress = Callable[[int, int], None]
+
+
+def rare_pairs(keys: Sequence[Set[str]], gates: Sequence[Collection[str]],
+               focus: Set[int] | None = None, rare: int = RARE) -> set[tuple[int, int]]:
+    """(i, j), i < j, of the items that share a gate and a key held by at most `rare`
+    items (of all those given). With `focus`, only pairs with one of those items."""
+    df: Counter[str] = Counter()
+    for item_keys in keys:
+        df.update(item_keys)
+    wanted = {key for key, count in df.items() if 1 < count <= rare}
+    if focus is not None:  # only the keys a focus item holds can bring its pairs
+        held: set[str] = set()
+        for index in focus:
+            held.update(keys[index])
+        wanted &= held
+    postings: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, item_keys in enumerate(keys):
+        found = wanted.intersection(item_keys)
+        if not found:
+            continue
+        for gate in gates[index]:
+            for key in found:
+                postings[(gate, key)].append(index)
+    out: set[tuple[int, int]] = set()
+    for members in postings.values():
+        if len(members) < 2:
+            continue
+        if focus is None:
+            for x in range(len(members)):
+                first = members[x]
+                out.update((first, second) for second in members[x + 1:])
+        else:
+            for x in members:
+                if x in focus:
+                    out.update((x, y) if x < y else (y, x) for y in members if y != x)
+    return out
