@@ -148,6 +148,11 @@ _BARE = {"true": True, "True": True, "TRUE": True, "false": False, "False": Fals
          "FALSE": False, "null": None, "Null": None, "NULL": None, "~": None}
 
 
+# Lines of one scalar already read ("type: knowledge"): most recur in every file.
+_SEEN_LINES: dict[str, tuple[str, Any]] = {}
+_SEEN_MAX = 4096
+
+
 class _Unsure(Exception):
     """The fast reader does not handle this text; ruamel decides."""
 
@@ -300,6 +305,14 @@ def read_plain(header: str) -> dict[str, Any] | None:
                 else:
                     items.append(_value(text, key))
                 continue
+            items, indent = None, -1
+            seen = _SEEN_LINES.get(line)
+            if seen is not None:  # "scope: project", "status: active" ...
+                key, value = seen
+                if key in data:
+                    raise _Unsure
+                data[key] = value
+                continue
             match = _KEY_LINE.match(line)
             if match is None:
                 raise _Unsure
@@ -307,12 +320,15 @@ def read_plain(header: str) -> dict[str, Any] | None:
             if key in data or key.lower() in _RESERVED_KEYS:
                 raise _Unsure
             text = match.group(3)
-            items, indent = None, -1
             if not text or text[0] == "#":
                 data[key] = None
                 items = []
             else:
-                data[key] = _value(text, key)
+                value = data[key] = _value(text, key)
+                if not isinstance(value, list):
+                    if len(_SEEN_LINES) >= _SEEN_MAX:
+                        _SEEN_LINES.clear()
+                    _SEEN_LINES[line] = (key, value)
     except _Unsure:
         return None
     return data

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from memex.core import fingerprint, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory
@@ -123,6 +124,8 @@ class _Open:
     generation: str | None = None
     files: dict[str, FileState] | None = None
     kinds: dict[str, str] | None = None
+    stamps: dict[str, str] | None = None
+    stamps_generation: str | None = None
 
 
 _OPEN: dict[str, _Open] = {}
@@ -184,8 +187,7 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     kept = _OPEN.get(str(path))
     if kept is not None:
         try:
-            if _file_id(path) == kept.file_id and schema.version(kept.conn) == \
-                    schema.SCHEMA_VERSION:
+            if _file_id(path) == kept.file_id and _current(kept.conn):
                 return kept.conn, path
         except sqlite3.Error:
             pass
@@ -195,7 +197,7 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
         try:
             conn = _connect(str(path))
             found = schema.version(conn)
-            if found == schema.SCHEMA_VERSION:
+            if _current(conn):
                 return _keep(conn, path), path
             empty = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
             if not empty:
@@ -229,6 +231,13 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     return _fresh_memory(report), None
 
 
+def _current(conn: sqlite3.Connection) -> bool:
+    """Whether an index is of this schema and its FTS text was made by this version's
+    rule (a row is deleted from the contentless FTS table by its text made again)."""
+    return schema.version(conn) == schema.SCHEMA_VERSION and \
+        schema.text_rule(conn) == text_rule()
+
+
 def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Report) -> None:
     """Empty an index file of any schema (or of damage) and create the current tables,
     in one transaction on the same file. A file SQLite cannot read at all is cut back
@@ -237,7 +246,8 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
     then belong to a different file)."""
     report.rebuilt = True
     try:
-        schema.create(conn, replace=True)
+        schema.create(conn, replace=True, text_rule=text_rule())
+        _compactable(conn)
         return
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc) or path is None:
@@ -246,7 +256,34 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
         if path is None:
             raise
     cut_back(path)
-    schema.create(conn, replace=True)
+    schema.create(conn, replace=True, text_rule=text_rule())
+    _compactable(conn)
+
+
+def _compactable(conn: sqlite3.Connection) -> None:
+    """Let the file give back the pages a rebuild or a large refresh frees (SQLite's
+    incremental auto-vacuum, see _compact). A file made without it is converted by a
+    VACUUM here, while its tables are empty (cheap); if another process is busy with
+    it, the next rebuild tries again."""
+    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+        return
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        conn.execute("VACUUM")
+
+
+# A refresh gives back free pages once they are more than this share of the file.
+FREE_SHARE = 0.05
+
+
+def _compact(conn: sqlite3.Connection) -> None:
+    """Cut the file back by its free pages (the segments an FTS merge replaced, the
+    rows a full rebuild emptied) once they are a fair share of it."""
+    with contextlib.suppress(sqlite3.Error):
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        if free > FREE_SHARE * pages:
+            conn.execute("PRAGMA incremental_vacuum").fetchall()
 
 
 def cut_back(path: Path) -> None:
@@ -266,7 +303,7 @@ def _keep(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
 
 def _fresh_memory(report: Report) -> sqlite3.Connection:
     conn = _connect(":memory:")
-    schema.create(conn)
+    schema.create(conn, text_rule=text_rule())
     report.rebuilt = True
     return conn
 
@@ -340,6 +377,7 @@ def _drop_cache(path: Path) -> None:
     kept = _OPEN.get(str(path))
     if kept is not None:
         kept.files = kept.kinds = kept.generation = None
+        kept.stamps = kept.stamps_generation = None
 
 
 def refresh(ws: Workspace, full: bool = False, progress: Progress | None = None) -> Report:
@@ -360,21 +398,23 @@ def _mark_stale(index: Index) -> None:
 # ---------------------------------------------------------------- scanning
 
 
-def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
-    """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
-    path's home kind. Only a stat per file: nothing is read."""
-    states: dict[str, FileState] = {}
-    kinds: dict[str, str] = {}
+def disk_stamps(ws: Workspace) -> dict[str, str]:
+    """{path: "home-kind size mtime_ns"} of every memory file in the visible homes: a
+    stat per file, nothing read. A string per file, so that an unchanged tree is told
+    by one comparison with the files table's own stamps (indexed_stamps)."""
+    stamps: dict[str, str] = {}
     half_submitted = journal.unsettled_new_files(ws.repo)
+    is_memory_name = store.is_memory_name
     for home in store.homes(ws):
         try:
             entries = os.scandir(home.path)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
+        kind = home.kind
         with entries:
             for entry in entries:
-                if (not store.is_memory_name(entry.name) or entry.path in states
-                        or entry.path in half_submitted):
+                path = entry.path
+                if not is_memory_name(entry.name) or path in stamps or path in half_submitted:
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=False):
@@ -382,9 +422,25 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
                     st = entry.stat()
                 except OSError:
                     continue
-                states[entry.path] = FileState(st.st_size, st.st_mtime_ns)
-                kinds[entry.path] = home.kind
+                stamps[path] = f"{kind} {st.st_size} {st.st_mtime_ns}"
+    return stamps
+
+
+def states_of(stamps: Mapping[str, str]) -> tuple[dict[str, FileState], dict[str, str]]:
+    """Stamps as {path: (size, mtime_ns)} and {path: home kind}."""
+    states: dict[str, FileState] = {}
+    kinds: dict[str, str] = {}
+    for path, stamp in stamps.items():
+        kind, size, mtime = stamp.rsplit(" ", 2)
+        states[path] = FileState(int(size), int(mtime))
+        kinds[path] = kind
     return states, kinds
+
+
+def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
+    """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
+    path's home kind. Only a stat per file: nothing is read."""
+    return states_of(disk_stamps(ws))
 
 
 def generation(conn: sqlite3.Connection) -> str | None:
@@ -402,6 +458,23 @@ def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
             kept.generation = current
         return kept.files, kept.kinds
     return indexed_files(index.conn)
+
+
+def indexed_stamps(conn: sqlite3.Connection) -> dict[str, str]:
+    """The files table as disk_stamps gives the disk (one string per file)."""
+    return dict(conn.execute(
+        "SELECT path, home || ' ' || size || ' ' || mtime_ns FROM files"))
+
+
+def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:
+    """Whether the disk is as the index last recorded it (no file to look at)."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is None or kept.conn is not index.conn:
+        return stamps == indexed_stamps(index.conn)
+    current = generation(index.conn)
+    if kept.stamps is None or kept.stamps_generation != current:
+        kept.stamps, kept.stamps_generation = indexed_stamps(index.conn), current
+    return stamps == kept.stamps
 
 
 def indexed_files(conn: sqlite3.Connection) -> tuple[dict[str, FileState], dict[str, str]]:
@@ -432,7 +505,10 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     conn, report = index.conn, index.report
     contents: dict[str, bytes] = {}
     seen = None if full else generation(conn)
-    plan, hashed, kinds = _decide(index, ws, full, contents)
+    stamps = disk_stamps(ws)
+    if not full and _stamps_unchanged(index, stamps):
+        return
+    plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
         return
     try:
@@ -463,6 +539,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             conn.execute("ROLLBACK")
         raise
     if large:
+        _compact(conn)
         _truncate_wal(conn)
     _remember(index, full, plan, written)
     report.new += len(plan.new)
@@ -472,11 +549,13 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     report.touched += len(plan.touched)
 
 
-def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
+def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
+            stamps: dict[str, str] | None = None
             ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
-    """What a refresh must do: the disk against the files table. `contents` keeps the
-    bytes read for hashing (a second decision reads no file twice)."""
-    disk, kinds = scan_disk(ws)
+    """What a refresh must do: the disk (STAMPS, or a new scan) against the files
+    table. `contents` keeps the bytes read for hashing (a second decision reads no
+    file twice)."""
+    disk, kinds = states_of(disk_stamps(ws) if stamps is None else stamps)
     old, old_kinds = ({}, {}) if full else _indexed(index)
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):
@@ -540,7 +619,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM memories")
     conn.execute("DELETE FROM chain_warnings")
     conn.execute("DELETE FROM guards")
-    conn.execute("DELETE FROM fts")
+    conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
 
 
 def _recorded(state: FileState, now_ns: int) -> tuple[int, int]:
@@ -552,9 +631,12 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
     """Remove files (and their memories) from the index; returns the ids removed."""
     ids: set[str] = set()
     for path in paths:
-        row = conn.execute("SELECT rowid, id FROM memories WHERE path = ?", (path,)).fetchone()
+        row = conn.execute("SELECT rowid, id, doc, body FROM memories WHERE path = ?",
+                           (path,)).fetchone()
         if row is not None:
-            conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+            text = fts_row(stored_memory(json.loads(row[2]), row[3]))
+            conn.execute("INSERT INTO fts (fts, rowid, title, tags, body, aliases) "
+                         "VALUES ('delete', ?, ?, ?, ?, ?)", (row[0], *text))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
             ids.add(row[1])
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
@@ -573,6 +655,38 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
         json.dumps(m.tags, ensure_ascii=False), json.dumps(m.paths, ensure_ascii=False),
         doc, m.body, text_key(passage_text(m.title, m.body, m.aliases)),
     )
+
+
+_KNOWN = {f.name for f in fields(model.Memory)} - {"extra", "body"}
+
+
+def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
+    """A Memory from the index's copy of its front matter (validated when indexed)."""
+    if _KNOWN.issuperset(data):  # the usual case: no keys this version does not know
+        return model.Memory(body=body, extra={}, **data)
+    known = {k: v for k, v in data.items() if k in _KNOWN}
+    extra = {k: v for k, v in data.items() if k not in _KNOWN}
+    return model.Memory(body=body, extra=extra, **known)
+
+
+_RULE: list[str] = []
+
+
+def text_rule() -> str:
+    """A digest of what fts_row makes of a few memories (CJK, a title apart from the
+    body, tags, aliases): a change to that rule changes it, and the index is rebuilt
+    rather than left holding text its deletes would no longer match."""
+    if not _RULE:
+        samples = [
+            model.Memory(id="r", scope="project", title="Ship it", body="依赖管理用 pnpm.",
+                         tags=["ci-cd", "日本"], aliases=["roll out", "部署"]),
+            model.Memory(id="r", scope="project", body="First line\nthen more words"),
+        ]
+        digest = hashlib.blake2b(digest_size=8)
+        for sample in samples:
+            digest.update("\x00".join(fts_row(sample)).encode("utf-8"))
+        _RULE.append(digest.hexdigest())
+    return _RULE[0]
 
 
 def fts_row(m: model.Memory) -> tuple[str, str, str, str]:

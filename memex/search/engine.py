@@ -486,9 +486,9 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
         return ranked
     rowids = [c.row[0] for c in ranked]
     marks = ", ".join("?" * len(rowids))
-    texts = dict(conn.execute(
-        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})",  # title words too
-        rowids).fetchall())
+    texts = {rowid: build.fts_row(build.stored_memory(json.loads(doc), body))[2]
+             for rowid, doc, body in conn.execute(  # the body column: title words too
+                 f"SELECT rowid, doc, body FROM memories WHERE rowid IN ({marks})", rowids)}
     for c in ranked:
         if kind.answered_by(texts.get(c.row[0], "")):
             c.score *= ANSWER_BOOST
