@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memex.index import build, schema
+from memex.search import engine as search
 from memex.storage import homes
 from tests import memfiles
 
@@ -125,3 +126,21 @@ def test_the_file_gives_back_what_a_rebuild_frees(repo: Path) -> None:
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         free = conn.execute("PRAGMA freelist_count").fetchone()[0]
     assert free <= build.FREE_SHARE * pages, (free, pages)
+
+
+def test_search_looks_past_best_matches_the_filters_drop(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The candidates come from the best-ranked matches first; when the filters drop
+    too many of those, every match is looked at (nothing eligible is lost)."""
+    for name, value in (("NARROW_MIN", 4), ("NARROW_FACTOR", 1), ("MIN_CANDIDATES", 1),
+                        ("FETCH_MARGIN", 0), ("COVERAGE_DEPTH", 1)):
+        monkeypatch.setattr(search, name, value)  # 2 rows wanted, the 4 best looked at
+    folder = repo / ".memex"
+    for i in range(30):
+        memfiles.put(folder, f"kiwi kiwi kiwi {i}", status="archived",
+                     retired_at="2026-12-01T06:00:00Z")
+    wanted = {memfiles.put(folder, f"Fruit {i}\nkiwi once among many other words here "
+                                   + "apple banana cherry date elderberry fig grape " * 9)
+              for i in range(2)}
+    result = search.search(homes.workspace(), search.SearchRequest(query="kiwi", limit=2))
+    assert {h.id for h in result.hits} == wanted
