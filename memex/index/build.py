@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from memex.core import fingerprint, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory
@@ -893,8 +893,10 @@ def skeleton(row: tuple[object, ...]) -> model.Memory:
         links = []
     return model.Memory(
         related=[str(x) for x in links] if isinstance(links, list) else [],
-        id=str(mid), scope=str(scope), status=str(status),
-        review_state=review_state if isinstance(review_state, str) else None,
+        # the row's values passed model.validate when the file was parsed
+        id=str(mid), scope=cast(model.Scope, scope), status=cast(model.Status, status),
+        review_state=cast(model.ReviewState, review_state) if isinstance(review_state, str)
+        else None,
         created_at=created_at if isinstance(created_at, str) else "",
         retired_at=retired_at if isinstance(retired_at, str) else None,
         supersedes=supersedes if isinstance(supersedes, str) else None,

@@ -276,9 +276,9 @@ def _events(change: Change) -> None:
         change.events.append(f"review {old.review_state or 'none'} -> {to}"
                              + _who(change, review_to=to))
     if old.instruction_state != new.instruction_state:
-        to = new.instruction_state or "none"
-        change.events.append(f"instruction {old.instruction_state or 'none'} -> {to}"
-                             + _who(change, instruction_to=to))
+        state = new.instruction_state or "none"
+        change.events.append(f"instruction {old.instruction_state or 'none'} -> {state}"
+                             + _who(change, instruction_to=state))
     if old.status != new.status:
         what = f"status {old.status} -> {new.status}"
         if new.status == "superseded" and new.superseded_by:

@@ -114,7 +114,7 @@ def export_lines(ws: Workspace, include_personal: bool = False
     }
     lines = [json.dumps(manifest, ensure_ascii=False)]
     lines += [json.dumps(e, ensure_ascii=False) for e in entries]
-    usage.record_in(ws, "export", [str(e["id"]) for e in entries])
+    usage.record_in(ws, usage.Op.EXPORT, [str(e["id"]) for e in entries])
     return lines, skipped
 
 
@@ -447,7 +447,7 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
         if progress is not None:
             progress(done, len(todo))
     if report.imported and not dry_run:
-        usage.record_in(ws, "import", [i for i, _ in report.imported])
+        usage.record_in(ws, usage.Op.IMPORT, [i for i, _ in report.imported])
     return report
 
 

@@ -136,5 +136,5 @@ def apply(ws: Workspace, todo: RekeyPlan) -> RekeyPlan:
     with contextlib.suppress(OSError):
         todo.source.path.rmdir()
     if moved:
-        usage.record_in(ws, "write", moved)
+        usage.record_in(ws, usage.Op.WRITE, moved)
     return todo

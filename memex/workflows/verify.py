@@ -33,9 +33,6 @@ RULES: dict[str, str] = {
     "recall": "a memory was read after --since",
     "write": "a memory was written after --since",
 }
-READ_OPS = frozenset({"read", "list", "search", "recall", "context", "show", "get"})
-WRITE_OPS = frozenset({"write", "delete", "capture", "update", "supersede", "submit",
-                       "promote", "status", "import"})
 LINK_FIELDS = ("related", "extends", "contradicts")
 _CONFLICT_MARKER = re.compile(r"^<{7}(?: |$)", re.MULTILINE)
 
@@ -230,8 +227,8 @@ def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write:
         if at < moment:
             continue
         op = str(entry.get("op", ""))
-        read = read or op in READ_OPS
-        wrote = wrote or op in WRITE_OPS
+        read = read or op in usage.READS
+        wrote = wrote or op in usage.WRITES
     log = str(usage.log_path(ws.home))
     if require_recall and not read:
         report.failures.append(Failure("recall", log, f"no memory of this repo was read "
@@ -262,7 +259,7 @@ def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report:
         done.add(m.id)
         report.fixed.append(f"{target.rel}: completed the supersede chain with {other}")
     if done:
-        usage.record_in(ws, "write", sorted(done))
+        usage.record_in(ws, usage.Op.WRITE, sorted(done))
 
 
 def verify(ws: Workspace, since: str | None = None, require_recall: bool = False,
