@@ -657,15 +657,12 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
     )
 
 
-_KNOWN = {f.name for f in fields(model.Memory)} - {"extra", "body"}
-
-
 def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
     """A Memory from the index's copy of its front matter (validated when indexed)."""
-    if _KNOWN.issuperset(data):  # the usual case: no keys this version does not know
+    if model.KNOWN_KEYS.issuperset(data):  # the usual case: no keys unknown here
         return model.Memory(body=body, extra={}, **data)
-    known = {k: v for k, v in data.items() if k in _KNOWN}
-    extra = {k: v for k, v in data.items() if k not in _KNOWN}
+    known = {k: v for k, v in data.items() if k in model.KNOWN_KEYS}
+    extra = {k: v for k, v in data.items() if k not in model.KNOWN_KEYS}
     return model.Memory(body=body, extra=extra, **known)
 
 
@@ -738,14 +735,15 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         size, mtime = _recorded(state, now_ns)
         data = contents.get(path)
         problem: str | None = None
+        file_path = Path(path)
         try:
             if data is None:
-                data = store.read_bytes(Path(path))
+                data = store.read_bytes(file_path)
             seen = known.get(path)
             if seen is not None and seen.data == data:
-                loaded = store.from_parsed(seen.parsed, Path(path), homes[kind], seen.memory)
+                loaded = store.from_parsed(seen.parsed, file_path, homes[kind], seen.memory)
             else:
-                loaded = store.from_text(store.decode(data), Path(path), homes[kind])
+                loaded = store.from_text(store.decode(data), file_path, homes[kind])
         except (InvalidMemory, OSError) as exc:
             problem = str(exc) or type(exc).__name__
         if data is not None:
