@@ -128,6 +128,20 @@ def test_the_file_gives_back_what_a_rebuild_frees(repo: Path) -> None:
     assert free <= build.FREE_SHARE * pages, (free, pages)
 
 
+def test_a_full_rebuild_gives_back_every_free_page(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "FREE_SHARE", 0.0)
+    ws = homes.workspace()
+    ids = [memfiles.put(repo / ".memex", f"memory {i} about kiwi {'fruit salad ' * 200}")
+           for i in range(60)]
+    build.refresh(ws)
+    for mid in ids[5:]:
+        (repo / ".memex" / f"{mid}.md").unlink()
+    build.refresh(ws, full=True)  # the rows of 55 memories emptied: their pages free
+    with build.open_index(ws, refresh=False) as index:
+        assert index.conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+
+
 def test_search_looks_past_best_matches_the_filters_drop(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The candidates come from the best-ranked matches first; when the filters drop

@@ -283,7 +283,8 @@ def _compact(conn: sqlite3.Connection) -> None:
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         free = conn.execute("PRAGMA freelist_count").fetchone()[0]
         if free > FREE_SHARE * pages:
-            conn.execute("PRAGMA incremental_vacuum").fetchall()
+            # executescript steps the pragma to the end (execute frees one page only).
+            conn.executescript("PRAGMA incremental_vacuum;")
 
 
 def cut_back(path: Path) -> None:
