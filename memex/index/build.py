@@ -26,7 +26,7 @@ from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import journal, store
+from memex.storage import iostep, store
 from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
@@ -246,6 +246,7 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
     then belong to a different file)."""
     report.rebuilt = True
     try:
+        iostep.step("index create", fails=False)
         schema.create(conn, replace=True, text_rule=text_rule())
         _compactable(conn)
         return
@@ -290,6 +291,7 @@ def _compact(conn: sqlite3.Connection) -> None:
 def cut_back(path: Path) -> None:
     """Truncate an unreadable SQLite cache file and its WAL in place (an empty file is an
     empty database); the inode stays, so every process's handle stays valid."""
+    iostep.step("index cut back", fails=False)
     for suffix in ("", "-wal"):
         with contextlib.suppress(FileNotFoundError), open(f"{path}{suffix}", "r+b") as handle:
             handle.truncate(0)
@@ -399,14 +401,24 @@ def _mark_stale(index: Index) -> None:
 # ---------------------------------------------------------------- scanning
 
 
-def disk_stamps(ws: Workspace) -> dict[str, str]:
+# The mtime recorded for a file an unsettled submit rewrote, read with its bytes from
+# before (storage.journalfile): no real file has it, so once the submit is settled the
+# next refresh reads the file again, whichever way it went.
+UNSETTLED_MTIME = -1
+
+
+def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None) -> dict[str, str]:
     """{path: "home-kind size mtime_ns"} of every memory file in the visible homes: a
     stat per file, nothing read. A string per file, so that an unchanged tree is told
-    by one comparison with the files table's own stamps (indexed_stamps)."""
+    by one comparison with the files table's own stamps (indexed_stamps). While a
+    killed submit is unsettled, the files it created are left out and those it rewrote
+    get their bytes from before in `before` (the pre-submit state reads answer from)."""
     stamps: dict[str, str] = {}
-    half_submitted = journal.unsettled_new_files(ws.repo)
     is_memory_name = store.is_memory_name
     for home in store.homes(ws):
+        for path, data in home.before.items():
+            if data is not None and before is not None:
+                before[path] = data
         try:
             entries = os.scandir(home.path)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
@@ -415,7 +427,8 @@ def disk_stamps(ws: Workspace) -> dict[str, str]:
         with entries:
             for entry in entries:
                 path = entry.path
-                if not is_memory_name(entry.name) or path in stamps or path in half_submitted:
+                if not is_memory_name(entry.name) or path in stamps or (
+                        home.before and store.unsettled(home, path)):
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=False):
@@ -423,7 +436,9 @@ def disk_stamps(ws: Workspace) -> dict[str, str]:
                     st = entry.stat()
                 except OSError:
                     continue
-                stamps[path] = f"{kind} {st.st_size} {st.st_mtime_ns}"
+                old = home.before.get(path) if home.before else None
+                stamps[path] = (f"{kind} {len(old)} {UNSETTLED_MTIME}" if old is not None
+                                else f"{kind} {st.st_size} {st.st_mtime_ns}")
     return stamps
 
 
@@ -438,10 +453,11 @@ def states_of(stamps: Mapping[str, str]) -> tuple[dict[str, FileState], dict[str
     return states, kinds
 
 
-def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
+def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
+              ) -> tuple[dict[str, FileState], dict[str, str]]:
     """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
-    path's home kind. Only a stat per file: nothing is read."""
-    return states_of(disk_stamps(ws))
+    path's home kind. Only a stat per file: nothing is read (see disk_stamps)."""
+    return states_of(disk_stamps(ws, before))
 
 
 def generation(conn: sqlite3.Connection) -> str | None:
@@ -506,13 +522,16 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     conn, report = index.conn, index.report
     contents: dict[str, bytes] = {}
     seen = None if full else generation(conn)
-    stamps = disk_stamps(ws)
+    stamps = disk_stamps(ws, contents)
     if not full and _stamps_unchanged(index, stamps):
         return
     plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
         return
     try:
+        # The index's write steps are kill points only: SQLite reports its own I/O
+        # errors, and a refresh that fails is answered by a rebuild or a temporary index.
+        iostep.step("index begin", fails=False)
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         if _busy(exc):
@@ -534,6 +553,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                      (f"{os.getpid()}-{time.time_ns()}",))
+        iostep.step("index commit", fails=False)
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
@@ -555,8 +575,8 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
             ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
     """What a refresh must do: the disk (STAMPS, or a new scan) against the files
     table. `contents` keeps the bytes read for hashing (a second decision reads no
-    file twice)."""
-    disk, kinds = states_of(disk_stamps(ws) if stamps is None else stamps)
+    file twice) and the bytes from before of files an unsettled submit rewrote."""
+    disk, kinds = states_of(disk_stamps(ws, contents) if stamps is None else stamps)
     old, old_kinds = ({}, {}) if full else _indexed(index)
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):
@@ -585,6 +605,7 @@ def _truncate_wal(conn: sqlite3.Connection) -> None:
     this refresh and the writers behind it; the WAL is then cut back later, to
     journal_size_limit, once a checkpoint completes."""
     try:
+        iostep.step("index checkpoint", fails=False)
         conn.execute("PRAGMA busy_timeout = 0")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     except sqlite3.Error:
@@ -806,6 +827,7 @@ def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
            mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]]) -> None:
+    iostep.step("index write", fails=False)
     conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, hash, problem)"
                      " VALUES (?, ?, ?, ?, ?, ?)", files_rows)
     conn.executemany(

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from memex.core import clock
-from memex.storage import locks, settings
+from memex.storage import iostep, locks, settings
 
 if TYPE_CHECKING:
     from memex.storage.homes import Workspace
@@ -95,6 +95,7 @@ def record(home: Path, repo_id: str, operation: Op, ids: Iterable[str],
                 home.mkdir(parents=True, exist_ok=True)
                 fd = os.open(path, _FLAGS, 0o600)
             try:
+                iostep.step("usage append", fails=False)  # a failed append is ignored
                 os.write(fd, data)
                 size, links = (st := os.fstat(fd)).st_size, st.st_nlink
             finally:

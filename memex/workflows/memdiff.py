@@ -186,7 +186,7 @@ def read_side(top: Path, side: str, paths: list[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
         for rel in paths:
             try:
-                out[rel] = store.decode((top / rel).read_bytes())
+                out[rel] = store.decode(store.read_bytes(top / rel))  # a link never followed
             except (OSError, InvalidMemory):
                 out[rel] = None
         return out

@@ -35,7 +35,7 @@ from typing import Any
 from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import is_ulid, new_ulid
-from memex.storage import store, usage
+from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import migrate, writes
 
@@ -93,10 +93,10 @@ def export_lines(ws: Workspace, include_personal: bool = False
     key = export_key(ws, create=True)
     assert key is not None
     for home in store.homes(ws, scopes):
-        for path in store.memory_files(home.path):
+        for path in store.home_files(home):
             try:
-                loaded = store.read(path, home)
-                text = store.read_text(path)
+                text = store.decode(store.home_bytes(path, home))
+                loaded = store.from_text(text, path, home)
             except (InvalidMemory, OSError) as exc:
                 skipped.append(store.Quarantined(path, str(exc)))
                 continue
@@ -423,6 +423,7 @@ def _find_existing(ws: Workspace, memory_id: str) -> Path | None:
     return None
 
 
+@writelock.holds_write_lock
 def import_path(ws: Workspace, source: Path, dry_run: bool = False,
                 progress: Callable[[int, int], None] | None = None) -> ImportReport:
     """Import an archive file or an open-memex folder into this workspace; PROGRESS (done,

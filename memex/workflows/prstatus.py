@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memex.core import clock, lifecycle
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import gitio, rollback, store, usage
+from memex.storage import gitio, rollback, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import freshness, hosts, team
 
@@ -263,6 +263,7 @@ def _decide(report: PrReport, item: store.Loaded, merged_by_git: bool) -> Action
     return Action(item, "none", None, f"PR #{pr.number} is open; review pending")
 
 
+@writelock.holds_write_lock
 def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
     """All or nothing: every file gets its old bytes back when a write or the commit fails."""
     at, me = clock.now_str(), ws.identity()

@@ -14,7 +14,7 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, merge
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
-from memex.storage import gitio, rollback, store
+from memex.storage import gitio, rollback, store, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import file_merge
 
@@ -168,6 +168,7 @@ def _hand_resolved(path: Path, memory_id: str) -> bool:
     return memory.id == memory_id and not _MARKER.search(text)
 
 
+@writelock.holds_write_lock
 def resolve(ws: Workspace, id_or_prefix: str) -> Outcome:
     """Merge one conflicted memory from its stages; write and stage it when clean.
 
@@ -239,6 +240,7 @@ def _old_version(ws: Workspace, repo: gitio.RepoInfo, loaded_path: Path, memory_
     return store.Loaded(result.memory, loaded_path, home, None), named
 
 
+@writelock.holds_write_lock
 def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = False
            ) -> Settled:
     """Two memories supersede OLD (two branches did it): keep one (`keep`, an id or

@@ -113,6 +113,7 @@ def _outbox_home(ws: Workspace, to: str) -> tuple[store.Home, str]:
     return store.Home("outbox", ws.outbox_dir), ws.repo_id
 
 
+@writelock.holds_write_lock
 def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
             local_approve: bool = False) -> list[Proposed]:
     """Copy personal memories into the outbox as drafts (new id, derived_from).
@@ -693,6 +694,7 @@ def personal_instruction_transition(memory: model.Memory, to: str, at: str, by: 
     return out
 
 
+@writelock.holds_write_lock
 def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bool = False,
             resubmit: bool = False, instruction: bool = False, revoke: bool = False,
             note: str | None = None, force: bool = False,

@@ -14,7 +14,7 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import homes, settings, store, usage
+from memex.storage import homes, journalfile, settings, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows.scan import scan_texts
 
@@ -195,7 +195,11 @@ def _check_index(ws: Workspace, files: list[_File], report: Report) -> None:
     (on a fresh clone: every file was parsed twice before)."""
     from memex.index import build
 
-    wanted = [f for f in files if f.memory.scope == "project" and f.path.stem == f.memory.id]
+    submitting = _submitting(ws)
+    created = {p for p, (previous, _) in submitting.files.items()
+               if previous is None} if submitting is not None else set()
+    wanted = [f for f in files if f.memory.scope == "project" and f.path.stem == f.memory.id
+              and str(f.path) not in created]
     if not wanted:
         return
     known = {str(f.path): build.Known(f.data, f.memory, f.parsed) for f in files}
@@ -238,6 +242,7 @@ def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write:
                                        f"since {moment}"))
 
 
+@writelock.holds_write_lock
 def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report: Report
                    ) -> None:
     home = store.Home("repo", ws.memory_dir or Path("."))
@@ -303,6 +308,13 @@ def team_max_bytes(ws: Workspace) -> int:
     return int(parsed)
 
 
+def _submitting(ws: Workspace) -> journalfile.Record | None:
+    """The journal of a submit in flight (verify run by its commit's pre-commit hook) or
+    killed and not yet settled: its drafts go once it is done, and reads (the index
+    among them) leave out the files it created until then."""
+    return journalfile.load(ws.repo.git_dir) if ws.repo is not None else None
+
+
 def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
     """The size rule, and ids that are also outbox drafts (the repo copy is read)."""
     limit = team_max_bytes(ws)
@@ -313,9 +325,12 @@ def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
                 "size", f.rel, f"the body is {size} bytes, over the team's limit of {limit} "
                 "(memex.maxBytes in .memexconfig)"))
     in_outbox = store.memory_ids(ws.outbox_dir)
+    submitting = _submitting(ws)
     for f in files:
         if f.memory.id in in_outbox:
             draft = store.new_path(store.Home("outbox", ws.outbox_dir), f.memory.id)
+            if submitting is not None and str(draft) in submitting.drafts:
+                continue  # a submit in flight (verify as its pre-commit hook) deletes it
             report.failures.append(Failure(
                 "duplicate", f.rel, f"{f.memory.id} is also an outbox draft ({draft}); reads "
                 f"show this repo copy. If it was submitted, delete the draft (rm '{draft}'); "

@@ -135,6 +135,12 @@ def note(message: str) -> None:
         click.echo(message, err=True)
 
 
+def notice(message: str) -> None:
+    """What happened to a memory (a secret masked, a scope chosen for you) on stderr:
+    unlike note(), printed even with --quiet."""
+    click.echo(message, err=True)
+
+
 def say(message: str) -> None:
     """Chatter on stdout that is not data (silenced by --quiet)."""
     if not quiet():
@@ -349,7 +355,10 @@ def guard_stdout() -> None:
 
 def run_step(command: click.Command, step: str) -> None:
     """Entry point of a standalone `git-memex-<step>` executable."""
+    from memex.adapters.cli import examples
+
     command.context_settings.setdefault("help_option_names", ["-h", "--help"])
+    examples.attach(command, step)
     guard_stdout()
     run_command(command, sys.argv[1:], f"{PROG}-{step}")
 

@@ -20,6 +20,7 @@ from memex.adapters.cli import _common, _render
               help="With --as-of: read the memory folder as git held it then.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
               help="Only the newest N (the rest are counted on stderr).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

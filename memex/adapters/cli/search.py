@@ -29,6 +29,7 @@ from memex.core import model
 @click.option("--repo", help="Search another project instead: a path to its checkout, or "
               "its origin URL.")
 @click.option("--explain", is_flag=True, help="Show why each hit ranked where it did.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
