@@ -9,9 +9,12 @@ the wall seconds because the machine is shared: under load the wall time mostly
 measures the neighbours. The load average is printed with the table.
 
     python bench/scale.py [--sizes 1000 10000] [--huge] [--runs 5] [--words 450]
-                          [--only capture context]
+                          [--only capture context] [--store DIR]
 
---huge adds N = 100,000 (building it takes minutes).
+--huge adds N = 100,000 (building it takes minutes). --store DIR builds each store
+once under DIR (DIR/scale-N) and reuses it on later runs (the commands that write add
+a few memories to it each run); without it a temp store is made and removed.
+"reindex --full" (whole process) is timed only when --only names it.
 """
 
 from __future__ import annotations
@@ -67,14 +70,16 @@ def peak_mb(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return int(done.stdout.strip()) / 1024  # Linux reports KiB
 
 
-def measure(n: int, runs: int, words: int, only: list[str]
+def measure(n: int, runs: int, words: int, only: list[str], store: Path | None = None
             ) -> dict[str, tuple[float, float]]:
-    tmp = Path(tempfile.mkdtemp(prefix="memex-scale-"))
+    tmp = store / f"scale-{n}" if store is not None else Path(
+        tempfile.mkdtemp(prefix="memex-scale-"))
+    reuse = (tmp / "built").exists()
     try:
         repo = tmp / "repo"
-        repo.mkdir()
+        repo.mkdir(parents=True, exist_ok=True)
         home = tmp / "home"
-        home.mkdir()
+        home.mkdir(exist_ok=True)
         gitconfig = tmp / "gitconfig"
         gitconfig.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
         bindir = str(Path(sys.executable).parent)
@@ -92,14 +97,19 @@ def measure(n: int, runs: int, words: int, only: list[str]
         def git(*args: str) -> None:
             subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
-        git("init", "-q", "-b", "main")
-        git("remote", "add", "origin", "https://example.com/bench/repo")
         started = time.perf_counter()
-        ids = populate(repo, n, words)
-        git("add", "-A")
-        git("commit", "-qm", "memories")
-        print(f"N = {n:,}: wrote and committed in {time.perf_counter() - started:.1f} s",
-              file=sys.stderr)
+        if reuse:
+            ids = sorted(p.stem for p in (repo / ".memex").iterdir() if p.suffix == ".md")
+        else:
+            git("init", "-q", "-b", "main")
+            git("remote", "add", "origin", "https://example.com/bench/repo")
+            ids = populate(repo, n, words)
+            git("add", "-A")
+            git("commit", "-qm", "memories")
+            if store is not None:
+                (tmp / "built").write_text("")
+        print(f"N = {n:,}: {'reused' if reuse else 'wrote and committed'} in "
+              f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
         exe = shutil.which("git-memex", path=bindir) or "git-memex"
         started = time.perf_counter()
         run([exe, "list", "--json"], repo, env)  # builds the index
@@ -130,8 +140,10 @@ def measure(n: int, runs: int, words: int, only: list[str]
                                       f"exec '{exe}' health"],
             "health (warm)": lambda: [exe, "health"],
             f"git grep -l {WORD} (floor)": lambda: ["git", "grep", "-l", WORD],
+            "reindex --full": lambda: [exe, "reindex", "--full", "-q"],
         }
-        commands = {k: v for k, v in commands.items() if not only or any(o in k for o in only)}
+        commands = {k: v for k, v in commands.items() if (not only and k != "reindex --full")
+                    or any(o in k for o in only)}
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         run([exe, "verify"], repo, env)  # warm what verify caches
         for _ in range(runs):  # in turn, so a burst of load spreads over all of them
@@ -146,7 +158,8 @@ def measure(n: int, runs: int, words: int, only: list[str]
                                                0.0)
         return out
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if store is None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> None:
@@ -157,10 +170,11 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=450, help="body words (450: ~3 KB)")
     parser.add_argument("--only", nargs="+", default=[],
                         help="time only the commands whose name holds one of these")
+    parser.add_argument("--store", type=Path, help="build each store once here, then reuse")
     args = parser.parse_args()
     sizes = list(args.sizes) + ([100_000] if args.huge else [])
     load_before = os.getloadavg()
-    results = {n: measure(n, args.runs, args.words, args.only) for n in sizes}
+    results = {n: measure(n, args.runs, args.words, args.only, args.store) for n in sizes}
     load_after = os.getloadavg()
     print(f"median of {args.runs} whole processes; wall s / CPU s (user+sys); load average "
           f"{load_before[0]:.1f} before, {load_after[0]:.1f} after "

@@ -50,14 +50,14 @@ def test_verify_fails_when_the_index_misses_a_file(
     missed = write(repo, memory(title="Never indexed"))
     assert invoke("verify").exit_code == 0
     build.forget_connections()
-    real_scan = build.scan_disk
+    real_scan = build.disk_stamps
 
-    def lossy(ws: homes.Workspace, *args: Any) -> tuple[dict[str, object], dict[str, str]]:
-        states, kinds = real_scan(ws, *args)
-        states.pop(str(missed), None)  # a refresh that overlooks one file
-        return states, kinds  # type: ignore[return-value]
+    def lossy(ws: homes.Workspace, *args: Any) -> dict[str, str]:
+        stamps = real_scan(ws, *args)
+        stamps.pop(str(missed), None)  # a refresh that overlooks one file
+        return stamps
 
-    monkeypatch.setattr(build, "scan_disk", lossy)
+    monkeypatch.setattr(build, "disk_stamps", lossy)
     result = invoke("verify")
     assert result.exit_code == 1
     assert "FAIL index (1)" in result.stdout and missed.name in result.stdout

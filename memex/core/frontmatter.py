@@ -27,8 +27,6 @@ _NOT_PLAIN = re.compile(
     re.IGNORECASE,
 )
 _TIME_PLAIN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-_KEY_LINE = re.compile(r"^([a-z_][a-z0-9_]*): ?(.*)$")
-_ITEM_LINE = re.compile(r"^  - \{(.*)\}$")
 
 
 class FrontMatterError(InvalidMemory):
@@ -39,8 +37,16 @@ class FrontMatterError(InvalidMemory):
 class Parsed:
     data: dict[str, Any]
     body: str
-    canonical: bool
     raw_header: str
+    # Whether the header is exactly what emit writes (a rewrite then emits; else it
+    # goes through ruamel's round trip); worked out when first asked.
+    known_canonical: bool | None = None
+
+    @property
+    def canonical(self) -> bool:
+        if self.known_canonical is None:
+            self.known_canonical = emit_header(self.data) == self.raw_header
+        return self.known_canonical
 
 
 # ---------------------------------------------------------------- emitting
@@ -59,12 +65,14 @@ def _scalar(value: Any, in_flow: bool = False) -> str:
     return _quote(text)
 
 
+# Characters JSON leaves as they are but YAML does not allow raw (DEL, the C1 controls,
+# the BOM, the two non-characters) or reads as line breaks (NEL, LS, PS).
+_YAML_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
 def _quote(text: str) -> str:
     quoted = json.dumps(text, ensure_ascii=False)
-    # YAML treats these as line breaks inside a double-quoted scalar; JSON does not escape them.
-    return quoted.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace(
-        "\u0085", "\\u0085"
-    )
+    return _YAML_ESCAPE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
 def _emit_value(key: str, value: Any) -> str:
@@ -115,82 +123,213 @@ def split(text: str) -> tuple[str, str]:
     return header, body
 
 
-def _split_flow(inner: str) -> list[str]:
-    items: list[str] = []
-    buf: list[str] = []
-    in_quote = False
-    escape = False
-    for ch in inner:
-        if in_quote:
-            buf.append(ch)
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_quote = False
-            continue
-        if ch == '"':
-            in_quote = True
-            buf.append(ch)
-        elif ch == ",":
-            items.append("".join(buf).strip())
-            buf = []
-        else:
-            buf.append(ch)
-    if in_quote:
-        raise ValueError("unclosed quote")
-    tail = "".join(buf).strip()
-    if tail or items:
-        items.append(tail)
-    return items
+# Characters the fast reader leaves to ruamel: anything YAML does not print (tabs,
+# control characters, surrogates), its other line breaks (NEL, LS, PS), and the BOM.
+_NOT_SIMPLE = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:( +)(.*))?$")
+_ITEM_LINE = re.compile(r"( *)- +(.*)$")
+_FLOW_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*): +")
+_DOUBLE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+# A backslash escape JSON does not share with YAML, or a surrogate written as \u.
+_ODD_ESCAPE = re.compile(r"\\(?:[^\"\\/bfnrtu]|u[dD][89abAB])")
+_FLOW_PLAIN = re.compile(r"[^,\[\]{}#:'\"]*")
+_FLOW_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z(?=[ ,\]}]|$)")
+_INT = re.compile(r"0|[1-9][0-9]*")
+# Plain words a YAML resolver may read as something other than text (numbers, dates,
+# booleans, nulls, YAML 1.1's yes/no): left to ruamel.
+_MAYBE_TYPED = re.compile(
+    r"[-+]?\.?[0-9][0-9a-fx_.:+e-]*|[-+]?\.(?:inf|nan)|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[t ].*"
+    r"|true|false|null|yes|no|on|off|y|n|~|=|<<", re.IGNORECASE)
+_RESERVED_KEYS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
+_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_BARE = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
+         "FALSE": False, "null": None, "Null": None, "NULL": None, "~": None}
 
 
-def _fast_scalar(text: str) -> Any:
-    if text.startswith('"'):
-        value = json.loads(text)
-        if not isinstance(value, str):
-            raise ValueError("not a string")
-        return value
-    if text in ("true", "false"):
-        return text == "true"
-    if text.isdigit():
+# Lines of one scalar already read ("type: knowledge"): most recur in every file.
+_SEEN_LINES: dict[str, tuple[str, Any]] = {}
+_SEEN_MAX = 4096
+
+
+class _Unsure(Exception):
+    """The fast reader does not handle this text; ruamel decides."""
+
+
+def _resolve(text: str, timed: bool) -> Any:
+    """A plain scalar as YAML 1.2 reads it, for the words the fast reader handles."""
+    if text in _BARE:
+        return _BARE[text]
+    if _INT.fullmatch(text):
         return int(text)
-    if text == "" or text[0] in "[]{}'&*!|>%@`#":
-        raise ValueError("not a plain scalar")
+    if timed and _TIME_PLAIN.match(text):
+        return text  # a YAML timestamp; the model reads it as this same text
+    if _MAYBE_TYPED.fullmatch(text):
+        raise _Unsure
     return text
 
 
-def _fast_parse(header: str) -> dict[str, Any] | None:
+def _quoted(text: str, start: int) -> tuple[str, int]:
+    """The quoted scalar at text[start]; (value, index after it)."""
+    if text[start] == '"':
+        match = _DOUBLE.match(text, start)
+        if match is None:
+            raise _Unsure
+        inner = match.group(1)
+        if "\\" in inner:
+            if _ODD_ESCAPE.search(inner):
+                raise _Unsure
+            try:
+                value = json.loads(f'"{inner}"')
+            except ValueError:
+                raise _Unsure from None
+        else:
+            value = inner
+        return value, match.end()
+    match = _SINGLE.match(text, start)
+    if match is None:
+        raise _Unsure
+    return match.group(1).replace("''", "'"), match.end()
+
+
+def _after(text: str, at: int) -> None:
+    """What may follow a value on its line: spaces, then perhaps a comment."""
+    rest = text[at:]
+    if rest and not (rest[0] == " " and (not rest.strip() or rest.lstrip()[0] == "#")):
+        raise _Unsure
+
+
+def _flow_item(text: str, at: int, timed: bool) -> tuple[Any, int]:
+    """A scalar inside [...] or {...}; (value, index after it and its spaces)."""
+    time = _FLOW_TIME.match(text, at) if timed else None
+    if text[at] in "\"'":
+        value, at = _quoted(text, at)
+    elif time is not None:
+        value, at = time.group(0), time.end()
+    else:
+        match = _FLOW_PLAIN.match(text, at)
+        assert match is not None  # the pattern matches the empty string
+        word = match.group(0).rstrip()
+        if not word or word[0] in _PLAIN_START:
+            raise _Unsure
+        value, at = _resolve(word, timed), match.end()
+    while at < len(text) and text[at] == " ":
+        at += 1
+    return value, at
+
+
+def _flow(text: str) -> Any:
+    """A flow sequence of scalars ([a, "b"]) or, in a history item, a flow mapping
+    of scalars ({at: ..., by: ...}), alone on its line but for a comment."""
+    closing = "]" if text[0] == "[" else "}"
+    items: list[Any] = []
+    entry: dict[str, Any] = {}
+    at = 1
+    while True:
+        while at < len(text) and text[at] == " ":
+            at += 1
+        if at >= len(text):
+            raise _Unsure
+        if text[at] == closing:
+            break
+        if closing == "}":
+            match = _FLOW_KEY.match(text, at)
+            if match is None or match.group(1) in entry or (
+                    match.group(1).lower() in _RESERVED_KEYS):
+                raise _Unsure
+            at = match.end()
+            if at >= len(text):
+                raise _Unsure
+            entry[match.group(1)], at = _flow_item(text, at, match.group(1) == "at")
+        else:
+            value, at = _flow_item(text, at, False)
+            items.append(value)
+        if at < len(text) and text[at] == ",":
+            at += 1
+        elif at >= len(text) or text[at] != closing:
+            raise _Unsure
+    _after(text, at + 1)
+    return entry if closing == "}" else items
+
+
+def _value(text: str, key: str) -> Any:
+    """The value after `key: ` on its line."""
+    first = text[0]
+    if first in "\"'":
+        value, at = _quoted(text, 0)
+        _after(text, at)
+        return value
+    if first == "[":
+        return _flow(text)
+    if first in _PLAIN_START:
+        raise _Unsure  # block scalars, anchors, aliases, tags, mappings ...
+    cut = text.find(" #")
+    word = (text if cut < 0 else text[:cut]).rstrip()
+    if ": " in word or word.endswith(":"):
+        raise _Unsure
+    return _resolve(word, key in model.TIME_FIELDS)
+
+
+def read_plain(header: str) -> dict[str, Any] | None:
+    """Front matter of plain YAML (block mappings of scalars, flow and block lists of
+    scalars, history entries as flow mappings, quoted strings, comments) read
+    without ruamel: the dict ruamel would build, or None for anything else (ruamel
+    then decides: aliases, tags, multi-line scalars, nested mappings, duplicates)."""
+    if _NOT_SIMPLE.search(header):
+        return None
     data: dict[str, Any] = {}
-    current_list: list[dict[str, Any]] | None = None
+    key = ""
+    items: list[Any] | None = None  # the block list under `key`, while one may follow
+    indent = -1
     try:
-        for line in header.split("\n")[:-1]:
-            item = _ITEM_LINE.match(line)
-            if item and current_list is not None:
-                entry: dict[str, Any] = {}
-                for part in _split_flow(item.group(1)):
-                    k, sep, v = part.partition(": ")
-                    if not sep:
-                        return None
-                    entry[k] = _fast_scalar(v)
-                current_list.append(entry)
+        for line in header.split("\n"):
+            if not line or line.lstrip().startswith("#") or not line.strip():
+                continue
+            if line[0] == " " or line[0] == "-":
+                item = _ITEM_LINE.match(line)
+                if item is None or items is None:
+                    raise _Unsure
+                if indent < 0:
+                    indent = len(item.group(1))
+                    data[key] = items
+                elif len(item.group(1)) != indent:
+                    raise _Unsure
+                text = item.group(2)
+                if not text:
+                    raise _Unsure
+                if text[0] == "{":
+                    items.append(_flow(text))
+                elif text[0] == "[":
+                    raise _Unsure
+                else:
+                    items.append(_value(text, key))
+                continue
+            items, indent = None, -1
+            seen = _SEEN_LINES.get(line)
+            if seen is not None:  # "scope: project", "status: active" ...
+                key, value = seen
+                if key in data:
+                    raise _Unsure
+                data[key] = value
                 continue
             match = _KEY_LINE.match(line)
-            if not match:
-                return None
-            key, value = match.group(1), match.group(2)
-            if key in data or (key in model.HISTORY_FIELDS and value != ""):
-                return None  # a duplicate, or a history that is not one entry a line
-            current_list = None
-            if value == "":
-                current_list = []
-                data[key] = current_list
-            elif value.startswith("[") and value.endswith("]"):
-                data[key] = [_fast_scalar(v) for v in _split_flow(value[1:-1])]
+            if match is None:
+                raise _Unsure
+            key = match.group(1)
+            if key in data or key.lower() in _RESERVED_KEYS:
+                raise _Unsure
+            text = match.group(3)
+            if not text or text[0] == "#":
+                data[key] = None
+                items = []
             else:
-                data[key] = _fast_scalar(value)
-    except ValueError:
+                value = data[key] = _value(text, key)
+                if not isinstance(value, list):
+                    if len(_SEEN_LINES) >= _SEEN_MAX:
+                        _SEEN_LINES.clear()
+                    _SEEN_LINES[line] = (key, value)
+    except _Unsure:
         return None
     return data
 
@@ -265,14 +404,16 @@ def _yaml_error(exc: BaseException) -> FrontMatterError:
     return FrontMatterError(f"front matter is not valid YAML: {first}")
 
 
-def parse(text: str) -> Parsed:
-    """Parse a memory file's text; raises FrontMatterError if it is not one."""
+def parse(text: str, fast: bool = True) -> Parsed:
+    """Parse a memory file's text; raises FrontMatterError if it is not one. Plain
+    front matter is read by read_plain; anything else, or everything when `fast` is
+    off (the tests compare the two), by ruamel."""
     header, body = split(text)
     body = body.strip("\n").rstrip()
-    data = _fast_parse(header)
-    if data is not None and emit_header(data) == header:
+    data = read_plain(header) if fast else None
+    if data is not None:
         _check_text(text, header, data)
-        return Parsed(data=data, body=body, canonical=True, raw_header=header)
+        return Parsed(data=data, body=body, raw_header=header)
     _refuse_aliases(header)
     try:
         loaded = _yaml().load(header)
@@ -284,7 +425,7 @@ def parse(text: str) -> Parsed:
         raise FrontMatterError("front matter is not a mapping of keys to values")
     data = _plain_data(loaded)
     _check_text(text, header, data)
-    return Parsed(data=data, body=body, canonical=False, raw_header=header)
+    return Parsed(data=data, body=body, raw_header=header, known_canonical=False)
 
 
 def load(text: str) -> tuple[model.Memory, Parsed]:

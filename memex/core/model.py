@@ -302,11 +302,15 @@ def legacy_version(data: dict[str, Any]) -> int | None:
     return version if version < SCHEMA_VERSION else None
 
 
+# The front matter keys a Memory has a field for (any other key is kept in `extra`).
+KNOWN_KEYS = frozenset(f.name for f in dataclasses.fields(Memory)) - {"extra", "body"}
+
+
 def from_front_matter(data: dict[str, Any], body: str) -> Memory:
     """Build and validate a Memory from parsed front matter. Raises InvalidMemory."""
     if not isinstance(data, dict):
         raise InvalidMemory("front matter is not a mapping")
-    known = {f.name for f in dataclasses.fields(Memory)} - {"extra", "body"}
+    known = KNOWN_KEYS
     kwargs: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in data.items():

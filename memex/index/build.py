@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from memex.core import fingerprint, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory
@@ -124,6 +124,8 @@ class _Open:
     generation: str | None = None
     files: dict[str, FileState] | None = None
     kinds: dict[str, str] | None = None
+    stamps: dict[str, str] | None = None
+    stamps_generation: str | None = None
 
 
 _OPEN: dict[str, _Open] = {}
@@ -185,8 +187,7 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     kept = _OPEN.get(str(path))
     if kept is not None:
         try:
-            if _file_id(path) == kept.file_id and schema.version(kept.conn) == \
-                    schema.SCHEMA_VERSION:
+            if _file_id(path) == kept.file_id and _current(kept.conn):
                 return kept.conn, path
         except sqlite3.Error:
             pass
@@ -196,7 +197,7 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
         try:
             conn = _connect(str(path))
             found = schema.version(conn)
-            if found == schema.SCHEMA_VERSION:
+            if _current(conn):
                 return _keep(conn, path), path
             empty = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
             if not empty:
@@ -230,6 +231,13 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     return _fresh_memory(report), None
 
 
+def _current(conn: sqlite3.Connection) -> bool:
+    """Whether an index is of this schema and its FTS text was made by this version's
+    rule (a row is deleted from the contentless FTS table by its text made again)."""
+    return schema.version(conn) == schema.SCHEMA_VERSION and \
+        schema.text_rule(conn) == text_rule()
+
+
 def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Report) -> None:
     """Empty an index file of any schema (or of damage) and create the current tables,
     in one transaction on the same file. A file SQLite cannot read at all is cut back
@@ -239,7 +247,8 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
     report.rebuilt = True
     try:
         iostep.step("index create", fails=False)
-        schema.create(conn, replace=True)
+        schema.create(conn, replace=True, text_rule=text_rule())
+        _compactable(conn)
         return
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc) or path is None:
@@ -248,7 +257,35 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
         if path is None:
             raise
     cut_back(path)
-    schema.create(conn, replace=True)
+    schema.create(conn, replace=True, text_rule=text_rule())
+    _compactable(conn)
+
+
+def _compactable(conn: sqlite3.Connection) -> None:
+    """Let the file give back the pages a rebuild or a large refresh frees (SQLite's
+    incremental auto-vacuum, see _compact). A file made without it is converted by a
+    VACUUM here, while its tables are empty (cheap); if another process is busy with
+    it, the next rebuild tries again."""
+    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+        return
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        conn.execute("VACUUM")
+
+
+# A refresh gives back free pages once they are more than this share of the file.
+FREE_SHARE = 0.05
+
+
+def _compact(conn: sqlite3.Connection) -> None:
+    """Cut the file back by its free pages (the segments an FTS merge replaced, the
+    rows a full rebuild emptied) once they are a fair share of it."""
+    with contextlib.suppress(sqlite3.Error):
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        if free > FREE_SHARE * pages:
+            # executescript steps the pragma to the end (execute frees one page only).
+            conn.executescript("PRAGMA incremental_vacuum;")
 
 
 def cut_back(path: Path) -> None:
@@ -269,7 +306,7 @@ def _keep(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
 
 def _fresh_memory(report: Report) -> sqlite3.Connection:
     conn = _connect(":memory:")
-    schema.create(conn)
+    schema.create(conn, text_rule=text_rule())
     report.rebuilt = True
     return conn
 
@@ -343,6 +380,7 @@ def _drop_cache(path: Path) -> None:
     kept = _OPEN.get(str(path))
     if kept is not None:
         kept.files = kept.kinds = kept.generation = None
+        kept.stamps = kept.stamps_generation = None
 
 
 def refresh(ws: Workspace, full: bool = False, progress: Progress | None = None) -> Report:
@@ -369,14 +407,14 @@ def _mark_stale(index: Index) -> None:
 UNSETTLED_MTIME = -1
 
 
-def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
-              ) -> tuple[dict[str, FileState], dict[str, str]]:
-    """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
-    path's home kind. Only a stat per file: nothing is read. While a killed submit is
-    unsettled, the files it created are left out and those it rewrote get their bytes
-    from before in `before` (the pre-submit state reads answer from)."""
-    states: dict[str, FileState] = {}
-    kinds: dict[str, str] = {}
+def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None) -> dict[str, str]:
+    """{path: "home-kind size mtime_ns"} of every memory file in the visible homes: a
+    stat per file, nothing read. A string per file, so that an unchanged tree is told
+    by one comparison with the files table's own stamps (indexed_stamps). While a
+    killed submit is unsettled, the files it created are left out and those it rewrote
+    get their bytes from before in `before` (the pre-submit state reads answer from)."""
+    stamps: dict[str, str] = {}
+    is_memory_name = store.is_memory_name
     for home in store.homes(ws):
         for path, data in home.before.items():
             if data is not None and before is not None:
@@ -385,10 +423,12 @@ def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
             entries = os.scandir(home.path)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
+        kind = home.kind
         with entries:
             for entry in entries:
-                if (not store.is_memory_name(entry.name) or entry.path in states
-                        or store.unsettled(home, entry.path)):
+                path = entry.path
+                if not is_memory_name(entry.name) or path in stamps or (
+                        home.before and store.unsettled(home, path)):
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=False):
@@ -396,11 +436,28 @@ def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
                     st = entry.stat()
                 except OSError:
                     continue
-                old = home.before.get(entry.path)
-                states[entry.path] = (FileState(len(old), UNSETTLED_MTIME) if old is not None
-                                      else FileState(st.st_size, st.st_mtime_ns))
-                kinds[entry.path] = home.kind
+                old = home.before.get(path) if home.before else None
+                stamps[path] = (f"{kind} {len(old)} {UNSETTLED_MTIME}" if old is not None
+                                else f"{kind} {st.st_size} {st.st_mtime_ns}")
+    return stamps
+
+
+def states_of(stamps: Mapping[str, str]) -> tuple[dict[str, FileState], dict[str, str]]:
+    """Stamps as {path: (size, mtime_ns)} and {path: home kind}."""
+    states: dict[str, FileState] = {}
+    kinds: dict[str, str] = {}
+    for path, stamp in stamps.items():
+        kind, size, mtime = stamp.rsplit(" ", 2)
+        states[path] = FileState(int(size), int(mtime))
+        kinds[path] = kind
     return states, kinds
+
+
+def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
+              ) -> tuple[dict[str, FileState], dict[str, str]]:
+    """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
+    path's home kind. Only a stat per file: nothing is read (see disk_stamps)."""
+    return states_of(disk_stamps(ws, before))
 
 
 def generation(conn: sqlite3.Connection) -> str | None:
@@ -418,6 +475,23 @@ def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
             kept.generation = current
         return kept.files, kept.kinds
     return indexed_files(index.conn)
+
+
+def indexed_stamps(conn: sqlite3.Connection) -> dict[str, str]:
+    """The files table as disk_stamps gives the disk (one string per file)."""
+    return dict(conn.execute(
+        "SELECT path, home || ' ' || size || ' ' || mtime_ns FROM files"))
+
+
+def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:
+    """Whether the disk is as the index last recorded it (no file to look at)."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is None or kept.conn is not index.conn:
+        return stamps == indexed_stamps(index.conn)
+    current = generation(index.conn)
+    if kept.stamps is None or kept.stamps_generation != current:
+        kept.stamps, kept.stamps_generation = indexed_stamps(index.conn), current
+    return stamps == kept.stamps
 
 
 def indexed_files(conn: sqlite3.Connection) -> tuple[dict[str, FileState], dict[str, str]]:
@@ -448,7 +522,10 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     conn, report = index.conn, index.report
     contents: dict[str, bytes] = {}
     seen = None if full else generation(conn)
-    plan, hashed, kinds = _decide(index, ws, full, contents)
+    stamps = disk_stamps(ws, contents)
+    if not full and _stamps_unchanged(index, stamps):
+        return
+    plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
         return
     try:
@@ -483,6 +560,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             conn.execute("ROLLBACK")
         raise
     if large:
+        _compact(conn)
         _truncate_wal(conn)
     _remember(index, full, plan, written)
     report.new += len(plan.new)
@@ -492,11 +570,13 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     report.touched += len(plan.touched)
 
 
-def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
+def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
+            stamps: dict[str, str] | None = None
             ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
-    """What a refresh must do: the disk against the files table. `contents` keeps the
-    bytes read for hashing (a second decision reads no file twice)."""
-    disk, kinds = scan_disk(ws, contents)
+    """What a refresh must do: the disk (STAMPS, or a new scan) against the files
+    table. `contents` keeps the bytes read for hashing (a second decision reads no
+    file twice) and the bytes from before of files an unsettled submit rewrote."""
+    disk, kinds = states_of(disk_stamps(ws, contents) if stamps is None else stamps)
     old, old_kinds = ({}, {}) if full else _indexed(index)
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):
@@ -561,7 +641,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM memories")
     conn.execute("DELETE FROM chain_warnings")
     conn.execute("DELETE FROM guards")
-    conn.execute("DELETE FROM fts")
+    conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
 
 
 def _recorded(state: FileState, now_ns: int) -> tuple[int, int]:
@@ -573,9 +653,12 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
     """Remove files (and their memories) from the index; returns the ids removed."""
     ids: set[str] = set()
     for path in paths:
-        row = conn.execute("SELECT rowid, id FROM memories WHERE path = ?", (path,)).fetchone()
+        row = conn.execute("SELECT rowid, id, doc, body FROM memories WHERE path = ?",
+                           (path,)).fetchone()
         if row is not None:
-            conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+            text = fts_row(stored_memory(json.loads(row[2]), row[3]))
+            conn.execute("INSERT INTO fts (fts, rowid, title, tags, body, aliases) "
+                         "VALUES ('delete', ?, ?, ?, ?, ?)", (row[0], *text))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
             ids.add(row[1])
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
@@ -594,6 +677,35 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
         json.dumps(m.tags, ensure_ascii=False), json.dumps(m.paths, ensure_ascii=False),
         doc, m.body, text_key(passage_text(m.title, m.body, m.aliases)),
     )
+
+
+def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
+    """A Memory from the index's copy of its front matter (validated when indexed)."""
+    if model.KNOWN_KEYS.issuperset(data):  # the usual case: no keys unknown here
+        return model.Memory(body=body, extra={}, **data)
+    known = {k: v for k, v in data.items() if k in model.KNOWN_KEYS}
+    extra = {k: v for k, v in data.items() if k not in model.KNOWN_KEYS}
+    return model.Memory(body=body, extra=extra, **known)
+
+
+_RULE: list[str] = []
+
+
+def text_rule() -> str:
+    """A digest of what fts_row makes of a few memories (CJK, a title apart from the
+    body, tags, aliases): a change to that rule changes it, and the index is rebuilt
+    rather than left holding text its deletes would no longer match."""
+    if not _RULE:
+        samples = [
+            model.Memory(id="r", scope="project", title="Ship it", body="依赖管理用 pnpm.",
+                         tags=["ci-cd", "日本"], aliases=["roll out", "部署"]),
+            model.Memory(id="r", scope="project", body="First line\nthen more words"),
+        ]
+        digest = hashlib.blake2b(digest_size=8)
+        for sample in samples:
+            digest.update("\x00".join(fts_row(sample)).encode("utf-8"))
+        _RULE.append(digest.hexdigest())
+    return _RULE[0]
 
 
 def fts_row(m: model.Memory) -> tuple[str, str, str, str]:
@@ -645,14 +757,15 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         size, mtime = _recorded(state, now_ns)
         data = contents.get(path)
         problem: str | None = None
+        file_path = Path(path)
         try:
             if data is None:
-                data = store.read_bytes(Path(path))
+                data = store.read_bytes(file_path)
             seen = known.get(path)
             if seen is not None and seen.data == data:
-                loaded = store.from_parsed(seen.parsed, Path(path), homes[kind], seen.memory)
+                loaded = store.from_parsed(seen.parsed, file_path, homes[kind], seen.memory)
             else:
-                loaded = store.from_text(store.decode(data), Path(path), homes[kind])
+                loaded = store.from_text(store.decode(data), file_path, homes[kind])
         except (InvalidMemory, OSError) as exc:
             problem = str(exc) or type(exc).__name__
         if data is not None:

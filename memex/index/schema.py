@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -30,37 +30,41 @@ CREATE INDEX IF NOT EXISTS files_problems ON files (path) WHERE problem IS NOT N
 
 -- One row per readable memory; rowid is the FTS rowid. eff_* hold what chain
 -- completion changed (NULL: the file's own value); shadowed marks a duplicate id
--- that reads skip (the first home in store.homes order wins).
+-- that reads skip (the first home in store.homes order wins). The small columns come
+-- first and doc, body last, so a query that filters or sorts on them reads a row's
+-- first bytes only.
 CREATE TABLE IF NOT EXISTS memories (
     rowid INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
     id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    shadowed INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,
+    eff_status TEXT,
+    review_state TEXT,
+    updated_at TEXT,
     home TEXT NOT NULL,
     home_order INTEGER NOT NULL,
-    scope TEXT NOT NULL,
     type TEXT NOT NULL,
-    status TEXT NOT NULL,
-    review_state TEXT,
     importance TEXT NOT NULL,
     created_at TEXT,
-    updated_at TEXT,
     retired_at TEXT,
     valid_from TEXT,
     valid_until TEXT,
     expires_at TEXT,
     supersedes TEXT,
     superseded_by TEXT,
-    tags TEXT NOT NULL,
-    paths TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    body TEXT NOT NULL,
-    text_key TEXT NOT NULL,  -- embed.text: what a vector of this memory is stored under
-    eff_status TEXT,
     eff_retired_at TEXT,
     eff_superseded_by TEXT,
-    shadowed INTEGER NOT NULL DEFAULT 0
+    tags TEXT NOT NULL,
+    paths TEXT NOT NULL,
+    text_key TEXT NOT NULL,  -- embed.text: what a vector of this memory is stored under
+    path TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL,
+    body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memories_id ON memories (id);
+-- context and list: the newest memories of some scopes without reading every row.
+CREATE INDEX IF NOT EXISTS memories_newest ON memories (scope, updated_at, id);
 
 -- Fingerprints of personal and private memory files (core.fingerprint): the scan
 -- refuses a staged file anywhere in the repo whose blob id or body hash is here.
@@ -82,17 +86,21 @@ CREATE TABLE IF NOT EXISTS access (
     last_access TEXT NOT NULL
 );
 
+-- Contentless: the text is not stored a second time (memories holds it). A row is
+-- removed with the 'delete' command and the text it was indexed with (build.fts_row of
+-- the stored memory; TEXT_RULE in meta says which rule made that text).
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
-    {", ".join(FTS_COLUMNS)}, tokenize = '{TOKENIZER}'
+    {", ".join(FTS_COLUMNS)}, content = '', tokenize = '{TOKENIZER}'
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
 """
 
 
-def create(conn: sqlite3.Connection, replace: bool = False) -> None:
+def create(conn: sqlite3.Connection, replace: bool = False, text_rule: str = "") -> None:
     """Create the tables in one transaction (another process never sees half of
     them); `replace` first drops whatever the file holds, in the same transaction: an
-    index is rebuilt in place, never deleted under a process that has it open."""
+    index is rebuilt in place, never deleted under a process that has it open.
+    TEXT_RULE names the rule that turns a memory into its FTS text (build.text_rule)."""
     script = "BEGIN IMMEDIATE;\n"
     if replace:
         script += "".join(f"DROP TABLE IF EXISTS \"{name}\";\n" for name in _tables(conn))
@@ -100,6 +108,8 @@ def create(conn: sqlite3.Connection, replace: bool = False) -> None:
     script += ("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', "
                f"'{SCHEMA_VERSION}');\n"
                f"INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', '{TOKENIZER}');\n"
+               "INSERT OR REPLACE INTO meta (key, value) VALUES ('text_rule', "
+               f"'{text_rule}');\n"
                "COMMIT;\n")
     try:
         conn.executescript(script)
@@ -118,6 +128,12 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
     plain = [name for name, _ in rows if name not in virtual and not name.startswith(shadows)
              and not name.startswith("sqlite_")]
     return [*sorted(virtual, key=lambda n: n != "fts_terms"), *plain]
+
+
+def text_rule(conn: sqlite3.Connection) -> str | None:
+    """The text rule an existing index was built with (see create)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'text_rule'").fetchone()
+    return None if row is None else str(row[0])
 
 
 def version(conn: sqlite3.Connection) -> int | None:

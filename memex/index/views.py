@@ -21,16 +21,7 @@ from memex.index import build, tokens
 from memex.storage import store
 from memex.storage.homes import Workspace
 
-_KNOWN = {f.name for f in dataclasses.fields(model.Memory)} - {"extra", "body"}
-
-
-def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
-    """A Memory from the index's copy of its front matter (validated when indexed)."""
-    if _KNOWN.issuperset(data):  # the usual case: no keys this version does not know
-        return model.Memory(body=body, extra={}, **data)
-    known = {k: v for k, v in data.items() if k in _KNOWN}
-    extra = {k: v for k, v in data.items() if k not in _KNOWN}
-    return model.Memory(body=body, extra=extra, **known)
+stored_memory = build.stored_memory
 
 
 def as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None,

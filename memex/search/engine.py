@@ -26,6 +26,7 @@ from typing import Any
 from memex.core import clock, model, policy
 from memex.core.errors import UsageError
 from memex.index import build, schema, tokens
+from memex.index.embed_text import with_title
 from memex.index.views import as_read
 from memex.search import answers, synonyms
 from memex.search import dense as embed
@@ -345,13 +346,31 @@ def _filters(req: SearchRequest, at: str, moment: str | None) -> tuple[str, list
     return " AND ".join(sql), args
 
 
+# The best-ranked FTS matches looked at first, as a multiple of the rows wanted: only
+# when the filters leave too few of them is every match joined with its memory.
+NARROW_FACTOR = 4
+NARROW_MIN = 100
+
+
 def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[object],
                 limit: int, exclude: set[int]) -> list[tuple[Any, ...]]:
+    """The best `limit` matches passing WHERE, not in EXCLUDE. First from the best
+    ranked matches alone (a common word matches thousands of memories, and joining
+    each with its row costs a page read); that is the full answer whenever enough of
+    them pass (any other match ranks below all of them), else every match is joined."""
     weights = ", ".join(str(w) for w in schema.WEIGHTS)
-    sql = (f"SELECT {_COLUMNS}, bm25(fts, {weights}) AS rank FROM fts "
-           "JOIN memories m ON m.rowid = fts.rowid LEFT JOIN access a ON a.id = m.id "
-           f"WHERE fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
-    rows = conn.execute(sql, [match, *args, limit + len(exclude)]).fetchall()
+    wanted = limit + len(exclude)
+    narrow = max(wanted * NARROW_FACTOR, NARROW_MIN)
+    ranked = (f"SELECT rowid, bm25(fts, {weights}) AS rank FROM fts WHERE fts MATCH ? "
+              "ORDER BY rank LIMIT ?")
+    sql = (f"SELECT {_COLUMNS}, r.rank FROM ({ranked}) r JOIN memories m ON "
+           "m.rowid = r.rowid LEFT JOIN access a ON a.id = m.id "
+           f"WHERE {where} ORDER BY r.rank LIMIT ?")
+    rows = conn.execute(sql, [match, narrow, *args, wanted]).fetchall()
+    if len(rows) < wanted:
+        held = conn.execute(f"SELECT count(*) FROM ({ranked})", [match, narrow]).fetchone()[0]
+        if held >= narrow:  # the filters left too few of the best: look at every match
+            rows = conn.execute(sql, [match, -1, *args, wanted]).fetchall()
     return [r for r in rows if r[0] not in exclude]
 
 
@@ -486,9 +505,10 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
         return ranked
     rowids = [c.row[0] for c in ranked]
     marks = ", ".join("?" * len(rowids))
-    texts = dict(conn.execute(
-        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})",  # title words too
-        rowids).fetchall())
+    texts = {rowid: tokens.segment(with_title(title or "", body))  # fts_row's body column
+             for rowid, title, body in conn.execute(
+                 f"SELECT rowid, json_extract(doc, '$.title'), body FROM memories "
+                 f"WHERE rowid IN ({marks})", rowids)}
     for c in ranked:
         if kind.answered_by(texts.get(c.row[0], "")):
             c.score *= ANSWER_BOOST

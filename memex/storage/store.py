@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from memex.core import frontmatter, model, redact
+from memex.core import frontmatter, model
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
 from memex.storage import iostep, journalfile
@@ -522,6 +522,8 @@ _MASKED_FIELDS = tuple(n for n in (*model.FIELD_ORDER, "body") if n not in _STRU
 
 def _masked(value: object) -> object:
     if isinstance(value, str):
+        from memex.core import redact  # its ~100 patterns compile only for a write
+
         return redact.redact(value).text if value else value
     if isinstance(value, list):
         return [_masked(v) for v in value]
@@ -548,6 +550,8 @@ def mask_memory(memory: model.Memory) -> model.Memory:
     if extra != memory.extra:
         changes["extra"] = extra
     if "tags" in changes:  # a tag is one word: the placeholder loses its brackets
+        from memex.core import redact
+
         changes["tags"] = [str(t).replace(redact.PLACEHOLDER, "REDACTED")
                            for t in changes["tags"]]  # type: ignore[attr-defined]
     return memory.copy(**changes) if changes else memory
@@ -556,6 +560,8 @@ def mask_memory(memory: model.Memory) -> model.Memory:
 def mask_text(text: str) -> str:
     """A whole memory file's text with every secret in it masked (comments, a merge
     result, an imported file kept byte for byte): `mask_memory` for text not parsed."""
+    from memex.core import redact
+
     return redact.redact(text).text if redact.find_secrets(text) else text
 
 

@@ -1,0 +1,183 @@
+"""The fast front matter reader agrees with the full YAML parser (ruamel): on any
+front matter, both give the same memory record, or both refuse the file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from memex.core import frontmatter, model
+from memex.core.errors import InvalidMemory
+
+MID = "01JD6Z3S0V8F4K2M9N7P5Q1R3T"
+OTHER = "01JD6Z3S0V8F4K2M9N7P5Q1R3V"
+
+
+def record(text: str, fast: bool) -> tuple[str, Any]:
+    """("ok", the memory) or ("refused", None)."""
+    try:
+        parsed = frontmatter.parse(text, fast=fast)
+        return "ok", model.from_front_matter(parsed.data, parsed.body)
+    except InvalidMemory:
+        return "refused", None
+
+
+def agree(text: str) -> None:
+    fast, full = record(text, True), record(text, False)
+    assert fast == full, (text, fast, full)
+
+
+# Pieces of YAML a person might type, the awkward ones included.
+_WORD_CHARS = "abcxyz09 -_:#'\"\\[]{},.&*!|>%@`~?/\u00e9\u4f9d"
+_words = st.text(_WORD_CHARS, min_size=0, max_size=12)
+_plain_words = st.sampled_from([
+    "pnpm", "use pnpm", "a: b", "a:b", "x #c", "x#c", "-x", "- x", "?x", ":x", "true",
+    "True", "TRUE", "tRue", "false", "null", "Null", "~", "yes", "No", "on", "y", "0",
+    "012", "12", "-3", "+4", "1.5", ".5", ".inf", "0x1f", "0o7", "1_000", "1e3",
+    "2026-12-01", "2026-12-01T06:00:00Z", "2026-12-01 06:00:00", "2026-13-45T99:00:00Z",
+    "<<", "=", "a, b", "[a]", "{a: 1}", "&a x", "*a", "!!str x", "|", ">", "%x", "@x",
+    "`x`", "x:", "x: ", "'q'", '"q"', "caf\u00e9", "\u4f9d\u8d56", "a  b", "a ", " a",
+])
+
+
+@st.composite
+def scalars(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["plain", "word", "double", "single", "escape", "time"]))
+    if kind == "plain":
+        return draw(_plain_words)
+    if kind == "word":
+        return draw(_words)
+    if kind == "double":
+        return '"' + draw(_words).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if kind == "single":
+        return "'" + draw(_words).replace("'", "''") + "'"
+    if kind == "escape":
+        return '"' + draw(st.sampled_from([
+            "\\n", "\\t", "\\u00e9", "\\ud800", "\\ud83d\\ude00", "\\x41", "\\e", "\\N",
+            "\\/", "\\\\", "\\\"", "\\U0001F600", "\\0", "\\ ", "\\_", "\\q"])) + "x\""
+    return draw(st.sampled_from(['"2026-12-01T06:00:00Z"', "2026-12-01T06:00:00Z",
+                                 "'2026-12-01T06:00:00Z'", "2026-12-01T06:00:00+02:00",
+                                 "2026-12-01"]))
+
+
+@st.composite
+def values(draw: st.DrawFn) -> list[str]:
+    """The text after `key:` (one line), or that line and the lines below it."""
+    kind = draw(st.sampled_from(["scalar", "scalar", "flow", "block", "history", "empty",
+                                 "odd"]))
+    if kind == "scalar":
+        return [" " + draw(scalars())]
+    if kind == "flow":
+        items = draw(st.lists(scalars(), max_size=3))
+        sep = draw(st.sampled_from([", ", ",", " , "]))
+        tail = draw(st.sampled_from(["", ",", " "]))
+        return [" [" + sep.join(items) + tail + "]"]
+    if kind == "block":
+        indent = draw(st.sampled_from(["", "  ", "    "]))
+        items = draw(st.lists(scalars(), min_size=1, max_size=3))
+        return ["", *(f"{indent}- {item}" for item in items)]
+    if kind == "history":
+        entries = draw(st.lists(st.fixed_dictionaries({
+            "at": scalars(), "by": st.sampled_from(["alice", '"local:a@b"', "a:b", "'x y'"]),
+            "to": st.sampled_from(["approved", "proposed", '"draft"', "null"])}),
+            min_size=1, max_size=2))
+        return ["", *("  - {" + ", ".join(f"{k}: {v}" for k, v in e.items()) + "}"
+                      for e in entries)]
+    if kind == "empty":
+        return [draw(st.sampled_from(["", " ", " # nothing", " ~", " null"]))]
+    return [draw(st.sampled_from([
+        " |\n  text", " >\n  folded", " &a x", " *a", " !!str 5", " {a: 1}",
+        " [a, [b]]", " plain\n  continued", ' "open', " 'open", " x\n x2",
+        " [a, b", " a # c", ' "a" # c', ' "a"#c', " [a] # c", "\tx", " x\t"]))]
+
+
+_KEYS = ["title", "tags", "aliases", "paths", "status", "importance", "review_state",
+         "updated_at", "created_at", "expires_at", "revision", "pinned", "review_history",
+         "related", "supersedes", "note", "x-custom", "true", "Tags", "source"]
+_BASE = [("id", f" {MID}"), ("scope", " project"), ("schema_version", " 2")]
+
+
+@st.composite
+def front_matter(draw: st.DrawFn) -> str:
+    lines: list[tuple[str, list[str]]] = []
+    keys = draw(st.lists(st.sampled_from(_KEYS), max_size=6))
+    base = draw(st.permutations(_BASE))
+    fields: list[tuple[str, list[str]]] = [(k, [v]) for k, v in base]
+    fields += [(k, draw(values())) for k in keys]
+    fields = draw(st.permutations(fields))
+    for key, value in fields:
+        comment = draw(st.sampled_from(["", "", "", "# a comment", "  # indented"]))
+        if comment:
+            lines.append(("", [comment]))
+        lines.append((key, value))
+    out = []
+    for key, value in lines:
+        if not key:
+            out.append(value[0])
+            continue
+        first, *rest = value
+        out.append(f"{key}:{first}")
+        out.extend(rest)
+    return "---\n" + "\n".join(out) + "\n---\n\nThe body.\n"
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(front_matter())
+@example("---\nid: " + MID + "\nscope: project\ntitle: 'it''s'\ntags: [\"a\", b]\n"
+         "updated_at: \"2026-12-01T06:00:00Z\" # when\n---\n\nbody\n")
+@example("---\nid: " + MID + "\nscope: project\ntags:\n- a\n-  b\n---\n")
+@example("---\nid: " + MID + "\nscope: project\nreview_history:\n"
+         "  - {at: 2026-12-01T06:00:00Z, by: alice, to: approved}\n---\n")
+@example("---\nid: " + MID + "\nscope: project\nrelated: [" + OTHER + ",]\n---\n")
+def test_fast_reader_agrees_with_ruamel(text: str) -> None:
+    agree(text)
+
+
+@settings(max_examples=150, deadline=None)
+@example(title="\x7f\x85\u2028", tags=[], note="\x9f\ufeff")  # raw, YAML refuses them
+@given(title=st.text(max_size=30), tags=st.lists(st.text(max_size=8), max_size=3),
+       note=st.text(max_size=20))
+def test_canonical_files_agree(title: str, tags: list[str], note: str) -> None:
+    try:
+        memory = model.Memory(
+            id=MID, scope="project", title=title, body="b", tags=model.normalise_tags(tags),
+            created_at="2026-12-01T06:00:00Z",
+            review_history=[{"at": "2026-12-01T06:00:00Z", "by": "local:a", "note": note}])
+        text = frontmatter.emit(memory)
+    except InvalidMemory:
+        return
+    agree(text)
+
+
+def test_the_fast_reader_reads_hand_written_files() -> None:
+    """Quoted strings, flow and block lists, other key order and comments are read
+    without ruamel (the whole point), and give the canonical file's record."""
+    text = ("---\n# by hand\nscope: 'project'\ntags:\n  - deploy\n  - \"ci\"\n"
+            "updated_at: \"2026-12-01T06:00:00Z\"  # when\nid: " + MID + "\n"
+            "aliases: [\"ship it\", 'roll out']\nrevision: 3\n---\n\nBody.\n")
+    parsed = frontmatter.parse(text)
+    assert frontmatter.read_plain(parsed.raw_header) is not None
+    assert not parsed.canonical
+    memory = model.from_front_matter(parsed.data, parsed.body)
+    assert memory.tags == ["deploy", "ci"] and memory.aliases == ["ship it", "roll out"]
+    assert memory.updated_at == "2026-12-01T06:00:00Z" and memory.revision == 3
+    agree(text)
+
+
+def test_what_the_fast_reader_leaves_to_ruamel() -> None:
+    for header in ("a: &x 1\nb: *x\n", "a: |\n  text\n", "a: !!str 5\n", "a:\n  b: 1\n",
+                   "a: 1\na: 2\n", "a: 1.5\n", "a: yes\n", "a: plain\n  more\n",
+                   "a: \"\\ud83d\\ude00\"\n", "a:\tb\n", "true: 1\n", "a: 2026-12-01\n"):
+        assert frontmatter.read_plain(header) is None, header
+
+
+def test_aliases_are_still_refused_before_expansion() -> None:
+    text = f"---\nid: {MID}\nscope: project\nx: &a [1]\ny: *a\n---\n"
+    assert record(text, True) == ("refused", None)
+
+
+def test_duplicate_keys_are_still_refused() -> None:
+    assert record(f"---\nid: {MID}\nscope: project\nscope: personal\n---\n", True) == (
+        "refused", None)
