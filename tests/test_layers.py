@@ -39,6 +39,7 @@ LAZY: Mapping[str, str] = {
     "importlib.metadata": "a package's version, only where one is shown (email, zipfile, csv)",
     "memex.workflows.conflicts": "capture's contradiction check only",
     "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
+    "inotify_simple": "the MCP server's file-system notices: optional, Linux only",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

@@ -252,3 +252,15 @@ def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
             f"({', '.join('?' * len(ids))})", tuple(ids)).fetchall()
     found = {item.id: item for item in map(_loaded, rows)}
     return [found[i] for i in ids if i in found]
+
+
+def linking(ws: Workspace, memory_id: str) -> list[store.Loaded]:
+    """The indexed memories (first copy of each id) whose front matter mentions
+    MEMORY_ID anywhere (a superset of those linking to it: the caller checks the
+    fields), in index order; the index as it is (not refreshed here)."""
+    with build.open_index(ws, refresh=False) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW} FROM memories WHERE instr(doc, ?) > 0 AND shadowed = 0 "
+            "ORDER BY rowid", (memory_id,)).fetchall()
+    return [_loaded(row) for row in rows]
+
