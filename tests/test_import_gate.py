@@ -234,6 +234,7 @@ def test_same_id_in_two_homes_doctor_reports_and_show_explains(repo: Path) -> No
     dupe = next(c for c in checks if c["name"] == "duplicates")
     assert dupe["level"] == "warn" and draft["id"] in dupe["message"]
     assert "showing the repo copy" in dupe["message"] and str(copy) in dupe["paths"]
+    assert f"repo ({copy}) and outbox ({src})" in dupe["message"]  # both paths, in text too
     result = invoke("show", draft["id"])
     assert result.exit_code == 0
     assert f"also exists in outbox ({src}); showing the repo copy {copy}, since commands " \

@@ -231,3 +231,21 @@ def test_dotfiles_repo_at_home_with_the_default_home(tmp_path: Path,
     assert result.stderr.rstrip().endswith(
         "/.local/share/git-memex/  (or set GIT_MEMEX_HOME to a folder outside the "
         "repository)")
+
+
+def test_proposed_copy_passes_the_hook_and_a_hand_copy_does_not(repo: Path) -> None:
+    """propose is the way a personal memory becomes the team's: its draft (new id,
+    derived_from naming the original) is submitted through the pre-commit hook; a copy
+    that does not name its original that way is still blocked."""
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    _setup_commit(repo)
+    mine, text = _personal(repo)
+    draft = invoke_json("propose", mine)[0]["id"]
+    submitted = invoke("submit", draft)
+    assert submitted.exit_code == 0, submitted.stderr
+    assert git_proc("log", "-1", "--format=%s", cwd=repo).stdout.strip() != "init"
+    (repo / "notes.md").write_text(text.replace(f"id: {mine}", "id: 01JD8X3K0000000000000000AB"),
+                                   encoding="utf-8")
+    git_proc("add", "notes.md", cwd=repo)
+    result = invoke("scan", "--staged")
+    assert result.exit_code == 1 and "notes.md:1: a copy of personal memory" in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,8 +52,8 @@ def test_verify_fails_when_the_index_misses_a_file(
     build.forget_connections()
     real_scan = build.scan_disk
 
-    def lossy(ws: homes.Workspace) -> tuple[dict[str, object], dict[str, str]]:
-        states, kinds = real_scan(ws)
+    def lossy(ws: homes.Workspace, *args: Any) -> tuple[dict[str, object], dict[str, str]]:
+        states, kinds = real_scan(ws, *args)
         states.pop(str(missed), None)  # a refresh that overlooks one file
         return states, kinds  # type: ignore[return-value]
 

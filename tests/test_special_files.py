@@ -27,7 +27,8 @@ def test_links_fifos_devices_and_loops_are_skipped(repo: Path, tmp_path: Path) -
     (folder / "01DRZ3NDEKTSV4RRFFQ69G5FAV.md").symlink_to(outside)
     before = outside.read_bytes()
     for args in (["list"], ["search", "pnpm"], ["search", "secret"], ["doctor"],
-                 ["reindex", "--full"], ["health"], ["context"],
+                 ["reindex", "--full"], ["health"], ["context"], ["diff"], ["scan"],
+                 ["sync-status"], ["conflicts"], ["review", "HEAD"],
                  ["export", "--output", str(tmp_path / "out.jsonl")]):
         result = invoke(*args)  # a traceback fails here; a FIFO opened would hang
         assert result.exit_code == 0, (args, result.output)

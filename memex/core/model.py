@@ -6,7 +6,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args
 
 from memex.core import clock
 from memex.core.errors import InvalidMemory
@@ -14,22 +14,33 @@ from memex.core.ulid import is_ulid
 
 SCHEMA_VERSION = 2
 
-SCOPES = ("personal", "project", "org")
+Scope = Literal["personal", "project", "org"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
 RESERVED_SCOPES = ("team", "public")
-VISIBILITIES = ("private", "internal", "shared")
-TYPES = (
+Visibility = Literal["private", "internal", "shared"]
+VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
+MemoryType = Literal[
     "preference", "fact", "decision", "lesson", "warning", "workflow",
     "architecture", "constraint", "todo", "knowledge", "observation",
-)
-ROLES = ("knowledge", "instruction")
-INSTRUCTION_STATES = ("draft", "approved", "revoked")
-TRUST_LEVELS = ("untrusted", "reviewed", "trusted")
-IMPORTANCES = ("low", "normal", "high")
-CONFIDENCES = ("high", "medium", "low")
-STATUSES = ("active", "superseded", "deprecated", "retracted", "archived")
-REVIEW_STATES = ("draft", "proposed", "approved", "rejected", "published")
-SOURCES = ("user", "tool", "keyword", "inference", "import")
-LIVE_STATUSES = ("active", "deprecated")
+]
+TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
+Role = Literal["knowledge", "instruction"]
+ROLES: tuple[Role, ...] = get_args(Role)
+InstructionState = Literal["draft", "approved", "revoked"]
+INSTRUCTION_STATES: tuple[InstructionState, ...] = get_args(InstructionState)
+TrustLevel = Literal["untrusted", "reviewed", "trusted"]
+TRUST_LEVELS: tuple[TrustLevel, ...] = get_args(TrustLevel)
+Importance = Literal["low", "normal", "high"]
+IMPORTANCES: tuple[Importance, ...] = get_args(Importance)
+Confidence = Literal["high", "medium", "low"]
+CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
+Status = Literal["active", "superseded", "deprecated", "retracted", "archived"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+ReviewState = Literal["draft", "proposed", "approved", "rejected", "published"]
+REVIEW_STATES: tuple[ReviewState, ...] = get_args(ReviewState)
+Source = Literal["user", "tool", "keyword", "inference", "import"]
+SOURCES: tuple[Source, ...] = get_args(Source)
+LIVE_STATUSES: tuple[Status, ...] = ("active", "deprecated")
 
 ENUMS: dict[str, tuple[str, ...]] = {
     "scope": SCOPES,
@@ -79,36 +90,36 @@ class Memory:
     """One memory. `extra` keeps keys this version does not know, in file order."""
 
     id: str
-    scope: str
-    type: str = "knowledge"
+    scope: Scope
+    type: MemoryType = "knowledge"
     title: str = ""
     body: str = ""
     schema_version: int = SCHEMA_VERSION
     revision: int = 1
     repo_id: str | None = None
-    visibility: str = "internal"
+    visibility: Visibility = "internal"
     tags: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     language: str | None = None
-    role: str = "knowledge"
-    instruction_state: str | None = None
-    trust_level: str = "untrusted"
-    importance: str = "normal"
-    confidence: str = "medium"
-    status: str = "active"
+    role: Role = "knowledge"
+    instruction_state: InstructionState | None = None
+    trust_level: TrustLevel = "untrusted"
+    importance: Importance = "normal"
+    confidence: Confidence = "medium"
+    status: Status = "active"
     supersedes: str | None = None
     superseded_by: str | None = None
     related: list[str] = field(default_factory=list)
     extends: list[str] = field(default_factory=list)
     contradicts: list[str] = field(default_factory=list)
-    review_state: str | None = None
+    review_state: ReviewState | None = None
     proposed_by: str | None = None
     approved_by: str | None = None
     derived_from: str | None = None
     review_history: list[dict[str, str]] = field(default_factory=list)
     status_history: list[dict[str, str]] = field(default_factory=list)
-    source: str = "user"
+    source: Source = "user"
     via: str = "cli"
     created_by: str | None = None
     created_at: str = ""
@@ -225,15 +236,24 @@ def summarise(title: str, body: str, limit: int = 240) -> str:
     return text
 
 
-def check_enum(name: str, value: str) -> str:
+E = TypeVar("E", bound=str)
+
+
+def member(name: str, choices: tuple[E, ...], value: str) -> E:
+    """`value` as one of `choices` (the values of one of the Literal types above), typed
+    as that type; else InvalidMemory naming the field."""
     if name == "scope" and value in RESERVED_SCOPES:
         raise InvalidMemory(
             f"scope {value!r} is reserved and not supported; use one of: {', '.join(SCOPES)}"
         )
-    allowed = ENUMS[name]
-    if value not in allowed:
-        raise InvalidMemory(f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
-    return value
+    for choice in choices:
+        if choice == value:
+            return choice
+    raise InvalidMemory(f"unknown {name} {value!r}; expected one of: {', '.join(choices)}")
+
+
+def check_enum(name: str, value: str) -> str:
+    return member(name, ENUMS[name], value)
 
 
 def normalise_tags(tags: list[str]) -> list[str]:

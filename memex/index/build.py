@@ -19,13 +19,14 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import cast
 
 from memex.core import fingerprint, frontmatter, lifecycle, model
 from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import journal, store
+from memex.storage import iostep, store
 from memex.storage.homes import Workspace
 
 Progress = Callable[[int, int], None]
@@ -264,6 +265,7 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
     then belong to a different file)."""
     report.rebuilt = True
     try:
+        iostep.step("index create", fails=False)
         schema.create(conn, replace=True)
         return
     except sqlite3.OperationalError as exc:
@@ -279,6 +281,7 @@ def _rebuild_in_place(conn: sqlite3.Connection, path: Path | None, report: Repor
 def cut_back(path: Path) -> None:
     """Truncate an unreadable SQLite cache file and its WAL in place (an empty file is an
     empty database); the inode stays, so every process's handle stays valid."""
+    iostep.step("index cut back", fails=False)
     for suffix in ("", "-wal"):
         with contextlib.suppress(FileNotFoundError), open(f"{path}{suffix}", "r+b") as handle:
             handle.truncate(0)
@@ -387,13 +390,24 @@ def _mark_stale(index: Index) -> None:
 # ---------------------------------------------------------------- scanning
 
 
-def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
+# The mtime recorded for a file an unsettled submit rewrote, read with its bytes from
+# before (storage.journalfile): no real file has it, so once the submit is settled the
+# next refresh reads the file again, whichever way it went.
+UNSETTLED_MTIME = -1
+
+
+def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
+              ) -> tuple[dict[str, FileState], dict[str, str]]:
     """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
-    path's home kind. Only a stat per file: nothing is read."""
+    path's home kind. Only a stat per file: nothing is read. While a killed submit is
+    unsettled, the files it created are left out and those it rewrote get their bytes
+    from before in `before` (the pre-submit state reads answer from)."""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
-    half_submitted = journal.unsettled_new_files(ws.repo)
     for home in store.homes(ws):
+        for path, data in home.before.items():
+            if data is not None and before is not None:
+                before[path] = data
         try:
             entries = os.scandir(home.path)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
@@ -401,7 +415,7 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
         with entries:
             for entry in entries:
                 if (not store.is_memory_name(entry.name) or entry.path in states
-                        or entry.path in half_submitted):
+                        or store.unsettled(home, entry.path)):
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=False):
@@ -409,7 +423,9 @@ def scan_disk(ws: Workspace) -> tuple[dict[str, FileState], dict[str, str]]:
                     st = entry.stat()
                 except OSError:
                     continue
-                states[entry.path] = FileState(st.st_size, st.st_mtime_ns)
+                old = home.before.get(entry.path)
+                states[entry.path] = (FileState(len(old), UNSETTLED_MTIME) if old is not None
+                                      else FileState(st.st_size, st.st_mtime_ns))
                 kinds[entry.path] = home.kind
     return states, kinds
 
@@ -471,6 +487,9 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             watched.clean = (seen,)
         return
     try:
+        # The index's write steps are kill points only: SQLite reports its own I/O
+        # errors, and a refresh that fails is answered by a rebuild or a temporary index.
+        iostep.step("index begin", fails=False)
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         if _busy(exc):
@@ -492,6 +511,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                      (f"{os.getpid()}-{time.time_ns()}",))
+        iostep.step("index commit", fails=False)
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
@@ -513,7 +533,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes]
             ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
     """What a refresh must do: the disk against the files table. `contents` keeps the
     bytes read for hashing (a second decision reads no file twice)."""
-    disk, kinds = scan_disk(ws)
+    disk, kinds = scan_disk(ws, contents)
     old, old_kinds = ({}, {}) if full else _indexed(index)
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):
@@ -542,6 +562,7 @@ def _truncate_wal(conn: sqlite3.Connection) -> None:
     this refresh and the writers behind it; the WAL is then cut back later, to
     journal_size_limit, once a checkpoint completes."""
     try:
+        iostep.step("index checkpoint", fails=False)
         conn.execute("PRAGMA busy_timeout = 0")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     except sqlite3.Error:
@@ -730,6 +751,7 @@ def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
            mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]]) -> None:
+    iostep.step("index write", fails=False)
     conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, hash, problem)"
                      " VALUES (?, ?, ?, ?, ?, ?)", files_rows)
     conn.executemany(
@@ -823,8 +845,10 @@ def skeleton(row: tuple[object, ...]) -> model.Memory:
         links = []
     return model.Memory(
         related=[str(x) for x in links] if isinstance(links, list) else [],
-        id=str(mid), scope=str(scope), status=str(status),
-        review_state=review_state if isinstance(review_state, str) else None,
+        # the row's values passed model.validate when the file was parsed
+        id=str(mid), scope=cast(model.Scope, scope), status=cast(model.Status, status),
+        review_state=cast(model.ReviewState, review_state) if isinstance(review_state, str)
+        else None,
         created_at=created_at if isinstance(created_at, str) else "",
         retired_at=retired_at if isinstance(retired_at, str) else None,
         supersedes=supersedes if isinstance(supersedes, str) else None,

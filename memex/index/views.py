@@ -14,7 +14,7 @@ import sqlite3
 import unicodedata
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from memex.core import model
 from memex.index import build, tokens
@@ -38,7 +38,7 @@ def as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None
     """An index row's memory with what chain completion changed applied (eff_*)."""
     memory = stored_memory(json.loads(doc), body)
     if eff_status is not None:
-        memory.status = eff_status
+        memory.status = cast(model.Status, eff_status)  # one of the row's own statuses
     if eff_retired is not None:
         memory.retired_at = eff_retired
     if eff_by is not None:

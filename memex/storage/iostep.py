@@ -1,6 +1,8 @@
 """The one seam every write step passes through (store's file writes and deletes, the
-submit journal, git commands that change the repo): counted, so a test can stop a
-process at exactly the Nth step, or make a step fail with an OS error.
+submit journal, git commands that change the repo, the index's and the vector store's
+transactions, the usage log's append): counted, so a test can stop a process at
+exactly the Nth step, or make a step fail with an OS error (the index, vector and
+usage steps are kill points only: their own errors never fail a command).
 
 `GIT_MEMEX_FAULT` (tests only) is `ACTION@N` or `ACTION@*`: at the Nth step (1-based,
 counted per process) or at every step, ACTION happens: `kill` (SIGKILL, as a crash or

@@ -17,21 +17,19 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from memex.core.errors import MemexError
-from memex.storage import gitio, locks, store
+from memex.storage import gitio, journalfile, locks, store
 
-JOURNAL_NAME = "memex-submit.json"
 REPO_LOCK = "memex.lock"
 
 
 def journal_path(repo: gitio.RepoInfo) -> Path:
-    return repo.git_dir / JOURNAL_NAME
+    return journalfile.journal_file(repo.git_dir)
 
 
 def pending(repo: gitio.RepoInfo) -> bool:
@@ -44,17 +42,6 @@ def pending_notice(repo: gitio.RepoInfo) -> str | None:
         return None
     return ("an interrupted submit is pending: the next git-memex command that writes "
             "finishes or undoes it")
-
-
-def unsettled_new_files(repo: gitio.RepoInfo | None) -> frozenset[str]:
-    """Repo files a killed submit created and nobody has settled yet: reads leave them
-    out, so they answer from the pre-submit state (the drafts are still in the outbox)."""
-    if repo is None or not pending(repo):
-        return frozenset()
-    journal = _load(repo)
-    if journal is None:
-        return frozenset()
-    return frozenset(p for p, (previous, _) in journal.files.items() if previous is None)
 
 
 @contextlib.contextmanager
@@ -85,11 +72,8 @@ class Journal:
     drafts: list[str]
 
     def save(self) -> None:
-        data = {"head": self.head, "drafts": self.drafts,
-                "files": {p: {"previous": prev, "sha256": new}
-                          for p, (prev, new) in self.files.items()}}
-        store.write_bytes_atomic(journal_path(self.repo),
-                                 json.dumps(data, indent=1).encode("utf-8"))
+        record = journalfile.Record(self.head, self.files, self.drafts)
+        store.write_bytes_atomic(journal_path(self.repo), record.encode())
 
     def remove(self) -> None:
         store.remove(journal_path(self.repo))
@@ -126,15 +110,11 @@ def begin(repo: gitio.RepoInfo, writes: dict[Path, bytes], drafts: Sequence[Path
 
 
 def _load(repo: gitio.RepoInfo) -> Journal | None:
-    try:
-        data = json.loads(journal_path(repo).read_text(encoding="utf-8"))
-        files = {str(p): (v["previous"], str(v["sha256"])) for p, v in data["files"].items()}
-        return Journal(repo, data.get("head"), files, [str(d) for d in data["drafts"]])
-    except FileNotFoundError:
+    # A journal torn by a kill while it was written loads empty: nothing was changed yet.
+    record = journalfile.load(repo.git_dir)
+    if record is None:
         return None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        # A journal torn by a kill while it was written: nothing was changed yet.
-        return Journal(repo, None, {}, [])
+    return Journal(repo, record.head, record.files, record.drafts)
 
 
 def _committed(journal: Journal) -> bool:

@@ -12,14 +12,14 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from memex.core import frontmatter, model, redact
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
-from memex.storage import iostep
+from memex.storage import iostep, journalfile
 from memex.storage.homes import Workspace
 
 HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
@@ -34,6 +34,11 @@ LEGACY_REASON = "v1 file: run git memex migrate"
 class Home:
     kind: str
     path: Path
+    # A repo folder while a killed submit is unsettled (storage.journalfile): {path: its
+    # bytes before the submit, None: it did not exist}. Reads answer from these, so
+    # they see the pre-submit state until the next writing command settles it.
+    before: Mapping[str, bytes | None] = field(default_factory=dict, compare=False,
+                                               repr=False)
 
     @property
     def scope(self) -> str:
@@ -77,10 +82,12 @@ def homes(ws: Workspace, scopes: Iterable[str] | None = None) -> list[Home]:
     # outbox (an interrupted submit, an import), reads show the reviewed repo copy.
     if "project" in wanted:
         if ws.memory_dir is not None and ws.repo is not None:
-            out.append(Home("repo", inside_repo(ws.memory_dir, ws.repo.toplevel)))
+            out.append(Home("repo", inside_repo(ws.memory_dir, ws.repo.toplevel),
+                            journalfile.before(ws.repo.git_dir)))
         out.append(Home("outbox", ws.outbox_dir))
     if "org" in wanted and ws.org_repo is not None:
-        out.append(Home("org", inside_repo(ws.org_repo / ws.memory_dir_name, ws.org_repo)))
+        out.append(Home("org", inside_repo(ws.org_repo / ws.memory_dir_name, ws.org_repo),
+                        journalfile.before(_git_dir_of(ws.org_repo))))
         out.append(Home("org-outbox", ws.org_outbox_dir))
     if "personal" in wanted:
         out.append(Home("personal", ws.personal_dir))
@@ -94,14 +101,16 @@ READING_ORDER = ("commands read the first copy in the order repo folder (the rev
 
 def copies(ws: Workspace, memory_id: str) -> list[Home]:
     """The homes holding a file for this id, in reading order (the first one wins)."""
-    return [h for h in homes(ws) if (h.path / f"{memory_id}.md").is_file()]
+    return [h for h in homes(ws) if (h.path / f"{memory_id}.md").is_file()
+            and not unsettled(h, h.path / f"{memory_id}.md")]
 
 
 def duplicate_ids(ws: Workspace) -> dict[str, list[Home]]:
     """{id: homes} for every id that has a file in more than one visible home."""
     seen: dict[str, list[Home]] = {}
     for home in homes(ws):
-        for memory_id in memory_ids(home.path):
+        created = {Path(p).stem for p, data in home.before.items() if data is None}
+        for memory_id in memory_ids(home.path) - created:
             seen.setdefault(memory_id, []).append(home)
     return {i: found for i, found in seen.items() if len(found) > 1}
 
@@ -180,6 +189,30 @@ def memory_files(directory: Path) -> Iterator[Path]:
         yield Path(entry.path)
 
 
+def unsettled(home: Home, path: Path | str) -> bool:
+    """A file an unsettled submit created: reads leave it out (storage.journalfile)."""
+    return bool(home.before) and str(path) in home.before and home.before[str(path)] is None
+
+
+def home_files(home: Home) -> Iterator[Path]:
+    """The memory files of a home as reads see them (`memory_files`, less the files an
+    unsettled submit created)."""
+    for path in memory_files(home.path):
+        if not unsettled(home, path):
+            yield path
+
+
+def home_bytes(path: Path, home: Home) -> bytes:
+    """A memory file's bytes as reads see them: `read_bytes`, or, for a file an
+    unsettled submit rewrote, its bytes from before."""
+    if home.before and str(path) in home.before:
+        data = home.before[str(path)]
+        if data is None:
+            raise FileNotFoundError(errno.ENOENT, "written by an unsettled submit", str(path))
+        return data
+    return read_bytes(path)
+
+
 def is_memory_name(name: str) -> bool:
     """Whether a file name in a home is a memory file (README.md and dot files are not)."""
     return (name.endswith(".md") and not name.startswith((".", "_"))
@@ -225,8 +258,9 @@ def decode(data: bytes) -> str:
 
 
 def read(path: Path, home: Home) -> Loaded:
-    """Read one memory file; raises InvalidMemory (a FrontMatterError for syntax)."""
-    return from_text(read_text(path), path, home)
+    """Read one memory file as reads see it (`home_bytes`); raises InvalidMemory (a
+    FrontMatterError for syntax)."""
+    return from_text(decode(home_bytes(path, home)), path, home)
 
 
 def from_text(text: str, path: Path, home: Home) -> Loaded:
@@ -255,7 +289,7 @@ def read_home(home: Home) -> tuple[list[Loaded], list[Quarantined]]:
     """Every memory in a home; unreadable files are reported, never touched."""
     good: list[Loaded] = []
     bad: list[Quarantined] = special_files(home.path)
-    for path in memory_files(home.path):
+    for path in home_files(home):
         try:
             good.append(read(path, home))
         except (InvalidMemory, OSError) as exc:
@@ -296,13 +330,14 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
                 regular = stat.S_ISREG(os.lstat(path).st_mode)
             except OSError:
                 continue
-            if regular:
+            if regular and not unsettled(home, path):
                 matches[prefix] = (home, path)
                 break
     for home in visible if not matches else ():
         for entry in _memory_entries(home.path):  # a Path only for a name that matches
             stem = entry.name[:-3]
-            if stem.upper().startswith(prefix) and stem not in matches:
+            if stem.upper().startswith(prefix) and stem not in matches \
+                    and not unsettled(home, entry.path):
                 matches[stem] = (home, Path(entry.path))
     if not matches:
         raise NotFound(f"no memory matches {id_or_prefix!r}")
@@ -322,7 +357,7 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
     wanted = [(text, normalise_id(text)) for text in ids]
     names: dict[str, tuple[Home, Path]] = {}
     for home in sorted(homes(ws, scopes), key=lambda h: h.kind != first):
-        for path in memory_files(home.path):
+        for path in home_files(home):
             names.setdefault(path.stem.upper(), (home, path))
     out: list[Loaded] = []
     for text, prefix in wanted:

@@ -20,14 +20,34 @@ import contextlib
 import json
 import os
 from collections.abc import Iterable, Iterator
+from enum import StrEnum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from memex.core import clock
-from memex.storage import locks, settings
+from memex.storage import iostep, locks, settings
 
 if TYPE_CHECKING:
     from memex.storage.homes import Workspace
+
+
+
+class Op(StrEnum):
+    """Every operation the log records. Writers and readers both use these, so a reader
+    can never test for a name nothing writes."""
+
+    READ = "read"  # one memory shown (show, MCP get, pr-status)
+    LIST = "list"
+    SEARCH = "search"
+    CONTEXT = "context"  # the session-start block
+    WRITE = "write"
+    DELETE = "delete"
+    EXPORT = "export"
+    IMPORT = "import"
+
+
+READS = frozenset({Op.READ, Op.LIST, Op.SEARCH, Op.CONTEXT})
+WRITES = frozenset({Op.WRITE, Op.DELETE, Op.IMPORT})
 
 SETTING = "memex.usageMaxBytes"
 DEFAULT_MAX_BYTES: int = settings.default(SETTING)
@@ -51,14 +71,14 @@ def limit(ws: Workspace) -> int:
     return ws.int_setting(SETTING)
 
 
-def record_in(ws: Workspace, operation: str, ids: Iterable[str],
+def record_in(ws: Workspace, operation: Op, ids: Iterable[str],
               repo_id: str | None = None) -> None:
     """Record an operation of this workspace (or of `repo_id`, a project it acts on)
     in its home's log, rotated at its setting."""
     record(ws.home, ws.repo_id if repo_id is None else repo_id, operation, ids, limit(ws))
 
 
-def record(home: Path, repo_id: str, operation: str, ids: Iterable[str],
+def record(home: Path, repo_id: str, operation: Op, ids: Iterable[str],
            max_bytes: int) -> None:
     """Append one line; a log that cannot be written never fails the command."""
     line = json.dumps(
@@ -75,6 +95,7 @@ def record(home: Path, repo_id: str, operation: str, ids: Iterable[str],
                 home.mkdir(parents=True, exist_ok=True)
                 fd = os.open(path, _FLAGS, 0o600)
             try:
+                iostep.step("usage append", fails=False)  # a failed append is ignored
                 os.write(fd, data)
                 size, links = (st := os.fstat(fd)).st_size, st.st_nlink
             finally:

@@ -19,7 +19,7 @@ from typing import Any
 from memex.core import clock, model
 from memex.core.errors import MemexError, NotFound, UsageError
 from memex.search import engine as search
-from memex.storage import store, usage
+from memex.storage import store
 from memex.storage.homes import Workspace
 from memex.workflows import context, reads, writes
 
@@ -176,11 +176,10 @@ def search_memories(ws: Workspace, query: str, limit: int = 10, scope: str | Non
     if not 1 <= limit <= MAX_SEARCH:
         raise UsageError(f"limit must be between 1 and {MAX_SEARCH}, not {limit}")
     types = (_check("type", type),) if type else ()
-    result = search.search(ws, search.SearchRequest(
+    result = reads.search(ws, search.SearchRequest(
         query=query, limit=limit, scopes=allowed_scopes(ws, scope), types=types,
         tags=tuple(tags)))
     hits = [{**hit.as_json(), **_provenance(hit.memory)} for hit in result.hits]
-    usage.record_in(ws, "search", [h["id"] for h in hits])
     data: dict[str, Any] = {"note": DATA_NOTE, "query": query, "count": len(hits),
                             "hits": hits}
     if result.warnings:
@@ -193,7 +192,6 @@ def search_memories(ws: Workspace, query: str, limit: int = 10, scope: str | Non
 def get(ws: Workspace, memory_id: str) -> dict[str, Any]:
     loaded = _find(ws, memory_id)
     item, warnings = reads.show(ws, loaded.id)
-    usage.record_in(ws, "read", [item.id])
     data = {"note": DATA_NOTE, **reads.as_json(item), **_provenance(item.memory)}
     data["binds_as_instruction"] = context.passes_rule1(item.memory, ws.identity())
     if warnings:
@@ -218,11 +216,9 @@ def list_memories(ws: Workspace, scope: str | None = None, type: str | None = No
         raise UsageError("offset cannot be negative")
     if type:
         _check("type", type)
-    view = reads.load_view(ws, allowed_scopes(ws, scope))
-    items = [i for i in view.items if not type or i.memory.type == type]
-    page = items[offset: offset + limit]
-    usage.record_in(ws, "list", [i.id for i in page])
-    data: dict[str, Any] = {"note": DATA_NOTE, "total": len(items), "offset": offset,
+    page, view = reads.page(ws, allowed_scopes(ws, scope), limit=limit, offset=offset,
+                            mtype=type)
+    data: dict[str, Any] = {"note": DATA_NOTE, "total": len(view.items), "offset": offset,
                             "memories": [_brief(i) for i in page]}
     if view.quarantined:
         data["warnings"] = [f"{len(view.quarantined)} unreadable memory file(s) skipped"]

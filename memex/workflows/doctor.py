@@ -189,8 +189,11 @@ def check_duplicates(ws: Workspace) -> list[Check]:
     dupes = store.duplicate_ids(ws)
     if not dupes:
         return [Check("duplicates", "ok", "every memory id has one file")]
-    shown = "; ".join(f"{mid} in {' and '.join(h.kind for h in found)} (showing the "
-                      f"{found[0].kind} copy)" for mid, found in sorted(dupes.items())[:SHOWN])
+    def where(mid: str, found: list[store.Home]) -> str:
+        return " and ".join(f"{h.kind} ({h.path / f'{mid}.md'})" for h in found)
+
+    shown = "; ".join(f"{mid} in {where(mid, found)} (showing the {found[0].kind} copy)"
+                      for mid, found in sorted(dupes.items())[:SHOWN])
     more = f" (+{len(dupes) - SHOWN} more)" if len(dupes) > SHOWN else ""
     paths = tuple(str(h.path / f"{mid}.md") for mid, found in sorted(dupes.items())
                   for h in found)

@@ -28,8 +28,8 @@ from memex.workflows import conflicts, freshness, hygiene_cache, writes
 AccessStats = dict[str, tuple[int, str]]
 
 # Operations in the usage log that are not a person or agent reading a memory.
-NOT_ACCESS = frozenset({"write", "delete", "list", "export", "import", "clean", "health",
-                        "migrate", "link", "pin"})
+# what counts as using a memory for its strength: reading it, not listing or writing it
+ACCESS_OPS = frozenset({usage.Op.READ, usage.Op.SEARCH, usage.Op.CONTEXT})
 
 BASE_STRENGTH = 30.0
 CONFIDENCE_VALUE = {"high": 1.0, "medium": 0.7, "low": 0.4}
@@ -62,7 +62,7 @@ def access_stats(ws: Workspace) -> AccessStats:
     personal = store.memory_ids(ws.personal_dir)
     here: dict[str, list[object]] = {}
     for entry in usage.entries(ws.home):
-        if entry.get("op") in NOT_ACCESS:
+        if entry.get("op") not in ACCESS_OPS:
             continue
         ids = entry.get("ids")
         at = entry.get("at")
@@ -489,9 +489,9 @@ def _health(ws: Workspace, stats: AccessStats | None) -> Health:
         stats = access_stats(ws)
     memories = [i.memory for i in items]
     total = len(memories)
-    by_scope = Counter(m.scope for m in memories)
-    by_status = Counter(m.status for m in memories)
-    by_review = Counter(m.review_state or "none" for m in memories)
+    by_scope: Counter[str] = Counter(m.scope for m in memories)
+    by_status: Counter[str] = Counter(m.status for m in memories)
+    by_review: Counter[str] = Counter(m.review_state or "none" for m in memories)
     live = [i for i in items if i.memory.is_live]
     eligible = [i.memory for i in live if not lifecycle.is_expired(i.memory, at)
                 and i.memory.review_state != "rejected"]

@@ -186,7 +186,7 @@ def read_side(top: Path, side: str, paths: list[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
         for rel in paths:
             try:
-                out[rel] = store.decode((top / rel).read_bytes())
+                out[rel] = store.decode(store.read_bytes(top / rel))  # a link never followed
             except (OSError, InvalidMemory):
                 out[rel] = None
         return out
@@ -276,9 +276,9 @@ def _events(change: Change) -> None:
         change.events.append(f"review {old.review_state or 'none'} -> {to}"
                              + _who(change, review_to=to))
     if old.instruction_state != new.instruction_state:
-        to = new.instruction_state or "none"
-        change.events.append(f"instruction {old.instruction_state or 'none'} -> {to}"
-                             + _who(change, instruction_to=to))
+        state = new.instruction_state or "none"
+        change.events.append(f"instruction {old.instruction_state or 'none'} -> {state}"
+                             + _who(change, instruction_to=state))
     if old.status != new.status:
         what = f"status {old.status} -> {new.status}"
         if new.status == "superseded" and new.superseded_by:

@@ -19,7 +19,7 @@ from typing import Any
 from memex.core import clock, frontmatter, model
 from memex.core.errors import InvalidMemory, MemexError
 from memex.core.ulid import is_ulid, new_ulid
-from memex.storage import store
+from memex.storage import store, writelock
 from memex.storage.homes import Workspace
 
 BACKUP_DIR = ".migrate-backup"
@@ -154,6 +154,7 @@ def backup_root(ws: Workspace) -> Path:
     return ws.home / BACKUP_DIR
 
 
+@writelock.holds_write_lock
 def apply(ws: Workspace, steps: list[Step]) -> Path:
     """Back up every original, then write the v2 files; returns the backup folder."""
     stamp = clock.now().strftime("%Y%m%dT%H%M%SZ")

@@ -35,7 +35,7 @@ from typing import Any
 from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import is_ulid, new_ulid
-from memex.storage import store, usage
+from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import migrate, writes
 
@@ -93,10 +93,10 @@ def export_lines(ws: Workspace, include_personal: bool = False
     key = export_key(ws, create=True)
     assert key is not None
     for home in store.homes(ws, scopes):
-        for path in store.memory_files(home.path):
+        for path in store.home_files(home):
             try:
-                loaded = store.read(path, home)
-                text = store.read_text(path)
+                text = store.decode(store.home_bytes(path, home))
+                loaded = store.from_text(text, path, home)
             except (InvalidMemory, OSError) as exc:
                 skipped.append(store.Quarantined(path, str(exc)))
                 continue
@@ -114,7 +114,7 @@ def export_lines(ws: Workspace, include_personal: bool = False
     }
     lines = [json.dumps(manifest, ensure_ascii=False)]
     lines += [json.dumps(e, ensure_ascii=False) for e in entries]
-    usage.record_in(ws, "export", [str(e["id"]) for e in entries])
+    usage.record_in(ws, usage.Op.EXPORT, [str(e["id"]) for e in entries])
     return lines, skipped
 
 
@@ -451,6 +451,7 @@ class _Run:
         self.pending.clear()
 
 
+@writelock.holds_write_lock
 def import_path(ws: Workspace, source: Path, dry_run: bool = False,
                 progress: Callable[[int, int], None] | None = None) -> ImportReport:
     """Import an archive file or an open-memex folder into this workspace; PROGRESS (done,
@@ -478,7 +479,7 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
         if progress is not None:
             progress(done, len(todo))
     if report.imported and not dry_run:
-        usage.record_in(ws, "import", [i for i, _ in report.imported])
+        usage.record_in(ws, usage.Op.IMPORT, [i for i, _ in report.imported])
     return report
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memex.core import clock, lifecycle
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import gitio, store, usage
+from memex.storage import gitio, rollback, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import freshness, hosts, team
 
@@ -151,7 +151,7 @@ def pr_status(ws: Workspace, apply: bool = False, commit: bool = False,
                                         "so nothing was changed")
         else:
             _apply(ws, report, commit)
-    usage.record_in(ws, "read", [a.item.id for a in report.actions])
+    usage.record_in(ws, usage.Op.READ, [a.item.id for a in report.actions])
     if report.applied and not report.commit:
         moved = [a.item for a in report.actions if a.item.id in report.applied]
         report.hint = team.commit_hint(moved, "memex: record review state", top)
@@ -263,6 +263,7 @@ def _decide(report: PrReport, item: store.Loaded, merged_by_git: bool) -> Action
     return Action(item, "none", None, f"PR #{pr.number} is open; review pending")
 
 
+@writelock.holds_write_lock
 def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
     """All or nothing: every file gets its old bytes back when a write or the commit fails."""
     at, me = clock.now_str(), ws.identity()
@@ -281,10 +282,9 @@ def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
             continue
         moves.append((action, store.Loaded(new, action.item.path, action.item.home,
                                            action.item.parsed)))
-    previous: dict[Path, bytes | None] = {}
-    try:
+    with rollback.restoring() as keep:
         for _, loaded in moves:
-            previous[loaded.path] = loaded.path.read_bytes()
+            keep(loaded.path)
             store.save(loaded)
         if commit and moves and ws.repo is not None:
             what = f" (PR #{report.pr.number})" if report.pr else ""
@@ -295,9 +295,6 @@ def _apply(ws: Workspace, report: PrReport, commit: bool) -> None:
                 report.commit = gitio.commit_only(ws.repo, [m.path for _, m in moves], message)
             except gitio.GitError as exc:
                 raise MemexError(f"the commit failed, so nothing changed:\n{exc}") from None
-    except BaseException:
-        team.restore_files(previous)
-        raise
     for action, loaded in moves:
         action.item = loaded
         report.applied.append(loaded.id)

@@ -5,13 +5,18 @@ Reads never write files; what a read had to repair is returned as warnings.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memex.core import clock, model, policy
 from memex.core.errors import MemexError
-from memex.storage import store, watch
+from memex.storage import store, usage, watch
 from memex.storage.homes import Workspace
+
+if TYPE_CHECKING:
+    from memex.search import engine
 
 
 @dataclass
@@ -43,10 +48,13 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
 
 
 def each(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
-         as_of: str | None = None) -> tuple[Iterator[store.Loaded], View]:
-    """`load_view`'s memories, in its order, read from the refreshed index as iterated
-    (a page at a time): for a caller that streams them. The View holds what the
-    refresh quarantined and warned about; its items stay empty."""
+         as_of: str | None = None, limit: int | None = None,
+         log_in: Workspace | None = None) -> tuple[Iterator[store.Loaded], View]:
+    """`load_view`'s memories, in its order (at most `limit`), read from the refreshed
+    index as iterated (a page at a time): for a caller that streams them. The View holds
+    what the refresh quarantined and warned about; its items stay empty. The ids handed
+    out are logged as listed (in `log_in`'s home when `ws` is an as-of view of it) once
+    the caller is done with the iterator."""
     from memex.index import views
 
     quarantined, warnings = views.opened(ws)
@@ -54,7 +62,43 @@ def each(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool =
     wanted = sorted(set(scopes)) if scopes is not None else None
     rows = views.newest(ws, wanted, live_only=not include_all and as_of is None)
     items = (x for x in rows if include_all or policy.eligible(x.memory, at, as_of))
-    return items, View(quarantined=quarantined, warnings=warnings)
+    return _logged(log_in or ws, itertools.islice(items, limit)), View(
+        quarantined=quarantined, warnings=warnings)
+
+
+def _logged(ws: Workspace, items: Iterator[store.Loaded]) -> Iterator[store.Loaded]:
+    shown: list[str] = []
+    try:
+        for item in items:
+            shown.append(item.id)
+            yield item
+    finally:
+        usage.record_in(ws, usage.Op.LIST, shown)
+
+
+def page(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
+         as_of: str | None = None, limit: int | None = None, offset: int = 0,
+         mtype: str | None = None, log_in: Workspace | None = None,
+         ) -> tuple[list[store.Loaded], View]:
+    """A page of `load_view` (of type `mtype` when given) and the whole view; the page's
+    ids are logged as listed."""
+    view = load_view(ws, scopes, include_all, as_of)
+    items = [i for i in view.items if not mtype or i.memory.type == mtype]
+    shown = items[offset:] if limit is None else items[offset: offset + limit]
+    usage.record_in(log_in or ws, usage.Op.LIST, [i.id for i in shown])
+    return shown, View(items, view.quarantined, view.warnings)
+
+
+def search(ws: Workspace, req: engine.SearchRequest,
+           log_in: Workspace | None = None) -> engine.SearchResult:
+    """A search a person or an agent asked for: its hits are logged as read (in
+    `log_in`'s home when `ws` is an as-of view of it). Internal searches (capture's
+    near-duplicates, review) call the engine directly and are not reads."""
+    from memex.search import engine
+
+    result = engine.search(ws, req)
+    usage.record_in(log_in or ws, usage.Op.SEARCH, [h.id for h in result.hits])
+    return result
 
 
 def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
@@ -74,6 +118,7 @@ def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
             memory.status, memory.superseded_by):
         memory = memory.copy(status=indexed.status, superseded_by=indexed.superseded_by,
                              retired_at=indexed.retired_at)
+    usage.record_in(ws, usage.Op.READ, [item.id])
     return store.Loaded(memory, item.path, item.home, item.parsed), warnings
 
 

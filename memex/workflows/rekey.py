@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memex.core.errors import MemexError, UsageError
-from memex.storage import homes, store, usage
+from memex.storage import homes, store, usage, writelock
 from memex.storage.homes import Workspace
 
 _ID_RE = re.compile(r"^(git-origin-sha256|path-sha256)[:-]([0-9a-f]{64})$")
@@ -118,6 +118,7 @@ def plan(ws: Workspace, from_id: str | None = None) -> RekeyPlan:
     return result
 
 
+@writelock.holds_write_lock
 def apply(ws: Workspace, todo: RekeyPlan) -> RekeyPlan:
     """Write each draft under the new id (its `repo_id` rewritten through store.save,
     so a hand-edited file keeps its comments), then remove the old copy; an emptied
@@ -136,5 +137,5 @@ def apply(ws: Workspace, todo: RekeyPlan) -> RekeyPlan:
     with contextlib.suppress(OSError):
         todo.source.path.rmdir()
     if moved:
-        usage.record_in(ws, "write", moved)
+        usage.record_in(ws, usage.Op.WRITE, moved)
     return todo

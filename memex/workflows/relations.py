@@ -39,7 +39,7 @@ def _touch(ws: Workspace, loaded: store.Loaded, new: model.Memory) -> list[str]:
     new.updated_at = at
     loaded.memory = new
     store.save(loaded)
-    usage.record_in(ws, "write", [new.id])
+    usage.record_in(ws, usage.Op.WRITE, [new.id])
     if loaded.home.in_git:
         return [f"changed {loaded.path} in the working tree; commit it when ready"]
     return []

@@ -14,9 +14,9 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, merge
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
-from memex.storage import gitio, store
+from memex.storage import gitio, rollback, store, writelock
 from memex.storage.homes import Workspace
-from memex.workflows import file_merge, team
+from memex.workflows import file_merge
 
 _MARKER = re.compile(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))", re.MULTILINE)
 
@@ -168,6 +168,7 @@ def _hand_resolved(path: Path, memory_id: str) -> bool:
     return memory.id == memory_id and not _MARKER.search(text)
 
 
+@writelock.holds_write_lock
 def resolve(ws: Workspace, id_or_prefix: str) -> Outcome:
     """Merge one conflicted memory from its stages; write and stage it when clean.
 
@@ -239,6 +240,7 @@ def _old_version(ws: Workspace, repo: gitio.RepoInfo, loaded_path: Path, memory_
     return store.Loaded(result.memory, loaded_path, home, None), named
 
 
+@writelock.holds_write_lock
 def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = False
            ) -> Settled:
     """Two memories supersede OLD (two branches did it): keep one (`keep`, an id or
@@ -280,13 +282,10 @@ def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = Fal
         old.memory, kept.memory, rival.memory, both, clock.now_str(), ws.identity())
     out = [store.Loaded(m, x.path, home, x.parsed)
            for m, x in ((new_old, old), (new_kept, kept), (new_rival, rival))]
-    previous = {x.path: x.path.read_bytes() for x in out}
-    try:
+    with rollback.restoring() as remember:
         for item in out:
+            remember(item.path)
             store.save(item)
         gitio.run(["add", "--", *[x.path.relative_to(repo.toplevel).as_posix() for x in out]],
                   cwd=repo.toplevel)
-    except BaseException:
-        team.restore_files(dict(previous))
-        raise
     return Settled(out[0], out[1], out[2], both)

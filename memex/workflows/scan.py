@@ -159,9 +159,12 @@ def in_folder(dir_name: str, rel_path: str) -> bool:
 
 
 def copy_findings(path: str, blob: str, data: bytes | None,
-                  guards: dict[str, tuple[str, str]]) -> list[SecretFinding]:
+                  guards: dict[str, tuple[str, str]],
+                  proposed_from: str | None = None) -> list[SecretFinding]:
     """A personal or private memory copied to `path`: the same bytes (blob id) or the
-    same body once line endings, trailing space and front matter are set aside."""
+    same body once line endings, trailing space and front matter are set aside. A
+    `propose` draft of a personal memory (`proposed_from`, its derived_from) is the
+    sanctioned way to share one, not a copy."""
     match = guards.get(blob)
     how = "same bytes"
     if match is None and data is not None:
@@ -173,7 +176,19 @@ def copy_findings(path: str, blob: str, data: bytes | None,
     if match is None:
         return []
     mid, kind = match
+    if kind == "personal" and mid == proposed_from:
+        return []
     return [SecretFinding(path, 1, f"{kind}-copy", f"{kind} memory {mid}, {how}")]
+
+
+def proposed_from(data: bytes) -> str | None:
+    """The personal memory a memory file was proposed from (its derived_from), when the
+    file reads as a memory; None otherwise."""
+    try:
+        origin = frontmatter.parse(store.decode(data)).data.get("derived_from")
+    except InvalidMemory:
+        return None
+    return str(origin) if origin else None
 
 
 def summary(count: int, findings: list[SecretFinding]) -> str:
@@ -222,7 +237,7 @@ def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
                 raise gitio.GitError(f"git cannot read the staged version of {path}")
             found = folder_findings(ws.memory_dir_name, path, data)
             if not any(f.kind in ("personal-memory", "private-memory") for f in found):
-                found = copy_findings(path, blob, data, guards) + found
+                found = copy_findings(path, blob, data, guards, proposed_from(data)) + found
             findings += found
         elif guards:
             findings += copy_findings(path, blob, data, guards)
@@ -244,8 +259,8 @@ def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFin
         if not in_folder(ws.memory_dir_name, rel):
             continue
         try:
-            items.append((rel, full.read_bytes()))
-        except OSError:
+            items.append((rel, store.read_bytes(full)))
+        except (OSError, InvalidMemory):  # a link or FIFO is never followed or opened
             continue
     return _scan_items(ws, items)
 
@@ -267,7 +282,7 @@ def scan_folder(ws: Workspace) -> tuple[int, list[SecretFinding]]:
         if ws.memory_dir.is_dir() else []
     for path in files:
         try:
-            items.append((path.relative_to(top).as_posix(), path.read_bytes()))
-        except OSError:
+            items.append((path.relative_to(top).as_posix(), store.read_bytes(path)))
+        except (OSError, InvalidMemory):  # a link or FIFO is never followed or opened
             continue
     return _scan_items(ws, items)

@@ -18,7 +18,7 @@ from pathlib import Path
 from memex.core import clock, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
-from memex.storage import gitio, homes, journal, store, usage, writelock
+from memex.storage import gitio, homes, journal, rollback, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import freshness
 
@@ -113,6 +113,7 @@ def _outbox_home(ws: Workspace, to: str) -> tuple[store.Home, str]:
     return store.Home("outbox", ws.outbox_dir), ws.repo_id
 
 
+@writelock.holds_write_lock
 def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
             local_approve: bool = False) -> list[Proposed]:
     """Copy personal memories into the outbox as drafts (new id, derived_from).
@@ -123,6 +124,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
     if not ids:
         raise UsageError("name at least one personal memory to propose")
     outbox, repo_id = _outbox_home(ws, to)
+    scope = model.member("scope", model.SCOPES, to)
     originals: list[store.Loaded] = []
     for loaded in store.find_many(ws, ids):
         if loaded.home.kind != "personal":
@@ -148,7 +150,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
             continue
         source = original.memory
         draft = model.Memory(
-            id=new_ulid(), scope=to, type=source.type, title=source.title, body=source.body,
+            id=new_ulid(), scope=scope, type=source.type, title=source.title, body=source.body,
             repo_id=repo_id, visibility=source.visibility, tags=list(source.tags),
             paths=list(source.paths), language=source.language, role=source.role,
             trust_level=source.trust_level, importance=source.importance,
@@ -175,7 +177,7 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
             with contextlib.suppress(OSError):
                 path.unlink()
         raise
-    usage.record_in(ws, "write", [r.draft.id for r in results if r.created])
+    usage.record_in(ws, usage.Op.WRITE, [r.draft.id for r in results if r.created])
     return results
 
 
@@ -571,7 +573,7 @@ def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
         notice = _default_branch_notice(tgt, branch)
         if notice:
             notices.append(notice)
-    usage.record_in(ws, "write", [p.id for p in planned + retired], repo_id=tgt.repo_id)
+    usage.record_in(ws, usage.Op.WRITE, [p.id for p in planned + retired], repo_id=tgt.repo_id)
     result = SubmitResult(tgt, planned, retired, already, commit, branch, notices)
     if commit:
         result.hints = _push_hints(tgt, branch)
@@ -599,16 +601,16 @@ def _commit_message(planned: list[store.Loaded], retired: list[store.Loaded],
 
 def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
                       unchanged: Sequence[Path] = ()) -> str:
-    previous: dict[Path, bytes | None] = {}
     made_folder = not tgt.home.path.exists()
     try:
-        for item in items:
-            previous[item.path] = item.path.read_bytes() if item.path.exists() else None
-            item.memory, text = store.render(item.memory, item.parsed)
-            store.write_atomic(item.path, text)
-        return gitio.commit_only(tgt.repo, [i.path for i in items] + list(unchanged), message)
+        with rollback.restoring() as keep:
+            for item in items:
+                keep(item.path)
+                item.memory, text = store.render(item.memory, item.parsed)
+                store.write_atomic(item.path, text)
+            return gitio.commit_only(tgt.repo, [i.path for i in items] + list(unchanged),
+                                     message)
     except BaseException as exc:
-        restore_files(previous)
         if made_folder:
             with contextlib.suppress(OSError):
                 tgt.home.path.rmdir()
@@ -618,16 +620,6 @@ def _write_and_commit(tgt: Target, items: list[store.Loaded], message: str,
         if isinstance(exc, OSError):
             raise store.write_failed(exc, tgt.toplevel, "commit in") from None
         raise
-
-
-def restore_files(previous: dict[Path, bytes | None]) -> None:
-    """Put files back to the bytes they had (None: the file did not exist)."""
-    for path, data in previous.items():
-        with contextlib.suppress(OSError):
-            if data is None:
-                path.unlink(missing_ok=True)
-            else:
-                store.write_bytes_atomic(path, data)
 
 
 def _default_branch_notice(tgt: Target, branch: str) -> str | None:
@@ -702,6 +694,7 @@ def personal_instruction_transition(memory: model.Memory, to: str, at: str, by: 
     return out
 
 
+@writelock.holds_write_lock
 def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bool = False,
             resubmit: bool = False, instruction: bool = False, revoke: bool = False,
             note: str | None = None, force: bool = False,
@@ -762,14 +755,11 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
     warned = guard_tracked([p.item for p in plan], "these review changes", force)
     if notices is not None:
         notices.extend(warned)
-    previous = {p.item.path: p.item.path.read_bytes() for p in plan}
-    try:
+    with rollback.restoring() as keep:
         for step in plan:
+            keep(step.item.path)
             store.save(step.item)
-    except BaseException:
-        restore_files(dict(previous))
-        raise
-    usage.record_in(ws, "write", [p.item.id for p in plan])
+    usage.record_in(ws, usage.Op.WRITE, [p.item.id for p in plan])
     return plan
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
-from memex.storage import homes, settings, store, usage
+from memex.storage import homes, journalfile, settings, store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows.scan import SecretFinding
 
@@ -37,9 +37,6 @@ RULES: dict[str, str] = {
     "recall": "a memory was read after --since",
     "write": "a memory was written after --since",
 }
-READ_OPS = frozenset({"read", "list", "search", "recall", "context", "show", "get"})
-WRITE_OPS = frozenset({"write", "delete", "capture", "update", "supersede", "submit",
-                       "promote", "status", "import"})
 LINK_FIELDS = ("related", "extends", "contradicts")
 _CONFLICT_MARKER = re.compile(r"^<{7}(?: |$)", re.MULTILINE)
 
@@ -360,15 +357,20 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
     return repairs
 
 
-def _check_index(files: list[_File], covered: set[str] | None, report: Report) -> None:
+def _check_index(ws: Workspace, files: list[_File], covered: set[str] | None,
+                 report: Report) -> None:
     """The refreshed index (incremental: a stat per file when nothing changed) holds
     every file the store would read: one that a search could never find is a bug or a
-    damaged cache. Skipped while another process holds the index's lock (COVERED None)."""
+    damaged cache. Skipped while another process holds the index's lock (COVERED None).
+    A file the submit in flight created is not required (reads leave it out)."""
     if covered is None:
         return
+    submitting = _submitting(ws)
+    created = {p for p, (previous, _) in submitting.files.items()
+               if previous is None} if submitting is not None else set()
     for f in files:
         if f.memory.scope == "project" and f.rel.endswith(f"/{f.memory.id}.md") \
-                and f.path not in covered:
+                and f.path not in covered and f.path not in created:
             report.failures.append(Failure(
                 "index", f.rel, "not in the search index after a refresh (git memex reindex "
                 "--full rebuilds it)"))
@@ -391,8 +393,8 @@ def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write:
         if at < moment:
             continue
         op = str(entry.get("op", ""))
-        read = read or op in READ_OPS
-        wrote = wrote or op in WRITE_OPS
+        read = read or op in usage.READS
+        wrote = wrote or op in usage.WRITES
     log = str(usage.log_path(ws.home))
     if require_recall and not read:
         report.failures.append(Failure("recall", log, f"no memory of this repo was read "
@@ -402,6 +404,7 @@ def _usage_rules(ws: Workspace, since: str, require_recall: bool, require_write:
                                        f"since {moment}"))
 
 
+@writelock.holds_write_lock
 def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report: Report
                    ) -> None:
     home = store.Home("repo", ws.memory_dir or Path("."))
@@ -427,7 +430,7 @@ def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report:
         done.add(m.id)
         report.fixed.append(f"{target.rel}: completed the supersede chain with {other}")
     if done:
-        usage.record_in(ws, "write", sorted(done))
+        usage.record_in(ws, usage.Op.WRITE, sorted(done))
 
 
 def verify(ws: Workspace, since: str | None = None, require_recall: bool = False,
@@ -450,7 +453,7 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     if fix and repairs:
         _apply_repairs(ws, repairs, report)
         return _rerun(ws, since, require_recall, require_write, report.fixed)
-    _check_index(files, covered, report)
+    _check_index(ws, files, covered, report)
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
     return report
@@ -471,6 +474,13 @@ def team_max_bytes(ws: Workspace) -> int:
     return int(parsed)
 
 
+def _submitting(ws: Workspace) -> journalfile.Record | None:
+    """The journal of a submit in flight (verify run by its commit's pre-commit hook) or
+    killed and not yet settled: its drafts go once it is done, and reads (the index
+    among them) leave out the files it created until then."""
+    return journalfile.load(ws.repo.git_dir) if ws.repo is not None else None
+
+
 def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
     """The size rule, and ids that are also outbox drafts (the repo copy is read)."""
     limit = team_max_bytes(ws)
@@ -481,9 +491,12 @@ def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
                 "size", f.rel, f"the body is {size} bytes, over the team's limit of {limit} "
                 "(memex.maxBytes in .memexconfig)"))
     in_outbox = store.memory_ids(ws.outbox_dir)
+    submitting = _submitting(ws)
     for f in files:
         if f.memory.id in in_outbox:
             draft = store.new_path(store.Home("outbox", ws.outbox_dir), f.memory.id)
+            if submitting is not None and str(draft) in submitting.drafts:
+                continue  # a submit in flight (verify as its pre-commit hook) deletes it
             report.failures.append(Failure(
                 "duplicate", f.rel, f"{f.memory.id} is also an outbox draft ({draft}); reads "
                 f"show this repo copy. If it was submitted, delete the draft (rm '{draft}'); "

@@ -158,9 +158,16 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     The identical-content check and the write happen under the home's write lock, so
     identical concurrent captures make one file."""
     try:
-        scope = model.check_enum("scope", req.scope or default_scope(ws))
-        for name in ("type", "importance", "role", "confidence", "source", "visibility"):
-            model.check_enum(name, getattr(req, name))
+        scope = model.member("scope", model.SCOPES, req.scope or default_scope(ws))
+        mtype = model.member("type", model.TYPES, req.type)
+        importance = model.member("importance", model.IMPORTANCES, req.importance)
+        role = model.member("role", model.ROLES, req.role)
+        confidence = model.member("confidence", model.CONFIDENCES, req.confidence)
+        source = model.member("source", model.SOURCES, req.source)
+        visibility = model.member("visibility", model.VISIBILITIES, req.visibility)
+        trust = (model.member("trust_level", model.TRUST_LEVELS, req.trust_level)
+                 if req.trust_level else
+                 "reviewed" if req.via == "cli" and source == "user" else "untrusted")
     except InvalidMemory as exc:
         raise UsageError(str(exc)) from None
     body = req.text.replace("\r\n", "\n").lstrip("\ufeff").strip()
@@ -205,17 +212,15 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     near += [i for i in _similar_ids(ws, scope, body) if i not in near]
 
     at = clock.now_str()
-    trust = req.trust_level or ("reviewed" if req.via == "cli" and req.source == "user"
-                                else "untrusted")
     memory = model.Memory(
-        id=new_ulid(), scope=scope, type=req.type, title=title, body=body,
-        repo_id=ws.repo_id if scope != "personal" else None, visibility=req.visibility,
+        id=new_ulid(), scope=scope, type=mtype, title=title, body=body,
+        repo_id=ws.repo_id if scope != "personal" else None, visibility=visibility,
         tags=tags, aliases=aliases, paths=paths,
-        language=req.language, role=req.role,
-        instruction_state="draft" if req.role == "instruction" else None,
-        trust_level=trust, importance=req.importance, confidence=req.confidence,
+        language=req.language, role=role,
+        instruction_state="draft" if role == "instruction" else None,
+        trust_level=trust, importance=importance, confidence=confidence,
         review_state="draft" if scope != "personal" else None,
-        source=req.source, via=req.via, created_by=ws.identity(),
+        source=source, via=req.via, created_by=ws.identity(),
         created_at=at, updated_at=at, valid_from=req.valid_from, valid_until=req.valid_until,
         expires_at=req.expires_at, canonical_ref=req.canonical_ref, supersedes=req.supersedes,
     )
@@ -230,7 +235,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))
-    usage.record_in(ws, "write", [memory.id])
+    usage.record_in(ws, usage.Op.WRITE, [memory.id])
     result.notices += _embed(ws, memory)
     return result
 
@@ -434,7 +439,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
         notices.append(f"edited {loaded.path} in the working tree; commit it when ready")
     loaded.memory = new
     store.save(loaded)
-    usage.record_in(ws, "write", [new.id])
+    usage.record_in(ws, usage.Op.WRITE, [new.id])
     if content_changed:
         notices += _embed(ws, loaded.memory)
     return WriteResult(loaded.memory, loaded.path, created=False, redaction=redaction,
@@ -484,7 +489,7 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
     retired, _ = lifecycle.supersede(old.memory, result.memory, clock.now_str(), ws.identity())
     old.memory = retired
     store.save(old)
-    usage.record_in(ws, "write", [old.id])
+    usage.record_in(ws, usage.Op.WRITE, [old.id])
     return result, old.path
 
 
@@ -498,7 +503,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     new = lifecycle.set_status(loaded.memory, status, clock.now_str(), ws.identity(), note)
     loaded.memory = new
     store.save(loaded)
-    usage.record_in(ws, "write", [new.id])
+    usage.record_in(ws, usage.Op.WRITE, [new.id])
     notices = []
     if loaded.home.in_git:
         notices.append(f"changed {loaded.path} in the working tree; commit it when ready")
@@ -530,7 +535,7 @@ def accept_successor(ws: Workspace, id_or_prefix: str) -> tuple[WriteResult, sto
     new.memory, old.memory = successor, retired
     store.save(new)
     store.save(old)
-    usage.record_in(ws, "write", [new.id, old.id])
+    usage.record_in(ws, usage.Op.WRITE, [new.id, old.id])
     return WriteResult(successor, new.path, created=False), old
 
 
@@ -538,5 +543,5 @@ def accept_successor(ws: Workspace, id_or_prefix: str) -> tuple[WriteResult, sto
 def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
     loaded = store.find(ws, id_or_prefix)
     store.delete(loaded)
-    usage.record_in(ws, "delete", [loaded.id])
+    usage.record_in(ws, usage.Op.DELETE, [loaded.id])
     return loaded

@@ -10,12 +10,16 @@ import sys
 from collections.abc import Callable, Iterable
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from memex import __version__
 from memex.core.errors import MemexError, UsageError
+
+if TYPE_CHECKING:
+    from memex.storage.homes import Workspace
+    from memex.storage.store import Quarantined
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROG = "git-memex"
@@ -32,7 +36,7 @@ def json_option(func: F) -> F:
 
 
 def workspace(repo: str | None = None, allow_missing_git: bool = False,
-              home_check: bool = True) -> Any:
+              home_check: bool = True) -> Workspace:
     from memex.index import build
     from memex.storage.homes import workspace as make
 
@@ -44,7 +48,7 @@ def workspace(repo: str | None = None, allow_missing_git: bool = False,
 INDEX_PROGRESS_MIN = 500  # files parsed by one refresh before it is worth a word
 
 
-def index_progress() -> Any:
+def index_progress() -> Callable[[int, int], None]:
     """For a refresh that parses many files (the first read of a clone): a bar on a
     terminal's stderr, else one line when it is done; nothing for a small one."""
     bar = progress_bar(False, "indexing memories")
@@ -60,7 +64,7 @@ def index_progress() -> Any:
     return progress
 
 
-def read_workspace(repo: str | None = None) -> Any:
+def read_workspace(repo: str | None = None) -> Workspace:
     """The workspace of a command that reads, with the stale-pull warning DESIGN.md asks."""
     from memex.workflows import freshness
 
@@ -131,13 +135,19 @@ def note(message: str) -> None:
         click.echo(message, err=True)
 
 
+def notice(message: str) -> None:
+    """What happened to a memory (a secret masked, a scope chosen for you) on stderr:
+    unlike note(), printed even with --quiet."""
+    click.echo(message, err=True)
+
+
 def say(message: str) -> None:
     """Chatter on stdout that is not data (silenced by --quiet)."""
     if not quiet():
         click.echo(message)
 
 
-def report_quarantine(items: Iterable[Any]) -> None:
+def report_quarantine(items: Iterable[Quarantined]) -> None:
     items = list(items)
     if not items:
         return
@@ -345,7 +355,10 @@ def guard_stdout() -> None:
 
 def run_step(command: click.Command, step: str) -> None:
     """Entry point of a standalone `git-memex-<step>` executable."""
+    from memex.adapters.cli import examples
+
     command.context_settings.setdefault("help_option_names", ["-h", "--help"])
+    examples.attach(command, step)
     guard_stdout()
     run_command(command, sys.argv[1:], f"{PROG}-{step}")
 

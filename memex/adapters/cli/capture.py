@@ -70,9 +70,9 @@ def get_text(text: str | None) -> str:
 
 def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> None:
     if result.redaction is not None and result.redaction.changed:
-        _common.note(f"git-memex: {result.redaction.notice()}")
+        _common.notice(f"git-memex: {result.redaction.notice()}")
     for message in result.notices:
-        _common.note(f"git-memex: {message}")
+        _common.notice(f"git-memex: {message}")
     if result.near_duplicates:
         ids = ", ".join(_render.short(i) for i in result.near_duplicates)
         _common.note(f"git-memex: similar to {ids}; to replace one instead: "
@@ -104,6 +104,7 @@ def print_result(result: WriteResult, as_json: bool, verb: str = "saved") -> Non
                    "and save what they mark, routed to personal or project.")
 @_hooks.hook_option("Answer a host's prompt hook (JSON on stdin): keyword capture plus a "
                     "relevant-memory nudge; never fails (exit 0, no output on error).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -33,6 +33,7 @@ def _listing(candidates: list[Any]) -> None:
 @click.option("--delete", is_flag=True,
               help="Delete personal and outbox candidates instead of retiring them "
                    "(shared ones are always retired).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

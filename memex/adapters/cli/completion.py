@@ -62,6 +62,15 @@ _git_memex () {
 
 if [ -n "${ZSH_VERSION-}" ]; then
 	autoload -U +X bashcompinit && bashcompinit
+	# zsh's _git offers only the commands it knows and the user-commands style: add
+	# memex to that style (keeping what is there), so `git me<TAB>` gives `git memex`.
+	typeset -a __git_memex_user_commands
+	zstyle -g __git_memex_user_commands ':completion:*:*:git:*' user-commands
+	if (( ${__git_memex_user_commands[(I)memex:*]} == 0 )); then
+		zstyle ':completion:*:*:git:*' user-commands "${__git_memex_user_commands[@]}" \
+			'memex:a memory layer for AI coding agents (git-memex)'
+	fi
+	unset __git_memex_user_commands
 	# zsh's git completion runs `_git-memex` for `git memex`: hand it to the same function.
 	_git-memex () {
 		local -a COMPREPLY COMP_WORDS

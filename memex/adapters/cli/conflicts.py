@@ -11,6 +11,7 @@ from memex.adapters.cli import _common
 
 @click.command("conflicts")
 @click.option("--check", is_flag=True, help="Exit 1 when any open contradiction is found.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -25,6 +25,7 @@ MARK = {"new": "+", "deleted": "-", "superseded": "-", "retired": "-", "changed"
               help="Exit 1 when any memory differs, 0 when none does (like git diff).")
 @click.option("--textconv", "textconv", metavar="FILE", type=click.Path(dir_okay=False),
               help="Print FILE as people read it (git's diff.memex.textconv, set by init).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -9,6 +9,7 @@ from memex.adapters.cli import _common
 
 @click.command("distill")
 @click.option("--write", "apply", is_flag=True, help="Apply the change to AGENTS.md.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

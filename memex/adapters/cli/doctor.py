@@ -12,6 +12,7 @@ from memex.adapters.cli import _common
 @click.command("doctor")
 @click.option("--fix", is_flag=True, help="Re-point this clone's registrations (merge driver, "
               "hook scanner) at the installed executables first, then check.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -13,6 +13,7 @@ from memex.adapters.cli import _common
 @click.option("--include-personal", "--include-private", "include_personal", is_flag=True,
               help="Also export what never leaves the machine by default: your personal "
                    "memories and visibility: private project drafts.")
+@_common.quiet_option
 @_common.version_option
 @_common.handle_errors
 def cli(output: str | None, include_personal: bool) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -22,6 +20,7 @@ from memex.adapters.cli import _common, _render
               help="With --as-of: read the memory folder as git held it then.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
               help="Only the newest N (the rest are counted on stderr).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -56,26 +55,16 @@ def cli(scopes: tuple[str, ...], include: str | None, as_of: str | None, from_gi
 
 def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | None,
           as_json: bool, limit: int | None = None) -> None:
-    from memex.storage import usage
     from memex.workflows import reads
 
     if as_json:  # streamed: one page of rows in memory, whatever the store's size
         items, view = reads.each(ws, scopes or None, include_all=include == "all",
-                                 as_of=moment)
+                                 as_of=moment, limit=limit)
         _report(view)
-        shown: list[str] = []
-
-        def rows() -> Iterator[dict[str, object]]:
-            for item in items if limit is None else itertools.islice(items, limit):
-                shown.append(item.id)
-                yield reads.as_json(item)
-
-        _common.emit_json_stream(rows())
-        usage.record_in(ws, "list", shown)
+        _common.emit_json_stream(reads.as_json(item) for item in items)
         return
-    view = reads.load_view(ws, scopes or None, include_all=include == "all", as_of=moment)
-    page = view.items if limit is None else view.items[:limit]
-    usage.record_in(ws, "list", [i.id for i in page])
+    page, view = reads.page(ws, scopes or None, include_all=include == "all", as_of=moment,
+                            limit=limit)
     _report(view)
     if not view.items:
         everything = not scopes and include == "all" and moment is None

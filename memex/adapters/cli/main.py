@@ -27,8 +27,10 @@ class Dispatcher(click.Group):
         entry = STEPS.get(cmd_name)
         if entry is None:
             return None
+        from memex.adapters.cli import examples
+
         module = importlib.import_module(entry[0])
-        command: click.Command = module.cli
+        command: click.Command = examples.attach(module.cli, cmd_name)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 import click
 
 from memex import __version__
+from memex.adapters.cli import examples
+from memex.adapters.cli.examples import Example
 from memex.adapters.cli.registry import STEPS
 
 DATE = "2026-12-01"
@@ -103,19 +105,15 @@ def configuration(mentioned_in: str | None = None) -> list[str]:
     return lines
 
 
-EXAMPLES = [
-    ".SH EXAMPLES",
-    ".TP", "\\fBgit memex init \\-\\-client claude \\-\\-hooks\\fR",
-    "Set up this repository and Claude Code (MCP server, session hooks, AGENTS.md).",
-    ".TP", "\\fBgit memex capture \\(dqDeploys go through staging first\\(dq\\fR",
-    "Save a project memory (a draft in your outbox until submitted).",
-    ".TP", "\\fBgit memex search staging deploy\\fR",
-    "Find memories of this project and your personal ones.",
-    ".TP", "\\fBgit memex submit \\-\\-all && git push\\fR",
-    "Commit the drafts into \\fI.memex/\\fR for review in a pull request.",
-    ".TP", "\\fBgit config \\-\\-global memex.maxBytes 128k\\fR",
-    "Accept memory bodies up to 128 KiB.",
-]
+def examples_section(items: tuple[Example, ...]) -> list[str]:
+    """EXAMPLES from memex/adapters/cli/examples.py (tests/test_examples.py runs them)."""
+    lines = [".SH EXAMPLES"]
+    note = examples.placeholders(items)
+    if note:
+        lines += [_roff(note), ".PP"]
+    for item in items:
+        lines += [".TP", f"\\fB{_roff(item.line)}\\fR", _roff(item.what)]
+    return lines
 
 
 def render_step(name: str) -> str:
@@ -139,7 +137,7 @@ def render_step(name: str) -> str:
     lines.append(".SH OPTIONS")
     lines += _options(command)
     lines += configuration(command.help or "")
-    lines += EXIT_STATUS + ENVIRONMENT
+    lines += examples_section(examples.STEPS[name]) + EXIT_STATUS + ENVIRONMENT
     lines += [".SH SEE ALSO", "\\fBgit\\-memex\\fR(1)"]
     return "\n".join(lines) + "\n"
 
@@ -173,7 +171,7 @@ def render_main() -> str:
     for name, (_, summary) in STEPS.items():
         lines += [".TP", f"\\fBgit\\-memex\\-{_roff(name)}\\fR(1)", _roff(summary)]
     lines += configuration()
-    lines += EXAMPLES + EXIT_STATUS + ENVIRONMENT
+    lines += examples_section(examples.MAIN) + EXIT_STATUS + ENVIRONMENT
     lines += [".SH SEE ALSO", "\\fBgit\\fR(1)"]
     return "\n".join(lines) + "\n"
 

@@ -12,6 +12,7 @@ from memex.adapters.cli import _common
 @click.option("--yes", is_flag=True, help="Migrate without asking.")
 @click.option("--drop-backups", is_flag=True,
               help="Delete the backups of earlier migrations (after you have checked).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 @click.option("--apply", "apply", is_flag=True,
               help="Make the moves (published, approved) in the working tree.")
 @click.option("--commit", is_flag=True, help="With --apply: commit them (memory files only).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

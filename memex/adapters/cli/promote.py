@@ -19,6 +19,7 @@ from memex.adapters.cli import _common, _render
 @click.option("--note", help="Why (kept in review_history).")
 @click.option("--force", is_flag=True, help="Write even while a rebase, merge, cherry-pick, "
               "revert or am is in progress.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -48,7 +49,7 @@ def cli(ids: tuple[str, ...], to: str | None, reject: bool, resubmit: bool, inst
                          instruction=instruction, revoke=revoke, note=note, force=force,
                          notices=notices)
     for notice in notices:
-        _common.note(f"git-memex: {notice}")
+        _common.notice(f"git-memex: {notice}")
     if as_json:
         _common.emit_json([s.as_json() for s in steps])
         return

@@ -14,6 +14,7 @@ from memex.adapters.cli import _common, _render
               "(needs memex.orgRepo).")
 @click.option("--local-approve", is_flag=True,
               help="Mark the drafts so submit lands them approved by you (solo developers).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -35,7 +36,7 @@ def cli(ids: tuple[str, ...], to: str, local_approve: bool, as_json: bool) -> No
         return
     for result in results:
         for message in result.notices:
-            _common.note(f"git-memex: {result.draft.id[:10]}: {message}")
+            _common.notice(f"git-memex: {result.draft.id[:10]}: {message}")
         verb = "proposed" if result.created else "exists"
         click.echo(f"{verb} {_render.one_line(result.draft)}  "
                    f"(from {_render.short(result.original.id)})")

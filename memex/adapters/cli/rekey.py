@@ -12,6 +12,7 @@ from memex.adapters.cli import _common
               "move (as `git memex doctor` prints it); default: the one old id of this "
               "clone that holds drafts.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask (needed without a terminal).")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

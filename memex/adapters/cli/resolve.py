@@ -15,6 +15,7 @@ from memex.adapters.cli import _common
               "the other becomes superseded by it.")
 @click.option("--both", is_flag=True, help="Two memories supersede ID: keep both, linked "
               "contradicts for a human.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -26,6 +26,7 @@ ICON = {"new": "added", "changed": "changed", "superseded": "superseded",
               help="With --post: the PR or MR number (default: from the CI job, else the "
                    "branch's PR).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@_common.quiet_option
 @_common.version_option
 @_common.handle_errors
 def cli(rev_range: str | None, fmt: str, post: bool, pr_number: int | None,

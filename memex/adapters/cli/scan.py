@@ -13,6 +13,7 @@ from memex.adapters.cli import _common
 @click.argument("files", nargs=-1, metavar="[FILE]...")
 @click.option("--staged", is_flag=True, help="Scan the staged (index) version of every "
               "added or changed memory file.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors

@@ -29,6 +29,7 @@ from memex.core import model
 @click.option("--repo", help="Search another project instead: a path to its checkout, or "
               "its origin URL.")
 @click.option("--explain", is_flag=True, help="Show why each hit ranked where it did.")
+@_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
@@ -69,8 +70,7 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     an error: the output is empty (`[]` with --json) and the exit status 0.
     """
     from memex.search import engine
-    from memex.storage import usage
-    from memex.workflows import asof
+    from memex.workflows import asof, reads
 
     text = " ".join(query)
     if from_git and not as_of:
@@ -87,10 +87,9 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
             _common.note(f"as of {past.moment}: the memory folder at commit "
                          f"{past.commit[:10]}")
             req.as_of = past.moment
-            result = engine.search(past.ws, req)
+            result = reads.search(past.ws, req, log_in=ws)
     else:
-        result = engine.search(ws, req)
-    usage.record_in(ws, "search", [h.id for h in result.hits])
+        result = reads.search(ws, req)
     _common.report_quarantine(result.quarantined)
     for warning in result.warnings:
         _common.warn(warning)

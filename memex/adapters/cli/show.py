@@ -17,13 +17,11 @@ def cli(memory_id: str, as_json: bool) -> None:
 
     With --json: every front-matter field, plus body, path and summary.
     """
-    from memex.storage import usage
     from memex.workflows import reads, relations
 
     ws = _common.read_workspace()
     item, warnings = reads.show(ws, memory_id)
     links = relations.links(ws, item.memory)
-    usage.record_in(ws, "read", [item.id])
     for warning in warnings:
         _common.warn(warning)
     if as_json:

@@ -21,6 +21,7 @@ from typing import Any
 from memex.index import build
 from memex.index.embed_text import passage_text
 from memex.search.dense import Provider
+from memex.storage import iostep
 from memex.storage.homes import Workspace
 
 DB_NAME = "vectors.sqlite"
@@ -88,6 +89,7 @@ def store(ws: Workspace, provider: Provider, keys: Sequence[str],
 
 def _insert(conn: sqlite3.Connection, provider: str, keys: Sequence[str],
             vecs: Sequence[Sequence[float]]) -> None:
+    iostep.step("vectors write", fails=False)  # a kill point, as the index's steps
     conn.execute("BEGIN IMMEDIATE")
     conn.executemany(
         "INSERT OR REPLACE INTO vectors (provider, key, dim, vec) VALUES (?, ?, ?, ?)",
