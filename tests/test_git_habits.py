@@ -171,3 +171,18 @@ def test_quiet_silences_chatter_not_data(repo: Path, tmp_path: Path) -> None:
     assert submitted.exit_code == 0 and "submitted" not in submitted.stdout
     data = invoke_json("reindex", "-q")  # --json output is data: it stays
     assert data
+
+
+def test_log_diff_and_show_page_like_gits(repo: Path, tmp_path: Path) -> None:
+    """git pages `git log`, `git diff` and `git show` on a terminal; so do these."""
+    invoke_json("init", "--yes")
+    memory = invoke_json("capture", "Paged like git show")["id"]
+    invoke("submit", memory)
+    invoke("update", memory, "--title", "Paged like git diff")
+    paged = tmp_path / "paged.txt"
+    git("config", "core.pager", f"cat >> {paged}", cwd=repo)
+    for step in (["log", memory], ["diff"], ["show", memory]):
+        shown = _run_on_a_terminal([str(BIN / "git-memex"), *step], repo)
+        assert b"Paged like git" not in shown, step
+    text = paged.read_text(encoding="utf-8")
+    assert text.count(memory[:10]) >= 3 and "title: Paged like git show -> " in text

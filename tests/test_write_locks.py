@@ -14,6 +14,7 @@ import pytest
 from memex.storage import homes, locks
 from tests.helpers import git, invoke, invoke_json
 from tests.memfiles import memory, write
+from tests.test_migrate import write_v1
 
 
 def _files(repo: Path, memex_home: Path) -> dict[str, bytes]:
@@ -48,8 +49,14 @@ def _verify_fix(repo: Path, tmp_path: Path) -> list[str]:
     return ["verify", "--fix"]
 
 
+def _migrate(repo: Path, tmp_path: Path) -> list[str]:
+    write_v1(homes.workspace(repo).personal_dir)
+    return ["migrate", "--yes"]
+
+
 SETUPS: dict[str, Callable[[Path, Path], list[str]]] = {
     "propose": _propose, "promote": _promote, "import": _import, "verify --fix": _verify_fix,
+    "migrate": _migrate,
 }
 
 

@@ -7,7 +7,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -198,6 +198,22 @@ def page(text: str) -> None:
         subprocess.run(pager, shell=True, input=text.encode("utf-8"), env=env, check=False)
     except OSError:
         click.echo(text, nl=False)
+
+
+@contextlib.contextmanager
+def paged() -> Iterator[None]:
+    """What the block prints on stdout goes through page() on a terminal (git pages
+    log, diff and show); otherwise it is printed as it goes."""
+    if not stdout_is_tty():
+        yield
+        return
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        yield
+    if buffer.getvalue():
+        page(buffer.getvalue())
 
 
 def read_stdin_text() -> str:

@@ -40,7 +40,8 @@ def cli(rev_range: str | None, staged: bool, exit_code: bool, textconv: str | No
     not yet added count as added.
 
     --exit-code exits 1 when a memory differs (0 otherwise), for scripts;
-    --json prints every change with its fields, events and body diff.
+    --json prints every change with its fields, events and body diff. On a terminal
+    the diff goes through git's pager (core.pager), as `git diff` does.
 
     `git memex init` registers this step's --textconv as the clone's
     `diff.memex.textconv` (and `.gitattributes` names `diff=memex`), so plain
@@ -67,7 +68,8 @@ def cli(rev_range: str | None, staged: bool, exit_code: bool, textconv: str | No
     if as_json:
         _common.emit_json(result.as_json())
     else:
-        print_diff(result)
+        with _common.paged():
+            print_diff(result)
     if exit_code and result.changes:
         sys.exit(1)
 

@@ -20,7 +20,8 @@ def cli(memory_id: str, rev: str, as_json: bool) -> None:
     commit's author and date, the fields that changed (old -> new), and the submit,
     promote, instruction, status and supersede moves with the review_history `by`
     that recorded each (who approved may differ from who committed). --json prints
-    every entry with its fields, events and history entries.
+    every entry with its fields, events and history entries. On a terminal the history
+    goes through git's pager (core.pager), as `git log` does.
     """
     from memex.workflows import memlog
 
@@ -29,31 +30,32 @@ def cli(memory_id: str, rev: str, as_json: bool) -> None:
     if as_json:
         _common.emit_json(result.as_json())
         return
-    click.echo(f"memory {result.id} ({result.path}): {len(result.entries)} commit(s)")
-    for entry in result.entries:
-        click.echo(f"{entry.commit[:10]} {entry.date} {entry.author} <{entry.email}>  "
-                   f"{entry.subject}")
-        change = entry.change
-        if change is None:
-            click.echo("    (file unchanged)")
-            continue
-        if change.kind == "added":
-            memory = change.new
-            title = memory.title if memory is not None else ""
-            click.echo(f"    created: {_render.short(result.id)} {title}".rstrip())
-        for event in change.events:
-            click.echo(f"    {event}")
-        for f in change.fields:
-            if f.name in ("revision", "updated_at", "review_state", "instruction_state",
-                          "status") or change.kind != "modified":
+    with _common.paged():
+        click.echo(f"memory {result.id} ({result.path}): {len(result.entries)} commit(s)")
+        for entry in result.entries:
+            click.echo(f"{entry.commit[:10]} {entry.date} {entry.author} <{entry.email}>  "
+                       f"{entry.subject}")
+            change = entry.change
+            if change is None:
+                click.echo("    (file unchanged)")
                 continue
-            click.echo(f"    {f.name}: {_short(f.old)} -> {_short(f.new)}")
-        for h in change.history:
-            note = f" ({h['note']})" if h.get("note") else ""
-            click.echo(f"    history: {h.get('at', '?')} {h.get('by', '?')} "
-                       f"{h.get('from', '?')} -> {h.get('to', '?')}{note}")
-        if change.body_diff and change.kind == "modified":
-            click.echo(f"    body changed ({len(change.body_diff)} diff lines)")
+            if change.kind == "added":
+                memory = change.new
+                title = memory.title if memory is not None else ""
+                click.echo(f"    created: {_render.short(result.id)} {title}".rstrip())
+            for event in change.events:
+                click.echo(f"    {event}")
+            for f in change.fields:
+                if f.name in ("revision", "updated_at", "review_state", "instruction_state",
+                              "status") or change.kind != "modified":
+                    continue
+                click.echo(f"    {f.name}: {_short(f.old)} -> {_short(f.new)}")
+            for h in change.history:
+                note = f" ({h['note']})" if h.get("note") else ""
+                click.echo(f"    history: {h.get('at', '?')} {h.get('by', '?')} "
+                           f"{h.get('from', '?')} -> {h.get('to', '?')}{note}")
+            if change.body_diff and change.kind == "modified":
+                click.echo(f"    body changed ({len(change.body_diff)} diff lines)")
 
 
 def _short(value: object) -> str:

@@ -15,7 +15,8 @@ from memex.adapters.cli import _common, _render
 def cli(memory_id: str, as_json: bool) -> None:
     """Show the memory ID (a unique prefix is enough, as with git hashes).
 
-    With --json: every front-matter field, plus body, path and summary.
+    With --json: every front-matter field, plus body, path and summary. On a terminal
+    the memory goes through git's pager (core.pager), as `git show` does.
     """
     from memex.workflows import reads, relations
 
@@ -29,7 +30,8 @@ def cli(memory_id: str, as_json: bool) -> None:
         data["links"] = [{"relation": x.relation, "direction": x.direction, "id": x.other,
                           "title": x.title} for x in links]
         _common.emit_json(data)
-    else:
+        return
+    with _common.paged():
         click.echo(_render.show_text(item))
         if links:
             click.echo("\nlinks:")
