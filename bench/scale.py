@@ -9,12 +9,13 @@ the wall seconds because the machine is shared: under load the wall time mostly
 measures the neighbours. The load average is printed with the table.
 
     python bench/scale.py [--sizes 1000 10000] [--huge] [--runs 5] [--words 450]
-                          [--only capture context] [--store DIR]
+                          [--only capture context] [--keep DIR]
 
---huge adds N = 100,000 (building it takes minutes). --store DIR builds each store
-once under DIR (DIR/scale-N) and reuses it on later runs (the commands that write add
-a few memories to it each run); without it a temp store is made and removed.
-"reindex --full" (whole process) is timed only when --only names it.
+--huge adds N = 100,000 (building it takes minutes). --keep DIR builds each store
+under DIR/N once and reuses it on later runs (the timed writes add a few memories
+to it each run). `import` times importing the store's own export (made once) into a
+fresh repo and memory home each run. "reindex --full" (whole process) is timed only
+when --only names it.
 """
 
 from __future__ import annotations
@@ -70,16 +71,15 @@ def peak_mb(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return int(done.stdout.strip()) / 1024  # Linux reports KiB
 
 
-def measure(n: int, runs: int, words: int, only: list[str], store: Path | None = None
+def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = None
             ) -> dict[str, tuple[float, float]]:
-    tmp = store / f"scale-{n}" if store is not None else Path(
-        tempfile.mkdtemp(prefix="memex-scale-"))
-    reuse = (tmp / "built").exists()
+    tmp = keep / str(n) if keep is not None else Path(tempfile.mkdtemp(prefix="memex-scale-"))
+    reuse = (tmp / "ids").is_file()
     try:
         repo = tmp / "repo"
-        repo.mkdir(parents=True, exist_ok=True)
+        repo.mkdir(parents=True, exist_ok=reuse)
         home = tmp / "home"
-        home.mkdir(exist_ok=True)
+        home.mkdir(exist_ok=reuse)
         gitconfig = tmp / "gitconfig"
         gitconfig.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
         bindir = str(Path(sys.executable).parent)
@@ -97,24 +97,25 @@ def measure(n: int, runs: int, words: int, only: list[str], store: Path | None =
         def git(*args: str) -> None:
             subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
-        started = time.perf_counter()
+        exe = shutil.which("git-memex", path=bindir) or "git-memex"
         if reuse:
-            ids = sorted(p.stem for p in (repo / ".memex").iterdir() if p.suffix == ".md")
+            ids = (tmp / "ids").read_text().split()
         else:
             git("init", "-q", "-b", "main")
             git("remote", "add", "origin", "https://example.com/bench/repo")
+            started = time.perf_counter()
             ids = populate(repo, n, words)
             git("add", "-A")
             git("commit", "-qm", "memories")
-            if store is not None:
-                (tmp / "built").write_text("")
-        print(f"N = {n:,}: {'reused' if reuse else 'wrote and committed'} in "
-              f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
-        exe = shutil.which("git-memex", path=bindir) or "git-memex"
-        started = time.perf_counter()
-        run([exe, "list", "--json"], repo, env)  # builds the index
-        print(f"N = {n:,}: first index in {time.perf_counter() - started:.1f} s",
-              file=sys.stderr)
+            print(f"N = {n:,}: wrote and committed in {time.perf_counter() - started:.1f} s",
+                  file=sys.stderr)
+            started = time.perf_counter()
+            run([exe, "list", "--json"], repo, env)  # builds the index
+            print(f"N = {n:,}: first index in {time.perf_counter() - started:.1f} s",
+                  file=sys.stderr)
+            (tmp / "ids").write_text("\n".join(ids))
+        if not (tmp / "export.jsonl").is_file():
+            run([exe, "export", "--output", str(tmp / "export.jsonl")], repo, env)
         rng = random.Random(5)
         vocab = index_search.vocabulary(random.Random(11))
         counter = [0]
@@ -127,6 +128,23 @@ def measure(n: int, runs: int, words: int, only: list[str], store: Path | None =
         _, _, out = run([exe, "capture", "the update target of this bench run", "--json"],
                         repo, env)
         target = json.loads(out)["id"]
+        imports = [0]
+
+        def import_export() -> list[str]:
+            """A fresh repo (the cwd is fixed: the repo is made empty) and memory home."""
+            imports[0] += 1
+            target = tmp / "import-repo"
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.rmtree(tmp / "import-home", ignore_errors=True)
+            target.mkdir()
+            subprocess.run(["git", "init", "-q", "-b", "main"], cwd=target, env=env,
+                           check=True)
+            subprocess.run(["git", "remote", "add", "origin",
+                            f"https://example.com/bench/import-{imports[0]}"],
+                           cwd=target, env=env, check=True)
+            return ["env", "-C", str(target), f"GIT_MEMEX_HOME={tmp / 'import-home'}", exe,
+                    "import", str(tmp / "export.jsonl")]
+
         commands = {
             "capture": capture,
             "context": lambda: [exe, "context"],
@@ -141,6 +159,7 @@ def measure(n: int, runs: int, words: int, only: list[str], store: Path | None =
             "health (warm)": lambda: [exe, "health"],
             f"git grep -l {WORD} (floor)": lambda: ["git", "grep", "-l", WORD],
             "reindex --full": lambda: [exe, "reindex", "--full", "-q"],
+            "import (its own export, fresh repo)": import_export,
         }
         commands = {k: v for k, v in commands.items() if (not only and k != "reindex --full")
                     or any(o in k for o in only)}
@@ -158,7 +177,7 @@ def measure(n: int, runs: int, words: int, only: list[str], store: Path | None =
                                                0.0)
         return out
     finally:
-        if store is None:
+        if keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -170,11 +189,12 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=450, help="body words (450: ~3 KB)")
     parser.add_argument("--only", nargs="+", default=[],
                         help="time only the commands whose name holds one of these")
-    parser.add_argument("--store", type=Path, help="build each store once here, then reuse")
+    parser.add_argument("--keep", type=Path, help="build each store under DIR/N once, "
+                        "and reuse it")
     args = parser.parse_args()
     sizes = list(args.sizes) + ([100_000] if args.huge else [])
     load_before = os.getloadavg()
-    results = {n: measure(n, args.runs, args.words, args.only, args.store) for n in sizes}
+    results = {n: measure(n, args.runs, args.words, args.only, args.keep) for n in sizes}
     load_after = os.getloadavg()
     print(f"median of {args.runs} whole processes; wall s / CPU s (user+sys); load average "
           f"{load_before[0]:.1f} before, {load_after[0]:.1f} after "

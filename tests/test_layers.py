@@ -40,6 +40,7 @@ LAZY: Mapping[str, str] = {
     "memex.workflows.conflicts": "capture's contradiction check only",
     "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
     "memex.core.redact": "writes only: ~100 secret patterns compile on import (~20 ms)",
+    "inotify_simple": "the MCP server's file-system notices: optional, Linux only",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

@@ -415,5 +415,10 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
 
 
 def serve(ws: Workspace) -> None:
-    """Run on stdin/stdout until the client closes the connection."""
+    """Run on stdin/stdout until the client closes the connection. Reads refresh the
+    index from file-system notices where the system gives them (a stat walk per call
+    elsewhere)."""
+    from memex.workflows import reads
+
+    reads.watch_changes(ws)
     anyio.run(_serve_stdio, build(ws))

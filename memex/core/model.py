@@ -218,7 +218,14 @@ def same_content(a: Memory, b: Memory) -> bool:
 def summarise(title: str, body: str, limit: int = 240) -> str:
     """One line of at most `limit` characters: the title, else the body's start."""
     text = title.strip()
-    first_body = " ".join(body.split())
+    # Only the body's start can be shown: a long body is normalised from a prefix, when
+    # that prefix alone is longer than what is shown and than any lower-casing of the
+    # title (lower() never shortens a string and at most doubles it), so what is cut
+    # off could neither be shown nor make the body equal the title.
+    room = 3 * (limit + len(text)) + 16
+    first_body = " ".join(body[:room].split()) if len(body) > room else ""
+    if len(first_body) <= 2 * len(text) + limit + 2:
+        first_body = " ".join(body.split())
     if text and first_body and first_body.lower() != text.lower():
         text = f"{text}: {first_body}"
     elif not text:

@@ -131,6 +131,31 @@ class _Open:
 _OPEN: dict[str, _Open] = {}
 
 
+@dataclass
+class _Watched:
+    """A long-lived process's change notices for one index (see watch_with)."""
+
+    quiet: Callable[[], bool]
+    clean: tuple[str | None] | None = None  # the generation the last complete refresh left
+
+
+_WATCHED: dict[str, _Watched] = {}
+
+
+def watch_with(ws: Workspace, quiet: Callable[[], bool] | None) -> None:
+    """Let a long-lived process (the MCP server) skip the refresh's stat walk: QUIET()
+    says whether anything changed in the memory folders since its previous call
+    (storage.watch, from the kernel's notices). A refresh asks it first; when it
+    reports no change, the last refresh completed and the index's generation is the one
+    that refresh left (no other process wrote since), the walk is skipped. None: walk
+    on every refresh again."""
+    key = str(db_path(ws))
+    if quiet is None:
+        _WATCHED.pop(key, None)
+    else:
+        _WATCHED[key] = _Watched(quiet)
+
+
 def _file_id(path: Path) -> tuple[int, int] | None:
     try:
         st = path.stat()
@@ -140,11 +165,13 @@ def _file_id(path: Path) -> tuple[int, int] | None:
 
 
 def forget_connections() -> None:
-    """Close every kept connection (tests, and before deleting an index folder)."""
+    """Close every kept connection and forget every change watch (tests, and before
+    deleting an index folder)."""
     for kept in _OPEN.values():
         with contextlib.suppress(sqlite3.Error):
             kept.conn.close()
     _OPEN.clear()
+    _WATCHED.clear()
 
 
 def forget(ws: Workspace) -> None:
@@ -520,6 +547,12 @@ def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
 def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
              known: Mapping[str, Known] | None = None) -> None:
     conn, report = index.conn, index.report
+    watched = _WATCHED.get(str(index.path)) if index.path is not None else None
+    if watched is not None:
+        quiet = watched.quiet()  # asked before the walk: a change after it is seen next time
+        if quiet and not full and watched.clean == (generation(conn),):
+            return
+        watched.clean = None
     contents: dict[str, bytes] = {}
     seen = None if full else generation(conn)
     stamps = disk_stamps(ws, contents)
@@ -527,6 +560,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         return
     plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
+        if watched is not None:
+            watched.clean = (seen,)
         return
     try:
         # The index's write steps are kill points only: SQLite reports its own I/O
@@ -563,6 +598,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         _compact(conn)
         _truncate_wal(conn)
     _remember(index, full, plan, written)
+    if watched is not None:
+        watched.clean = (generation(conn),)
     report.new += len(plan.new)
     report.changed += len(plan.changed)
     report.deleted += len(plan.deleted)
@@ -896,6 +933,13 @@ def memory_paths(conn: sqlite3.Connection, home: str) -> set[str]:
     """The paths of the memories the index holds from one home kind (e.g. "repo")."""
     return {str(path) for (path,) in conn.execute(
         "SELECT path FROM memories WHERE home = ?", (home,))}
+
+
+def file_hashes(conn: sqlite3.Connection, home: str) -> dict[str, str]:
+    """{path: content hash} of the files the index holds from one home kind, readable
+    or not (verify finds its cached verdicts by them)."""
+    return {str(path): str(digest) for path, digest in conn.execute(
+        "SELECT path, hash FROM files WHERE home = ?", (home,))}
 
 
 def memory_count(conn: sqlite3.Connection) -> int:

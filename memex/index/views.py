@@ -267,3 +267,15 @@ def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, mode
                 f"FROM memories WHERE rowid IN ({marks})", chunk):
             out[rowid] = as_read(*stored)
     return out
+
+
+def linking(ws: Workspace, memory_id: str) -> list[store.Loaded]:
+    """The indexed memories (first copy of each id) whose front matter mentions
+    MEMORY_ID anywhere (a superset of those linking to it: the caller checks the
+    fields), in index order; the index as it is (not refreshed here)."""
+    with build.open_index(ws, refresh=False) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW} FROM memories WHERE instr(doc, ?) > 0 AND shadowed = 0 "
+            "ORDER BY rowid", (memory_id,)).fetchall()
+    return [_loaded(row) for row in rows]
+

@@ -89,6 +89,7 @@ class SearchRequest:
     explain: bool = False
     record_access: bool = True  # bump access counts in the index (never a file)
     vectors: bool = True  # use the vector lane when one is configured
+    refresh: bool = True  # False: the caller refreshed the index a moment ago
 
 
 @dataclass
@@ -161,7 +162,7 @@ def search(ws: Workspace, req: SearchRequest) -> SearchResult:
     moment = _moment(req.as_of)
     # A query of nothing but stop words ("the who") still searches for them.
     wanted = tokens.query_terms(req.query) or tokens.query_terms(req.query, True)
-    with build.open_index(ws) as index:
+    with build.open_index(ws, refresh=req.refresh) as index:
         result = SearchResult(
             warnings=index.report.warnings + build.read_warnings(index.conn),
             quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)

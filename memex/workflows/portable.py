@@ -376,10 +376,10 @@ def _as_imported_before(current: bytes, memory: model.Memory,
     return frontmatter.rewrite(memory, parsed)
 
 
-def _own_export(ws: Workspace, entry: Entry, memory: model.Memory) -> bool:
-    """Is this entry one's own export, for this repo (or personal)? Only then is its
-    review state restored as it was."""
-    key = export_key(ws)
+def _own_export(ws: Workspace, entry: Entry, memory: model.Memory, key: bytes | None
+                ) -> bool:
+    """Is this entry one's own export (signed with KEY, this machine's export key), for
+    this repo (or personal)? Only then is its review state restored as it was."""
     if key is None or not isinstance(entry.signature, str) or entry.text is None:
         return False
     expected = sign(key, entry.home or "", entry.name or "", entry.text)
@@ -415,12 +415,40 @@ def _shared_landing(kind: str, memory: model.Memory, notes: list[str]) -> str:
     return kind
 
 
-def _find_existing(ws: Workspace, memory_id: str) -> Path | None:
-    for home in store.homes(ws):
-        candidate = home.path / f"{memory_id}.md"
+def _find_existing(folders: list[Path], memory_id: str) -> Path | None:
+    for folder in folders:
+        candidate = folder / f"{memory_id}.md"
         if candidate.is_file():
             return candidate
     return None
+
+
+# Files an import writes at once (one flush to disk for each batch of them).
+IMPORT_BATCH = 2000
+
+
+@dataclass
+class _Run:
+    """What one import looks up once, and the files it has still to write."""
+
+    folders: list[Path]
+    key: bytes | None
+    # (where in the input, id, path, text)
+    pending: list[tuple[str, str, Path, str]] = field(default_factory=list)
+
+    def flush(self, report: ImportReport) -> None:
+        """Write the pending files; one that cannot be written is refused, not imported."""
+        if not self.pending:
+            return
+        failed = dict(store.write_new_files([(path, text)
+                                             for _, _, path, text in self.pending]))
+        for where, memory_id, path, _ in self.pending:
+            problem = failed.get(path)
+            if problem is None:
+                report.imported.append((memory_id, str(path)))
+            else:
+                report.rejected.append((where, str(problem)))
+        self.pending.clear()
 
 
 @writelock.holds_write_lock
@@ -440,11 +468,14 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
         raise UsageError(f"no such file or folder: {source}")
     seen: set[str] = set()
     todo = list(entries)
+    run = _Run([home.path for home in store.homes(ws)], export_key(ws))
     for done, entry in enumerate(todo, start=1):
         try:
-            _import_one(ws, entry, limit, report, seen, dry_run, origin)
+            _import_one(ws, entry, limit, report, seen, dry_run, origin, run)
         except MemexError as exc:
             report.rejected.append((entry.where, str(exc)))
+        if len(run.pending) >= IMPORT_BATCH or done == len(todo):
+            run.flush(report)
         if progress is not None:
             progress(done, len(todo))
     if report.imported and not dry_run:
@@ -453,7 +484,7 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
 
 
 def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
-                seen: set[str], dry_run: bool, origin: str) -> None:
+                seen: set[str], dry_run: bool, origin: str, run: _Run) -> None:
     notes: list[str] = []
     parsed: frontmatter.Parsed | None = None
     restored = False
@@ -478,7 +509,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             raise MemexError(f"file name {name} does not match its id {memory.id}")
         if memory.scope != store.SCOPE_OF_HOME[kind]:
             raise MemexError(f"scope {memory.scope!r} does not belong in the {kind} folder")
-        restored = _own_export(ws, entry, memory)
+        restored = _own_export(ws, entry, memory, run.key)
         if restored:
             kind = _shared_landing(kind, memory, notes)
     if not restored:
@@ -507,7 +538,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         text = entry.text
     text = store.mask_text(text)  # what the write stores: compare that with the disk
     target = _home_path(ws, kind, memory) / f"{memory.id}.md"
-    existing = _find_existing(ws, memory.id)
+    existing = _find_existing(run.folders, memory.id)
     if existing is None and target.is_file():
         existing = target
     if existing is not None:
@@ -525,6 +556,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
                                                 "or delete one by hand)"))
         return
     report.notices.extend(f"{memory.id}: {n}" for n in notes)
-    if not dry_run:
-        store.write_memory_text(target, text)
-    report.imported.append((memory.id, str(target)))
+    if dry_run:
+        report.imported.append((memory.id, str(target)))
+    else:
+        run.pending.append((entry.where, memory.id, target, text))  # masked above

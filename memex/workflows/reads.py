@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memex.core import clock, model, policy
-from memex.storage import store, usage
+from memex.core.errors import MemexError
+from memex.storage import store, usage, watch
 from memex.storage.homes import Workspace
 
 if TYPE_CHECKING:
@@ -130,3 +131,30 @@ def as_json(item: store.Loaded) -> dict[str, object]:
     data["home"] = item.home.kind
     data["summary"] = item.memory.summary
     return data
+
+
+def watch_changes(ws: Workspace) -> bool:
+    """For a process that lives for hours (the MCP server): refresh the index from the
+    kernel's change notices (storage.watch) instead of a stat of every memory file per
+    read. False where no notices can be had: reads then walk as before."""
+    from memex.index import build
+    from memex.storage import journal
+
+    try:
+        folders = [home.path for home in store.homes(ws)]
+    except MemexError:
+        return False
+    notices = watch.start(folders, store.is_memory_name)
+    if notices is None:
+        return False
+    pending = [True]  # the first refresh walks
+
+    def quiet() -> bool:
+        # A submit journal changes which repo files reads leave out without touching
+        # them: walk while one is pending and once after it is gone.
+        was = pending[0]
+        pending[0] = ws.repo is not None and journal.pending(ws.repo)
+        return notices.quiet() and not was and not pending[0]
+
+    build.watch_with(ws, quiet)
+    return True

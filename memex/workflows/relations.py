@@ -106,18 +106,17 @@ class Link:
 
 
 def links(ws: Workspace, memory: model.Memory) -> list[Link]:
-    """Every link of a memory, both ways, with the other memory's title (from the index:
-    `show` must not parse every memory file)."""
+    """Every link of a memory, both ways, with the other memory's title, from the index
+    as the caller's read refreshed it (`show` parses no other memory file and
+    materialises only the memories that name this one)."""
     from memex.index import views
 
-    items = views.snapshot(ws).items
-    by_id = {i.id: i.memory for i in items}
-    out: list[Link] = []
-    for relation in RELATIONS:
-        for other in getattr(memory, relation):
-            found = by_id.get(other)
-            out.append(Link(relation, "out", other, found.title if found else None))
-    for other in items:
+    outgoing = [(relation, other) for relation in RELATIONS
+                for other in getattr(memory, relation)]
+    titles = {item.id: item.memory.title
+              for item in views.by_ids(ws, list(dict.fromkeys(o for _, o in outgoing)))}
+    out = [Link(relation, "out", other, titles.get(other)) for relation, other in outgoing]
+    for other in views.linking(ws, memory.id):
         if other.id == memory.id:
             continue
         for relation in RELATIONS:

@@ -7,16 +7,20 @@ through `store.save` (so a hand-edited file keeps its comments and key order).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex.core import clock, frontmatter, lifecycle, model
+from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import homes, journalfile, settings, store, usage, writelock
 from memex.storage.homes import Workspace
-from memex.workflows.scan import scan_texts
+from memex.workflows.scan import SecretFinding
 
 RULES: dict[str, str] = {
     "parse": "every memory file parses and validates",
@@ -79,11 +83,10 @@ class Report:
 
 @dataclass
 class _File:
-    path: Path
+    path: str
     rel: str
-    memory: model.Memory
-    parsed: frontmatter.Parsed
-    data: bytes  # the bytes parsed: the index refresh reuses the parse when it reads them
+    memory: model.Memory  # the fields the rules read (the whole memory when just parsed)
+    body_bytes: int
 
 
 def _rel(path: Path, top: Path) -> str:
@@ -93,44 +96,211 @@ def _rel(path: Path, top: Path) -> str:
         return str(path)
 
 
-def _read_all(paths: list[Path], top: Path, report: Report) -> list[_File]:
-    """Parse every file once; parse, file-name, scope, visibility and secret rules."""
-    good: list[_File] = []
-    texts: list[tuple[str, str]] = []
-    for path in paths:
-        report.checked += 1
-        rel = _rel(path, top)
+# What a file's verdict depends on besides its bytes: the code of the rules, the
+# secret detector, the parser and the model. Any change to them, to git-memex's version
+# or to Python's makes every cached verdict a miss (verdicts.sqlite, below).
+_RULE_MODULES = ("memex.core.redact", "memex.core.secret_rules", "memex.core.frontmatter",
+                 "memex.core.model", "memex.core.clock", "memex.core.ulid",
+                 "memex.storage.store", __name__)
+_FACT_FIELDS = ("id", "scope", "visibility", "status", "supersedes", "superseded_by",
+                *LINK_FIELDS)
+VERDICTS_NAME = "verdicts.sqlite"
+
+
+def rules_version() -> str | None:
+    """A digest of everything a verdict depends on but the file itself; None when a
+    source cannot be read (then nothing is cached)."""
+    import importlib.metadata
+
+    from memex import __version__
+
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        yaml_version = importlib.metadata.version("ruamel.yaml")
+    except importlib.metadata.PackageNotFoundError:
+        yaml_version = "-"
+    digest.update(f"{__version__} {sys.version} {yaml_version}".encode())
+    for name in _RULE_MODULES:
+        source = getattr(sys.modules.get(name), "__file__", None)  # all imported above
         try:
-            data = store.read_bytes(path)
-            text = store.decode(data)
-        except (InvalidMemory, OSError) as exc:
-            report.failures.append(Failure("parse", rel, str(exc) or type(exc).__name__))
-            continue
-        texts.append((rel, text))
-        if _CONFLICT_MARKER.search(text):
-            report.failures.append(Failure(
-                "parse", rel, "unresolved merge conflict markers (git memex resolve explains "
-                "what to decide)"))
-            continue
+            digest.update(Path(str(source)).read_bytes())
+        except OSError:
+            return None
+    return digest.hexdigest()
+
+
+def _verdict(data: bytes) -> tuple[dict[str, Any], tuple[model.Memory, frontmatter.Parsed] | None]:
+    """Everything the per-file rules need from a file's bytes (JSON-ready): a parse
+    problem, the secret findings (line, kind) and the fields the other rules read;
+    with the parse itself when the file parsed."""
+    out: dict[str, Any] = {"error": None, "secrets": [], "memory": None, "body_bytes": 0}
+    try:
+        text = store.decode(data)
+    except InvalidMemory as exc:
+        out["error"] = str(exc) or type(exc).__name__
+        return out, None
+    out["secrets"] = [[f.line, f.kind] for f in redact.find_secrets(text)]
+    if _CONFLICT_MARKER.search(text):
+        out["error"] = ("unresolved merge conflict markers (git memex resolve explains "
+                        "what to decide)")
+        return out, None
+    try:
+        memory, parsed = frontmatter.load(text)
+    except InvalidMemory as exc:
+        out["error"] = str(exc)
+        return out, None
+    out["memory"] = {name: getattr(memory, name) for name in _FACT_FIELDS}
+    out["body_bytes"] = len(memory.body.encode("utf-8"))
+    return out, (memory, parsed)
+
+
+class _Verdicts:
+    """Cached verdicts keyed by (content hash, rules version), in a cache file beside
+    the index: an entry is only ever found for the exact bytes and rules it was made
+    from, so a stale one cannot be read. Unusable cache: every file is checked."""
+
+    def __init__(self, ws: Workspace) -> None:
+        import sqlite3
+
+        self.version = rules_version()
+        self.conn: sqlite3.Connection | None = None
+        self.new: list[tuple[str, str, str]] = []
+        if self.version is None:
+            return
         try:
-            memory, parsed = frontmatter.load(text)
-        except InvalidMemory as exc:
-            report.failures.append(Failure("parse", rel, str(exc)))
-            continue
-        if path.stem != memory.id:
-            report.failures.append(Failure(
-                "file-name", rel, f"the file is named {path.stem} but holds id {memory.id}"))
-        if memory.scope == "personal":
-            report.failures.append(Failure(
-                "personal", rel, "a personal memory is in the repo: personal memories never "
-                "leave the machine; remove it from git (it may still be in your history)"))
-        if memory.visibility == "private":
-            report.failures.append(Failure(
-                "private", rel, "a visibility: private memory is in the repo; remove it"))
-        good.append(_File(path, rel, memory, parsed, data))
-    for finding in scan_texts(texts):
-        report.failures.append(Failure("secret", finding.path, finding.what, finding.line))
-    return good
+            ws.index_dir.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(ws.index_dir / VERDICTS_NAME), timeout=0.5,
+                                   isolation_level=None)
+            conn.execute("CREATE TABLE IF NOT EXISTS verdicts (hash TEXT NOT NULL, "
+                         "version TEXT NOT NULL, verdict TEXT NOT NULL, "
+                         "PRIMARY KEY (hash, version)) WITHOUT ROWID")
+            self.conn = conn
+        except (sqlite3.Error, OSError):
+            self.conn = None
+
+    def known(self, hashes: list[str]) -> dict[str, dict[str, Any]]:
+        import sqlite3
+
+        if self.conn is None or not hashes:
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        try:
+            for i in range(0, len(hashes), 500):
+                chunk = hashes[i:i + 500]
+                for digest, verdict in self.conn.execute(
+                        f"SELECT hash, verdict FROM verdicts WHERE version = ? AND hash IN "
+                        f"({', '.join('?' * len(chunk))})", (self.version, *chunk)):
+                    out[digest] = json.loads(verdict)
+        except (sqlite3.Error, ValueError):
+            return {}
+        return out
+
+    def add(self, digest: str, verdict: dict[str, Any]) -> None:
+        if self.conn is not None and self.version is not None:
+            self.new.append((digest, self.version, json.dumps(verdict)))
+
+    def close(self) -> None:
+        """Store the new verdicts (dropping those of other rules versions) and close."""
+        import sqlite3
+
+        if self.conn is None:
+            return
+        try:
+            if self.new:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute("DELETE FROM verdicts WHERE version != ?", (self.version,))
+                self.conn.executemany("INSERT OR REPLACE INTO verdicts (hash, version, "
+                                      "verdict) VALUES (?, ?, ?)", self.new)
+                self.conn.execute("COMMIT")
+        except sqlite3.Error:
+            pass  # a cache: the next run checks these files again
+        finally:
+            self.conn.close()
+
+
+def _from_verdict(path: str, rel: str, stem: str, verdict: dict[str, Any], report: Report,
+                  secrets: list[Failure]) -> _File | None:
+    """The per-file rules of one verdict; the file when it parsed."""
+    for line, kind in verdict["secrets"]:
+        secrets.append(Failure("secret", rel, SecretFinding(rel, line, kind).what, line))
+    if verdict["error"] is not None:
+        report.failures.append(Failure("parse", rel, verdict["error"]))
+        return None
+    memory = model.Memory(**verdict["memory"])
+    if stem != memory.id:
+        report.failures.append(Failure(
+            "file-name", rel, f"the file is named {stem} but holds id {memory.id}"))
+    if memory.scope == "personal":
+        report.failures.append(Failure(
+            "personal", rel, "a personal memory is in the repo: personal memories never "
+            "leave the machine; remove it from git (it may still be in your history)"))
+    if memory.visibility == "private":
+        report.failures.append(Failure(
+            "private", rel, "a visibility: private memory is in the repo; remove it"))
+    return _File(path, rel, memory, int(verdict["body_bytes"]))
+
+
+def _read_all(ws: Workspace, folder: Path, stems: list[str], top: Path, report: Report
+              ) -> tuple[list[_File], set[str] | None]:
+    """Every file through the per-file rules (parse, file-name, scope, visibility,
+    secret), from the cached verdict of its exact bytes when there is one: the index
+    refresh (a stat per file) names each file's content hash, and only files whose
+    hash has no verdict yet are read, parsed and scanned. A cold index (a fresh clone)
+    is built after, from the parses made here, so no file is parsed twice. Returns the
+    files that parsed and the repo paths the refreshed index holds (None: another
+    process held the index)."""
+    from memex.index import build
+
+    verdicts = _Verdicts(ws)
+    try:
+        with build.open_index(ws, refresh=False) as index:
+            cold = build.memory_count(index.conn) == 0
+        hashes: dict[str, str] = {}
+        covered: set[str] | None = None
+        if not cold:
+            hashes, covered = _refreshed(ws)
+        cached = verdicts.known(sorted(set(hashes.values())))
+        known: dict[str, build.Known] = {}
+        good: list[_File] = []
+        secrets: list[Failure] = []
+        prefix, rel_prefix = str(folder) + os.sep, _rel(folder, top) + "/"
+        for stem in stems:  # paths as strings: no Path object per file
+            report.checked += 1
+            path, rel = f"{prefix}{stem}.md", f"{rel_prefix}{stem}.md"
+            verdict = cached.get(hashes.get(path, ""))
+            if verdict is None:
+                try:
+                    data = store.read_bytes(Path(path))
+                except (InvalidMemory, OSError) as exc:
+                    report.failures.append(Failure("parse", rel,
+                                                   str(exc) or type(exc).__name__))
+                    continue
+                verdict, parsed = _verdict(data)
+                verdicts.add(build.content_hash(data), verdict)
+                if parsed is not None:
+                    known[path] = build.Known(data, *parsed)
+            found = _from_verdict(path, rel, stem, verdict, report, secrets)
+            if found is not None:
+                good.append(found)
+        if cold:
+            _, covered = _refreshed(ws, known)
+    finally:
+        verdicts.close()
+    report.failures += secrets
+    return good, covered
+
+
+def _refreshed(ws: Workspace, known: dict[str, Any] | None = None
+               ) -> tuple[dict[str, str], set[str] | None]:
+    """Refresh the index: {path: content hash} of the repo folder's files it holds and
+    the paths of the repo memories it holds; ({}, None) while another process holds
+    it (every file is then read, and the index rule is not checked)."""
+    from memex.index import build
+
+    with build.open_index(ws, known=known) as index:
+        if index.report.stale:
+            return {}, None
+        return build.file_hashes(index.conn, "repo"), build.memory_paths(index.conn, "repo")
 
 
 def _check_graph(files: list[_File], existing: set[str], report: Report
@@ -187,28 +357,20 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
     return repairs
 
 
-def _check_index(ws: Workspace, files: list[_File], report: Report) -> None:
-    """Refresh the index (incremental: a stat per file when nothing changed) and check
-    it holds every file the store would read: one that a search could never find is a
-    bug or a damaged cache. Skipped while another process holds the index's lock.
-    The files verify parsed are handed to the refresh, which parses only the others
-    (on a fresh clone: every file was parsed twice before)."""
-    from memex.index import build
-
+def _check_index(ws: Workspace, files: list[_File], covered: set[str] | None,
+                 report: Report) -> None:
+    """The refreshed index (incremental: a stat per file when nothing changed) holds
+    every file the store would read: one that a search could never find is a bug or a
+    damaged cache. Skipped while another process holds the index's lock (COVERED None).
+    A file the submit in flight created is not required (reads leave it out)."""
+    if covered is None:
+        return
     submitting = _submitting(ws)
     created = {p for p, (previous, _) in submitting.files.items()
                if previous is None} if submitting is not None else set()
-    wanted = [f for f in files if f.memory.scope == "project" and f.path.stem == f.memory.id
-              and str(f.path) not in created]
-    if not wanted:
-        return
-    known = {str(f.path): build.Known(f.data, f.memory, f.parsed) for f in files}
-    with build.open_index(ws, known=known) as index:
-        if index.report.stale:
-            return
-        covered = build.memory_paths(index.conn, "repo")
-    for f in wanted:
-        if str(f.path) not in covered:
+    for f in files:
+        if f.memory.scope == "project" and f.rel.endswith(f"/{f.memory.id}.md") \
+                and f.path not in covered and f.path not in created:
             report.failures.append(Failure(
                 "index", f.rel, "not in the search index after a refresh (git memex reindex "
                 "--full rebuilds it)"))
@@ -251,7 +413,11 @@ def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report:
     for kind, target, other in repairs:
         if target.memory.id in done:
             continue
-        m = target.memory
+        try:  # the whole file, read now: a repair keeps its comments and key order
+            loaded = store.read(Path(target.path), home)
+        except (InvalidMemory, OSError) as exc:
+            raise MemexError(f"{target.rel}: cannot be repaired ({exc})") from None
+        m = loaded.memory
         if kind == "old":
             fixed = m.copy(status="superseded", superseded_by=other, retired_at=at,
                            updated_at=at, revision=m.revision + 1)
@@ -260,7 +426,7 @@ def _apply_repairs(ws: Workspace, repairs: list[tuple[str, _File, str]], report:
                 "(chain completed by verify --fix)"))
         else:
             fixed = m.copy(supersedes=other, updated_at=at, revision=m.revision + 1)
-        store.save(store.Loaded(fixed, target.path, home, target.parsed))
+        store.save(store.Loaded(fixed, Path(target.path), home, loaded.parsed))
         done.add(m.id)
         report.fixed.append(f"{target.rel}: completed the supersede chain with {other}")
     if done:
@@ -276,18 +442,18 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     top = ws.repo.toplevel
     report = Report(folder=ws.memory_dir_name)
     memory_dir = store.inside_repo(ws.memory_dir, top)
-    paths = list(store.memory_files(memory_dir))
-    files = _read_all(paths, top, report)
+    stems = sorted(store.memory_ids(memory_dir), key=lambda stem: f"{stem}.md")
+    files, covered = _read_all(ws, memory_dir, stems, top, report)
     for special in store.special_files(memory_dir):
         report.checked += 1
         report.failures.append(Failure("parse", _rel(special.path, top), special.reason))
     _check_limits(ws, files, report)
-    existing = {p.stem for p in paths}
+    existing = set(stems)
     repairs = _check_graph(files, existing, report)
     if fix and repairs:
         _apply_repairs(ws, repairs, report)
         return _rerun(ws, since, require_recall, require_write, report.fixed)
-    _check_index(ws, files, report)
+    _check_index(ws, files, covered, report)
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
     return report
@@ -319,7 +485,7 @@ def _check_limits(ws: Workspace, files: list[_File], report: Report) -> None:
     """The size rule, and ids that are also outbox drafts (the repo copy is read)."""
     limit = team_max_bytes(ws)
     for f in files:
-        size = len(f.memory.body.encode("utf-8"))
+        size = f.body_bytes
         if size > limit:
             report.failures.append(Failure(
                 "size", f.rel, f"the body is {size} bytes, over the team's limit of {limit} "

@@ -5,6 +5,7 @@ One redaction function runs on every path; every write is validated, atomic and 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,13 +108,14 @@ def similar(a: str, b: str) -> bool:
 
 def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
     """Live memories of the scope whose text is nearly the same: only the best search
-    hits are compared, so the check stays cheap however large the store."""
+    hits are compared, so the check stays cheap however large the store. The index was
+    refreshed by the capture's lookup a moment before (no second walk)."""
     from memex.search import engine as search
 
     try:
         hits = search.search(ws, search.SearchRequest(
             query=body[:2000], limit=10, scopes=(scope,), record_access=False,
-            vectors=False)).hits  # near-identical text: words suffice, no model load
+            vectors=False, refresh=False)).hits  # near-identical text: words suffice
     except MemexError:
         return []
     return [h.id for h in hits if similar(h.memory.body, body)]
@@ -249,9 +251,11 @@ def _identical_unindexed(home: store.Home, indexed: set[str], content: str
     """A live memory of the target home with this content that the index did not show
     (another process's refresh held the index while this one looked): one listing of
     the folder, and only files the index missed are read."""
-    for path in store.memory_files(home.path):
-        if str(path) in indexed:
+    prefix = str(home.path) + os.sep
+    for stem in sorted(store.memory_ids(home.path)):
+        if f"{prefix}{stem}.md" in indexed:  # no Path object per indexed file
             continue
+        path = home.path / f"{stem}.md"
         try:
             other = store.read(path, home)
         except (InvalidMemory, OSError):

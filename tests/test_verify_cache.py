@@ -1,0 +1,98 @@
+"""verify's cached verdicts: a warm run reads only files whose bytes it has not judged
+under the same rules; a verdict is never taken for other bytes or other rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memex.storage import homes
+from memex.workflows import verify
+from tests.memfiles import memory, write
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _run() -> dict[str, int]:
+    report = verify.verify(homes.workspace())
+    return {rule: len(items) for rule, items in report.by_rule().items()}
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The memory files verify judges from now on (their bytes read, parsed and
+    scanned), by name."""
+    seen: list[str] = []
+    real = verify._verdict
+
+    def counting(data: bytes) -> object:
+        memory_id = data.decode().split("id: ", 1)[1].split("\n", 1)[0]
+        seen.append(f"{memory_id}.md")
+        return real(data)
+
+    monkeypatch.setattr(verify, "_verdict", counting)
+    return seen
+
+
+def test_a_warm_run_reads_only_changed_files(repo: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    clean = write(repo, memory(body="a plain note"))
+    leaky = write(repo, memory(body=f"the token is {TOKEN}"))
+    personal = write(repo, memory(body="my own note", scope="personal", repo_id=None))
+    assert _run() == {"secret": 1, "personal": 1}
+    reads = _reads(monkeypatch)
+    assert _run() == {"secret": 1, "personal": 1}  # the same verdicts...
+    assert reads == []  # ...from the cache: no file read
+    clean.write_text(clean.read_text().replace("a plain note", f"now {TOKEN} too"))
+    personal.unlink()
+    assert _run() == {"secret": 2}
+    assert reads == [clean.name]  # only the changed file
+    assert leaky.exists()
+
+
+def test_a_verdict_of_other_rules_is_not_taken(repo: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(repo, memory(body=f"the token is {TOKEN}"))
+    assert _run() == {"secret": 1}
+    reads = _reads(monkeypatch)
+    monkeypatch.setattr(verify, "rules_version", lambda: "another detector")
+    assert _run() == {"secret": 1}
+    assert reads == [path.name]  # judged again under the other rules
+    monkeypatch.setattr(verify, "rules_version", lambda: None)  # unreadable sources
+    assert _run() == {"secret": 1}
+    assert reads == [path.name, path.name]  # no cache at all
+
+
+def test_the_rules_version_follows_the_detector_source(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import memex.core.secret_rules as rules
+
+    before = verify.rules_version()
+    copy = tmp_path / "secret_rules.py"
+    copy.write_text(Path(str(rules.__file__)).read_text() + "\n# one more rule\n")
+    monkeypatch.setattr(rules, "__file__", str(copy))
+    after = verify.rules_version()
+    assert before is not None and after is not None and before != after
+
+
+def test_same_bytes_under_two_names_keep_their_own_file_rules(repo: Path) -> None:
+    first = write(repo, memory(body="one text"))
+    twin = first.with_name("01ARZ3NDEKTSV4RRFFQ69G5FAV.md")
+    twin.write_bytes(first.read_bytes())
+    for _ in range(2):  # cold, then from the cache
+        report = verify.verify(homes.workspace())
+        assert {(f.rule, f.file) for f in report.failures} == {
+            ("file-name", f".memex/{twin.name}")}
+
+
+def test_a_cold_index_is_built_from_verify_s_own_parse(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(3):
+        write(repo, memory(body=f"note {n}"))
+    parses: list[int] = []
+    from memex.core import frontmatter
+
+    real = frontmatter.parse
+    monkeypatch.setattr(frontmatter, "parse", lambda text: parses.append(1) or real(text))
+    assert _run() == {}
+    assert len(parses) == 3  # each file parsed once: the index took verify's parse
