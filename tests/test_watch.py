@@ -82,8 +82,8 @@ def test_a_watched_index_walks_only_after_a_change(repo: Path,
     write(repo, memory(body="first note"))
     ws = homes.workspace()
     walks: list[int] = []
-    real = build.scan_disk
-    monkeypatch.setattr(build, "scan_disk", lambda *a: walks.append(1) or real(*a))
+    real = build.disk_stamps  # the stat walk of every memory file
+    monkeypatch.setattr(build, "disk_stamps", lambda *a: walks.append(1) or real(*a))
     assert reads.watch_changes(ws)
     assert build.refresh(ws).new == 1 and len(walks) == 1  # the first refresh walks
     assert build.refresh(ws).new == 0 and len(walks) == 1  # nothing changed: no walk
@@ -123,8 +123,8 @@ def test_without_notices_reads_walk(repo: Path, monkeypatch: pytest.MonkeyPatch)
     ws = homes.workspace()
     assert not reads.watch_changes(ws)
     walks: list[int] = []
-    real = build.scan_disk
-    monkeypatch.setattr(build, "scan_disk", lambda *a: walks.append(1) or real(*a))
+    real = build.disk_stamps  # the stat walk of every memory file
+    monkeypatch.setattr(build, "disk_stamps", lambda *a: walks.append(1) or real(*a))
     build.refresh(ws)
     build.refresh(ws)
     assert len(walks) == 2
