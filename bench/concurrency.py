@@ -4,7 +4,7 @@ Run: python bench/concurrency.py [--writers 8] [--captures 200] [--updates 0]
      python bench/concurrency.py --single 40
 In a throwaway repo with its own HOME and GIT_MEMEX_HOME:
 - WRITERS processes each run CAPTURES distinct `capture`s (one interpreter per
-  writer, the CLI's own code path, tests/concurrent_worker.py), plus one capture of
+  writer, the CLI's own code path, tests/helpers/concurrent_worker.py), plus one capture of
   the same text by every writer; then UPDATES `update --tag` per writer on one draft.
   Reported: captures per second over the whole run, failures by message, tracebacks,
   files on disk against captures that said ok, tags kept against tags added, and
@@ -54,13 +54,13 @@ def make_repo(tmp: Path, env: dict[str, str]) -> Path:
 
 def worker(repo: Path, env: dict[str, str], number: int, steps: list[str]
            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tests.concurrent_worker", str(number),
+    return subprocess.run([sys.executable, "-m", "tests.helpers.concurrent_worker", str(number),
                            *steps], cwd=repo, env=env, capture_output=True, text=True)
 
 
 def spawn(repo: Path, env: dict[str, str], number: int, steps: list[str]
           ) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "tests.concurrent_worker", str(number),
+    return subprocess.Popen([sys.executable, "-m", "tests.helpers.concurrent_worker", str(number),
                              *steps], cwd=repo, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -132,7 +132,7 @@ def single(count: int) -> None:
         repo = make_repo(tmp, env)
         code = (
             "import sys, time\n"
-            "from tests.concurrent_worker import run\n"
+            "from tests.helpers.concurrent_worker import run\n"
             "samples = []\n"
             f"for i in range({count}):\n"
             "    t = time.perf_counter()\n"

@@ -13,7 +13,7 @@ from memex.core.errors import MemexError, UsageError
 from memex.storage import homes
 from memex.workflows import agent, context
 from tests.helpers import git_proc, invoke, invoke_json
-from tests.memfiles import commit_all
+from tests.helpers.memfiles import commit_all
 from tests.test_context import approved_instruction, personal, put, shared
 
 

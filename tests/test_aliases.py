@@ -12,7 +12,7 @@ from memex.core import frontmatter, model
 from memex.core.errors import InvalidMemory
 from memex.workflows import file_merge as merge
 from tests.helpers import invoke, invoke_json
-from tests.memfiles import memory
+from tests.helpers.memfiles import memory
 
 BODY = "Hooks with language: system run the executable found on PATH."
 ALIASES = ["my hook can't find black though it's in my venv", "command not found in pre-commit"]

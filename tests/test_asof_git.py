@@ -7,9 +7,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.farm import snapshot
 from tests.helpers import invoke
-from tests.memfiles import edit, memory, write
+from tests.helpers.farm import snapshot
+from tests.helpers.memfiles import edit, memory, write
 
 
 def commit_at(repo: Path, when: str, message: str) -> None:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests import fakehosts as fh
-from tests.farm import Dev, make_team
-from tests.memfiles import memory, write
+from tests.helpers import fakehosts as fh
+from tests.helpers.farm import Dev, make_team
+from tests.helpers.memfiles import memory, write
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

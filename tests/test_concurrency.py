@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _spawn(repo: Path, number: int, steps: list[str]) -> subprocess.Popen[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.Popen([sys.executable, "-m", "tests.concurrent_worker", str(number),
+    return subprocess.Popen([sys.executable, "-m", "tests.helpers.concurrent_worker", str(number),
                              *steps], cwd=repo, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

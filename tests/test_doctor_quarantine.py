@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memex.storage import homes
 from tests.helpers import invoke
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 
 def test_unreadable_outbox_files_are_named_by_doctor(repo: Path) -> None:

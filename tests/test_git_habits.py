@@ -130,7 +130,7 @@ def test_no_color_turns_styling_off(monkeypatch: pytest.MonkeyPatch, nogit_dir: 
 
 def test_a_large_first_read_says_what_it_is_doing(repo: Path) -> None:
     from memex.adapters.cli import _common
-    from tests.memfiles import memory, write
+    from tests.helpers.memfiles import memory, write
 
     for n in range(_common.INDEX_PROGRESS_MIN):
         write(repo, memory(title=f"Bulk fact {n}", body=f"bulk body {n}"))

@@ -12,7 +12,7 @@ import yaml
 
 from memex.workflows import githooks
 from tests.helpers import git_proc, invoke
-from tests.memfiles import commit_all, memory, write
+from tests.helpers.memfiles import commit_all, memory, write
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

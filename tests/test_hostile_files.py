@@ -17,7 +17,7 @@ from memex.core import frontmatter, model
 from memex.core.errors import InvalidMemory
 from memex.storage import store
 from tests.helpers import invoke
-from tests.memfiles import commit_all, memory, write
+from tests.helpers.memfiles import commit_all, memory, write
 
 GOOD_TITLE = "Use pnpm for installs"
 

@@ -1,5 +1,5 @@
 """GitLab and Gitea/Forgejo providers: pr-status and review --post against loopback
-servers answering with the hosts' documented JSON shapes (tests/fakehosts.py)."""
+servers answering with the hosts' documented JSON shapes (tests/helpers/fakehosts.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from memex.workflows import hosts
-from tests import fakehosts as fh
-from tests.farm import Dev
+from tests.helpers import fakehosts as fh
 from tests.helpers import invoke
+from tests.helpers.farm import Dev
 from tests.test_pr_status import BRANCH, actions, on_branch, status
 
 GL_ORIGIN = "git@gitlab.example.com:acme/app.git"

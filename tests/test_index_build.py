@@ -11,8 +11,7 @@ import pytest
 from memex.index import build
 from memex.search import engine as search
 from memex.storage import homes
-from tests import memfiles
-from tests.helpers import invoke, invoke_json
+from tests.helpers import invoke, invoke_json, memfiles
 
 
 def ids(query: str, *args: str) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from memex.index import build, schema
 from memex.search import engine as search
 from memex.storage import homes
-from tests import memfiles
+from tests.helpers import memfiles
 
 OLD_WORDS = ["zebraold", "oldtag", "oldalias", "oldtitle", "旧词"]
 

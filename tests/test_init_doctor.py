@@ -9,7 +9,7 @@ import pytest
 
 from memex.storage import gitio
 from tests.helpers import git_proc, invoke
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 
 def test_init_writes_gitattributes_and_driver_config_idempotently(repo: Path) -> None:

@@ -179,7 +179,7 @@ def test_prompt_hook_hides_personal_when_turned_off(repo: Path) -> None:
 def test_nudge_labels_instructions_by_rule_1(repo: Path) -> None:
     from memex.storage import homes
     from memex.workflows import agent_hooks
-    from tests.memfiles import memory, write
+    from tests.helpers.memfiles import memory, write
 
     write(repo, memory(title="Install deps with pnpm", body="Install deps with pnpm only.",
                        role="instruction", instruction_state="approved",

@@ -8,7 +8,7 @@ import pytest
 from memex.core import lifecycle
 from memex.core.errors import InvalidMemory
 from memex.core.lifecycle import TransitionError
-from tests.memfiles import memory
+from tests.helpers.memfiles import memory
 
 AT = "2026-12-01T10:00:00Z"
 ME = "Test User <test@example.com>"

@@ -15,7 +15,7 @@ from memex.core.ulid import new_ulid
 from memex.storage import homes
 from memex.workflows import clients
 from tests.conftest import BIN, run_cli
-from tests.mcp_helpers import Server, make_env, make_repo
+from tests.helpers.mcp_helpers import Server, make_env, make_repo
 
 ORIGIN = "git@github.com:Acme/App.git"
 TOOLS = {"memory_add", "memory_search", "memory_get", "memory_list", "memory_update",

@@ -33,7 +33,7 @@ import pytest  # noqa: E402
 
 from memex.core import model  # noqa: E402
 from tests.conftest import BIN  # noqa: E402
-from tests.mcp_helpers import Server, make_env, make_repo, text_of  # noqa: E402
+from tests.helpers.mcp_helpers import Server, make_env, make_repo, text_of  # noqa: E402
 
 READS = {"memory_search", "memory_get", "memory_list", "memory_context"}
 

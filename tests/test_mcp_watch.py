@@ -12,7 +12,7 @@ from pathlib import Path
 from memex.core import frontmatter, model
 from memex.core.ulid import new_ulid
 from tests.conftest import BIN
-from tests.mcp_helpers import Server, make_env, make_repo
+from tests.helpers.mcp_helpers import Server, make_env, make_repo
 
 
 def _ids(srv: Server, query: str) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memex.core import frontmatter
 from memex.workflows import file_merge as merge
-from tests.memfiles import memory
+from tests.helpers.memfiles import memory
 
 
 def _texts(base, ours, theirs):  # type: ignore[no-untyped-def]

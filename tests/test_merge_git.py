@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memex.core import frontmatter
 from tests.helpers import git_proc, invoke
-from tests.memfiles import commit_all, edit, memory, read, write
+from tests.helpers.memfiles import commit_all, edit, memory, read, write
 
 
 def _setup(repo: Path, driver: bool = True, **fields: object) -> Path:

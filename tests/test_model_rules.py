@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memex.core import model
-from tests.memfiles import memory
+from tests.helpers.memfiles import memory
 
 
 def test_same_content_is_title_and_body_whitespace_aside() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from memex.storage import homes
 from tests.helpers import git_proc, invoke, invoke_json
-from tests.memfiles import memory, put, write
+from tests.helpers.memfiles import memory, put, write
 from tests.test_hooks import BIN, _env, _local_config
 
 BODY = "My bank PIN reminder: the blue notebook in the second drawer"

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import BIN
 from tests.helpers import invoke
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 
 def _closed_reader(*args: str, cwd: Path) -> tuple[int, bytes]:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memex.workflows.hosts import github
-from tests import fakegithub as gh
-from tests.farm import Dev, make_team, snapshot
+from tests.helpers import fakegithub as gh
 from tests.helpers import invoke
+from tests.helpers.farm import Dev, make_team, snapshot
 
 BRANCH = "memex/review"
 

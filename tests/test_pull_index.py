@@ -9,9 +9,9 @@ import pytest
 
 from memex.index import build
 from memex.storage import homes
-from tests.farm import make_team
 from tests.helpers import invoke
-from tests.memfiles import memory, write
+from tests.helpers.farm import make_team
+from tests.helpers.memfiles import memory, write
 
 
 def test_pull_refreshes_the_index_and_says_how_many(

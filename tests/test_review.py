@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memex.core import frontmatter
-from tests.farm import Dev, make_team
 from tests.helpers import invoke
-from tests.memfiles import edit, memory, write
+from tests.helpers.farm import Dev, make_team
+from tests.helpers.memfiles import edit, memory, write
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

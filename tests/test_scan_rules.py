@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import git_proc, invoke
-from tests.memfiles import commit_all, memory, write
+from tests.helpers.memfiles import commit_all, memory, write
 from tests.test_hooks import BIN, TOKEN, _env, _local_config
 
 

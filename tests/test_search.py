@@ -13,8 +13,7 @@ from memex.index import tokens
 from memex.search import engine as search
 from memex.storage import homes
 from memex.workflows import reads
-from tests import memfiles
-from tests.helpers import invoke, invoke_json
+from tests.helpers import invoke, invoke_json, memfiles
 
 PAST = "2026-01-01T00:00:00Z"
 FUTURE = "2030-01-01T00:00:00Z"

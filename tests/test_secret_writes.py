@@ -17,8 +17,8 @@ from memex.core import frontmatter, model
 from memex.core.ulid import new_ulid
 from memex.storage import homes, store
 from memex.workflows import agent, file_merge, keywords
-from tests.farm import Dev, make_team
 from tests.helpers import git_proc, invoke, invoke_json
+from tests.helpers.farm import Dev, make_team
 
 SECRET = "gh" + "p_" + "Q7wErT9yUiOp3AsDfGh5JkLz1XcVbNm2QwEr"
 TAIL = SECRET[4:]  # what must be gone: everything after the four characters kept
@@ -144,7 +144,7 @@ def test_team_flow_notes_are_masked(alice: Dev) -> None:
 
 
 def test_scan_and_hook_report_rule_and_line_never_the_secret(repo: Path) -> None:
-    from tests.memfiles import memory, write
+    from tests.helpers.memfiles import memory, write
     from tests.test_secret_families import FAMILIES, PW
 
     picked = [s for k, s in FAMILIES if k in ("huggingface-token", "sendgrid-api-key",

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from tests.helpers import invoke
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 GOOD = "Use pnpm for installs"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.farm import Dev, git, make_team
 from tests.helpers import invoke
+from tests.helpers.farm import Dev, git, make_team
 
 NOW = "2026-12-01T10:00:00Z"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.farm import Dev, git, make_team, snapshot
+from tests.helpers.farm import Dev, git, make_team, snapshot
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 
 from memex.storage import homes
 from memex.workflows import freshness
-from tests.farm import Dev, make_team, snapshot
 from tests.helpers import invoke, invoke_json
+from tests.helpers.farm import Dev, make_team, snapshot
 
 
 @pytest.fixture

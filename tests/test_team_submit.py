@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memex.core import frontmatter
-from tests.farm import Dev, make_team, snapshot
+from tests.helpers.farm import Dev, make_team, snapshot
 
 
 @pytest.fixture

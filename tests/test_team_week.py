@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from memex.core import frontmatter
-from tests import fakegithub as gh
-from tests.farm import git, make_team
+from tests.helpers import fakegithub as gh
 from tests.helpers import invoke
+from tests.helpers.farm import git, make_team
 from tests.test_team_branches import merge_on_remote, rebase_in_progress
 
 ORIGIN = "git@github.com:Acme/App.git"

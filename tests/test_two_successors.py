@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.farm import Dev, make_team
 from tests.helpers import invoke
+from tests.helpers.farm import Dev, make_team
 
 
 def two_successors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -14,7 +14,7 @@ import pytest
 
 from memex.storage import homes, usage
 from tests.helpers import git, invoke
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 
 def _ids(home: Path) -> list[str]:

@@ -11,7 +11,7 @@ from memex.core import frontmatter
 from memex.index import build
 from memex.storage import homes, usage
 from tests.helpers import invoke
-from tests.memfiles import edit, memory, read, write
+from tests.helpers.memfiles import edit, memory, read, write
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

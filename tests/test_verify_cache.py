@@ -9,7 +9,7 @@ import pytest
 
 from memex.storage import homes
 from memex.workflows import verify
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memex.storage import homes
 from tests.helpers import invoke, invoke_json
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 
 
 def test_verify_fails_a_body_over_the_teams_limit(repo: Path) -> None:

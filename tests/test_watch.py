@@ -77,7 +77,7 @@ def test_a_watched_index_walks_only_after_a_change(repo: Path,
     from memex.index import build
     from memex.storage import homes, journal
     from memex.workflows import reads
-    from tests.memfiles import memory, write
+    from tests.helpers.memfiles import memory, write
 
     write(repo, memory(body="first note"))
     ws = homes.workspace()

@@ -13,7 +13,7 @@ import pytest
 
 from memex.storage import homes, locks
 from tests.helpers import git, invoke, invoke_json
-from tests.memfiles import memory, write
+from tests.helpers.memfiles import memory, write
 from tests.test_migrate import write_v1
 
 

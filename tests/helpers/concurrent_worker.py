@@ -3,7 +3,7 @@ steps in a loop in one interpreter (as many CLI runs would, without the start-up
 cost) and prints one line per step: `ok`, or `exit N: message`. A traceback ends the
 process with a non-zero status and the traceback on stderr.
 
-usage: python -m tests.concurrent_worker WORKER_NUMBER STEP [STEP ...]
+usage: python -m tests.helpers.concurrent_worker WORKER_NUMBER STEP [STEP ...]
 a STEP is a tab-free string of arguments joined by '|', e.g. "capture|text one"."""
 
 from __future__ import annotations

@@ -316,7 +316,7 @@ def gitea_comments(fake: FakeHost, number: int) -> Thread:
 
 
 def gh_comment(cid: int, body: str, number: int = 12) -> dict[str, Any]:
-    from tests.fakegithub import OWNER, REPO, user
+    from tests.helpers.fakegithub import OWNER, REPO, user
 
     api = f"https://api.github.com/repos/{OWNER}/{REPO}"
     return {"id": cid, "node_id": "MDEyOklzc3VlQ29tbWVudDE=",
@@ -328,7 +328,7 @@ def gh_comment(cid: int, body: str, number: int = 12) -> dict[str, Any]:
 
 
 def github_comments(fake: FakeHost, number: int, prefix: str = "") -> Thread:
-    from tests.fakegithub import OWNER, REPO
+    from tests.helpers.fakegithub import OWNER, REPO
 
     base = f"{prefix}/repos/{OWNER}/{REPO}/issues"
     return Thread(fake, f"{base}/{number}/comments", f"{base}/comments", "PATCH",

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests import fakehosts
-from tests.fakehosts import FakeHost
+from tests.helpers import fakehosts
+from tests.helpers.fakehosts import FakeHost
 
 OWNER, REPO = "Acme", "App"
 
