@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memex.workflows.hosts.base import HostError, PullRequest
-from memex.workflows.hosts.rest import Rest, mapping
+from memex.workflows.hosts.rest import Rest, mapping, newest, verdict
 
 PAGE = "50"
 
@@ -53,8 +53,7 @@ class Gitea(Rest):
                 and mapping(p.get("head")).get("ref") == branch]
         if not mine:
             return None
-        opened = [p for p in mine if p.get("state") == "open"]
-        chosen = max(opened or mine, key=lambda p: str(p.get("updated_at") or ""))
+        chosen = newest(mine, "open")
         try:
             number = int(chosen["number"])
             state = str(chosen["state"])
@@ -89,10 +88,4 @@ def summarise(reviews: list[Any]) -> tuple[str, tuple[str, ...], tuple[str, ...]
             continue  # a dismissed review no longer counts; the one before it still does
         if state in ("APPROVED", "REQUEST_CHANGES"):
             latest[login] = state
-    approvers = tuple(u for u, s in latest.items() if s == "APPROVED")
-    requesters = tuple(u for u, s in latest.items() if s == "REQUEST_CHANGES")
-    if requesters:
-        return "changes_requested", approvers, requesters
-    if approvers:
-        return "approved", approvers, requesters
-    return "pending", approvers, requesters
+    return verdict(latest, "APPROVED", "REQUEST_CHANGES")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memex.workflows.hosts.base import HostError, PullRequest
-from memex.workflows.hosts.rest import Rest, cli_token, mapping
+from memex.workflows.hosts.rest import Rest, cli_token, mapping, newest, verdict
 
 DEFAULT_API = "https://api.github.com"
 
@@ -93,9 +93,7 @@ def pick_pull(pulls: list[Any], branch: str) -> dict[str, Any] | None:
         not isinstance(p.get("head"), dict) or p["head"].get("ref") in (None, branch))]
     if not mine:
         return None
-    open_ones = [p for p in mine if p.get("state") == "open"]
-    pool = open_ones or mine
-    return max(pool, key=lambda p: str(p.get("updated_at") or p.get("created_at") or ""))
+    return newest(mine, "open")
 
 
 def summarise_reviews(reviews: list[Any]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -111,10 +109,4 @@ def summarise_reviews(reviews: list[Any]) -> tuple[str, tuple[str, ...], tuple[s
             latest[login] = state
         elif state == "DISMISSED":
             latest.pop(login, None)
-    approvers = tuple(u for u, s in latest.items() if s == "APPROVED")
-    requesters = tuple(u for u, s in latest.items() if s == "CHANGES_REQUESTED")
-    if requesters:
-        return "changes_requested", approvers, requesters
-    if approvers:
-        return "approved", approvers, requesters
-    return "pending", approvers, requesters
+    return verdict(latest, "APPROVED", "CHANGES_REQUESTED")

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memex.workflows.hosts.base import HostError, PullRequest
-from memex.workflows.hosts.rest import Rest, cli_token, mapping
+from memex.workflows.hosts.rest import Rest, cli_token, mapping, newest
 
 
 def token(env: Mapping[str, str], host: str) -> tuple[str | None, str]:
@@ -59,8 +59,7 @@ class GitLab(Rest):
                 and m.get("source_branch") in (None, branch)]
         if not mine:
             return None
-        opened = [m for m in mine if m.get("state") == "opened"]
-        chosen = max(opened or mine, key=lambda m: str(m.get("updated_at") or ""))
+        chosen = newest(mine, "opened")
         try:
             iid = int(chosen["iid"])
             state = str(chosen["state"])

@@ -136,3 +136,23 @@ class Rest:
 
 def mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def newest(requests: list[dict[str, Any]], open_state: str) -> dict[str, Any]:
+    """The branch's open PR/MR most recently updated, else its most recently updated one."""
+    opened = [r for r in requests if r.get("state") == open_state]
+    return max(opened or requests,
+               key=lambda r: str(r.get("updated_at") or r.get("created_at") or ""))
+
+
+def verdict(latest: Mapping[str, str], approved: str, changes: str
+            ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(approved | changes_requested | pending, approvers, requesters) from each
+    reviewer's latest state, in the host's own words for approval and for changes."""
+    approvers = tuple(u for u, s in latest.items() if s == approved)
+    requesters = tuple(u for u, s in latest.items() if s == changes)
+    if requesters:
+        return "changes_requested", approvers, requesters
+    if approvers:
+        return "approved", approvers, requesters
+    return "pending", approvers, requesters
