@@ -115,3 +115,41 @@ def test_the_scan_reports_a_random_token_by_line_and_never_echoes_it() -> None:
     assert [(f.line, f.kind) for f in findings] == [(6, bare_secrets.KIND)]
     assert secret[4:] not in findings[0].describe()
     assert scan.check_texts([("m.md", redact.redact(text).text)]) == []
+
+
+def _not_secrets() -> list[str]:
+    """What a false positive is: values that say they are fake, computed or public, data
+    that is encrypted or encoded text, and placeholders typed in place of a key."""
+    value = _random(_LOWER_DIGITS, 40)
+    b64 = _random(_B64, 64)
+    return [
+        f'wrongLength := "{value}"',  # a test's invalid input, named so
+        f'invalid_api_key = "{value}"',
+        f'nonMatchingToken := "{_random(_LOWER_DIGITS, 16)}"',
+        f"const fakeSecret = '{value}';",
+        f'<input type="hidden" name="authenticity_token" value="{value}" />',
+        f'{{"signature":"{_random(_ALNUM, 80)}"}}',
+        f"// X-Request-Signature: {_random(_ALNUM, 60)}",
+        "name: ENC[AES256_GCM,data:" + _random(_B64, 12) + "=,iv:" + _random(_B64, 43) + "=,tag:"
+        + _random(_B64, 22) + "==,type:str]",
+        f"enc: |\n    -----BEGIN PGP MESSAGE-----\n\n    {b64}\n    {b64[::-1]}\n"
+        "    -----END PGP MESSAGE-----",
+        "data-name1: ZGF0YS12YWx1ZTE=\ndata-name2: Y29uZmlnLXZhbHVlLTI=",  # base64 of names
+        "keyVaultToStoreSecrets: team-kv-2049117731",  # a Key Vault's name
+        f"key = sk-{_random(_LOWER_DIGITS, 6)}-abcdefghijkl-{_random(_LOWER_DIGITS, 12)}",
+        "AIza" + "a" * 35,  # a format's prefix, then one character held down
+        "sgp_" + "4444444b" + "EEEEE" + "9999999" + "DdddD" + "c" * 15,  # 40 hex
+    ]
+
+
+@pytest.mark.parametrize("text", _not_secrets())
+def test_what_a_false_positive_is_is_left_alone(text: str) -> None:
+    assert redact.redact(text).text == text
+
+
+def test_base64_of_credentials_is_still_masked() -> None:
+    import base64
+
+    for raw in ("admin:hunter2hunter2", "mypassword", "S!B*d$zDsb="):
+        token = base64.b64encode(raw.encode()).decode()
+        assert _masked(f"use {token} here", token), raw

@@ -41,7 +41,7 @@ import math
 import re
 import string
 
-__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "spans"]
+__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "spans", "typed_sequence"]
 
 KIND = "random-token"
 MIN_RUN = 12
@@ -111,9 +111,10 @@ _SPARED_BEFORE = re.compile(
 _SPARED_PREFIX = re.compile(
     r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[:=-]|pk_(?:live|test)_")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
+# An armoured block that holds no private key: a certificate, a public key, a signature,
+# an encrypted message (``-----BEGIN PGP MESSAGE-----``, SOPS' PGP section).
 _PUBLIC_BLOCK = re.compile(
-    r"-----BEGIN (?:CERTIFICATE|[A-Z0-9 ]*PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)"
-    r"-----.*?(?:-----END[^\n]*-----|\Z)",
+    r"-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----.*?(?:-----END[^\n]*-----|\Z)",
     re.DOTALL,
 )
 
@@ -121,12 +122,27 @@ _WORD_END = frozenset(" \t\r\n\"'`<>()[]{}|,;")
 # ``name = value``, ``name: value``, ``"name": "value"``, ``name => value`` right before a run
 _NAME_BEFORE = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[\"']?[ \t]*(?:=>|:?=|:)[ \t]*[\"']?$")
-# Names whose values are ids, names, digests or public values, not secrets.
+# Names that say their value is not a real one: a test's wrong, invalid or fake input
+# (``wrongLength := "AkCp..."``, ``nonMatchingToken``, ``fake_key``); lower case.
+FAKE_NAME = r"wrong|invalid|non_?matching|not_?matching|mismatch|fake|dummy|mock|bogus"
+# Names whose values are ids, names, digests, signatures or public values, not secrets.
 _PUBLIC_NAME = re.compile(
     r"(?i:csrf|xsrf|authenticity|public|publishable|primary|foreign|partition|sort[_-]?key"
-    r"|checksum|digest|hash|etag|nonce|uuid|guid|commit|revision|accessor)"
+    r"|checksum|digest|hash|etag|nonce|uuid|guid|commit|revision|accessor|signature"
+    f"|{FAKE_NAME})"
     r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
 )
+# An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
+_ATTRIBUTE_NAME = re.compile(
+    r"""\bname=["'](?P<name>[^"'<>]{1,80})["'][^<>]{0,200}?\bvalue=["']$""")
+
+# Letters or digits in alphabet order, as a person types them in place of a key
+# ("abcdefghij", "12345678"); a generated key never holds eight in a row.
+MIN_TYPED_RUN = 8
+_TYPED = re.compile("|".join(
+    re.escape(seq[i : i + MIN_TYPED_RUN])
+    for seq in (string.ascii_lowercase, string.digits + "0")
+    for i in range(len(seq) - MIN_TYPED_RUN + 1)))
 
 # piece classes
 _SPARED, _NEUTRAL, _RANDOM = 0, 1, 2
@@ -136,6 +152,11 @@ def _entropy(value: str) -> float:
     n = len(value)
     log2 = math.log2
     return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
+
+
+def typed_sequence(value: str) -> bool:
+    """Does ``value`` hold :data:`MIN_TYPED_RUN` letters or digits in alphabet order?"""
+    return _TYPED.search(value.lower()) is not None
 
 
 def _placeholder_run(piece: str) -> bool:
@@ -216,8 +237,9 @@ def _run_span(run: str) -> tuple[int, int] | None:
 
 
 def _encoded_text(run: str) -> bool:
-    """Is ``run`` base64 of prose or of a JSON/XML document (``aGVsbG8gd29ybGQ=``,
-    ``eyJhbGciOiJIUzI1NiJ9``)?  Encoded text is data; key material decodes to bytes."""
+    """Is ``run`` base64 of text: prose, a name, a JSON/XML document (``aGVsbG8gd29ybGQ=``,
+    ``ZGF0YS12YWx1ZTE=``, ``eyJhbGciOiJIUzI1NiJ9``)?  Encoded text is data; key material
+    decodes to bytes."""
     if not _BASE64.fullmatch(run):
         return False
     body = run.rstrip("=")[: _SAMPLE * 4]  # whole quads: the start decodes on its own
@@ -226,7 +248,18 @@ def _encoded_text(run: str) -> bool:
         decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return False
-    return decoded.isprintable() and (" " in decoded or decoded[:1] in "{[<")
+    if not decoded.isprintable():
+        return False
+    if " " in decoded or decoded[:1] in "{[<":
+        return True
+    # a name (``data-value1``), not a password or ``user:password`` that an Authorization
+    # header or a Kubernetes secret encodes
+    return _ENCODED_NAME.fullmatch(decoded) is not None and \
+        _CREDENTIAL_WORD.search(decoded) is None and _is_name(decoded)
+
+
+_ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
 
 
 def _is_name(name: str) -> bool:
@@ -245,9 +278,21 @@ def _in_url(text: str, start: int, end: int) -> bool:
 
 
 def _public_value(text: str, start: int) -> bool:
-    """Is the run at ``start`` the value of a name that says it is public or an id?"""
-    m = _NAME_BEFORE.search(text, max(0, start - 80), start)
-    return m is not None and _PUBLIC_NAME.search(m.group("name")) is not None
+    """Is the run at ``start`` the value of a name that says it is public, an id or not a
+    real value?"""
+    for m in (_NAME_BEFORE.search(text, max(0, start - 80), start),
+              _ATTRIBUTE_NAME.search(text, max(0, start - 300), start)):
+        if m is not None and _PUBLIC_NAME.search(m.group("name")):
+            return True
+    return False
+
+
+def _in_sops_value(text: str, start: int) -> bool:
+    """Is ``start`` inside a SOPS ``ENC[AES256_GCM,data:...,iv:...,tag:...]`` value (its
+    parts are ciphertext, nonce and tag: encrypted data, not a key)?"""
+    line = text.rfind("\n", 0, start) + 1
+    opening = text.rfind("ENC[", line, start)
+    return opening != -1 and "]" not in text[opening:start]
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
@@ -280,7 +325,8 @@ def spans(text: str) -> list[tuple[int, int]]:
         skip = [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
     for start, stop in runs:
         run = text[start:stop]
-        if _PLACEHOLDER.search(run) or _FILE_NAME.search(run) or _encoded_text(run):
+        if _PLACEHOLDER.search(run) or typed_sequence(run) or _FILE_NAME.search(run) or \
+                _encoded_text(run):
             continue
         named = _NAME_IN_RUN.match(run)
         if named and _is_name(named.group()[:-1]):
@@ -290,7 +336,8 @@ def spans(text: str) -> list[tuple[int, int]]:
         found = _run_span(run)
         if found is None:
             continue
-        if _SPARED_PREFIX.match(run) or _SPARED_BEFORE.search(text, max(0, start - 40), start):
+        if _SPARED_PREFIX.match(run) or _SPARED_BEFORE.search(text, max(0, start - 40), start) \
+                or _in_sops_value(text, start):
             continue
         if skip and any(a <= start < b for a, b in skip):
             continue

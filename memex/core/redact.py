@@ -203,6 +203,8 @@ _NOT_SECRET_NAME = re.compile(
     r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
     r"|(?<![a-z])bucket"
     r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms|scope"
+    r"|key_?vault"  # an Azure Key Vault's name or URL
+    f"|{bare_secrets.FAKE_NAME}"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
 _ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
@@ -243,7 +245,8 @@ _PLACEHOLDER_WORDS = re.compile(
     r"<[a-z]|\$\{|\{\{|%\(|process\.env|getenv|environ",
     re.IGNORECASE,
 )
-# Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.
+# Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.  (Digits in
+# order are not enough: documented sample keys such as 12345678-ABCD-... are masked.)
 _ALPHABET_RUN = re.compile("|".join(string.ascii_lowercase[i : i + 10] for i in range(17)))
 _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
@@ -294,12 +297,22 @@ _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
 
 def _is_filler(body: str) -> bool:
-    """Mostly (3 in 4) one filler character: ``ghp_`` then a run of x, ``glc_1111...``,
-    ``00000TUVW``."""
+    """A placeholder typed in place of a key's characters: mostly (3 in 4) one filler
+    character (``ghp_`` then a run of x, ``glc_1111...``, ``00000TUVW``) or half of it in runs
+    of four equal characters (``AIzaaaaa...``, ``5555555dAAAAA7777777``); a generated key
+    repeats a character four times about once in 4,000 places (hex).  (Letters or digits in
+    alphabet order are not enough here: providers' own documented sample keys, which the
+    format rules must still mask, are written that way.)"""
     if not body:
         return True
     common = max(_FILLERS, key=body.count)
-    return body.count(common) * 4 >= len(body) * 3
+    if body.count(common) * 4 >= len(body) * 3:
+        return True
+    repeated = sum(len(m.group()) for m in _REPEATED.finditer(body))
+    return repeated * 2 >= len(body)
+
+
+_REPEATED = re.compile(r"(.)\1{3,}")
 
 
 def _valid_token(checks: int, body: str) -> bool:
