@@ -32,6 +32,7 @@ SECRETS = [
     _random(_ALNUM, 30) + "#" + _random(_ALNUM, 8),  # a password-like key with a symbol
     "deploy:" + _random(_ALNUM, 20),  # user:password with no curl -u before it
     _random(_ALNUM, 41) + "_",  # base64url ends in "_" or "-" as often as in a letter
+    _random("0123456789abcdef", 64),  # a 256-bit key in hex (discord, sentry, HMAC keys)
 ]
 SENTENCES = ("the deploy key is {} for now", "{}", "use {} here", "- `{}`")
 
@@ -64,6 +65,10 @@ def test_a_key_wrapped_over_lines_is_one_finding_and_keeps_its_lines() -> None:
 ORDINARY = [
     "fixed in 3f9c2a1, see a664f91d6f7b127a6f5c331aaa9c3ff3b1d27f01 for the revert",
     "image digest sha256:" + "9b2d" * 16,
+    "image: amazon/aws-cli@sha256:" + _random("0123456789abcdef", 64),
+    "the tarball's SHA-256 is " + _random("0123456789abcdef", 64) + ", checked",
+    _random("0123456789abcdef", 64) + "  git-memex-1.0.tar.gz",  # sha256sum output
+    "commit " + _random("0123456789abcdef", 64) + " (a SHA-256 repository)",
     "the memory 01JD5V3K8Q2W9X7Y6Z5A4B3C2D supersedes 01M8SF3FCGWQDDVTNK1EATBCQ4",
     "tenant 3f2a9c1e-7b4d-4e8a-9f0c-1d2e3f4a5b6c is the staging one",
     "call get_user_by_id_and_org_name() or getUserAccountByIdAndOrgName()",
@@ -138,6 +143,7 @@ def _not_secrets() -> list[str]:
         "keyVaultToStoreSecrets: team-kv-2049117731",  # a Key Vault's name
         f"key = sk-{_random(_LOWER_DIGITS, 6)}-abcdefghijkl-{_random(_LOWER_DIGITS, 12)}",
         "AIza" + "a" * 35,  # a format's prefix, then one character held down
+        f'"token": "{_random(string.digits, 12)}-{_random(string.digits, 12)}-' + '#' * 20 + '"',
         "sgp_" + "4444444b" + "EEEEE" + "9999999" + "DdddD" + "c" * 15,  # 40 hex
     ]
 

@@ -11,7 +11,8 @@ A run of token characters (letters, digits, ``_ + / = ~ . -``) at least
 :data:`MIN_RUN` long is cut into pieces at its separators and at nothing else.  A piece is
 
 * *spared* when its shape is one coding text uses for ids: hexadecimal of a git object id's
-  length (7-12 abbreviated, 40 SHA-1, 64 SHA-256), a ULID, digits only, or a placeholder
+  length (7-12 abbreviated, 40 SHA-1; 64, SHA-256, only where its line names a digest), a
+  ULID, digits only, or a placeholder
   (a run of five equal or consecutive characters, ``xxxx``, ``example``, low entropy);
 * *random* when it is at least :data:`MIN_PIECE` characters long and shows at least
   :data:`MIN_ANOMALIES` anomalies, at least one for every :data:`MAX_CHARS_PER_ANOMALY`
@@ -92,7 +93,15 @@ _PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+")
 _ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
-_GIT_ID_LENGTHS = frozenset((*range(7, 13), 40, 64))
+_GIT_ID_LENGTHS = frozenset((*range(7, 13), 40))
+# 64 hexadecimal characters are a SHA-256 digest or a 256-bit key: a digest is spared where
+# its line says so (``sha256``, ``digest``, ``checksum``, ``commit``...) or in the output of
+# ``sha256sum`` (the digest, two spaces, a file name); a key is masked.
+_HEX64 = re.compile(r"[0-9a-f]{64}|[0-9A-F]{64}")  # (a piece of the run)
+_DIGEST_WORDS = re.compile(
+    r"sha-?256|sha-?2|sha3|blake|digest|checksum|hash|commit|object|blob|tree|oid|integrity"
+    r"|fingerprint|image|layer|manifest", re.IGNORECASE)
+_SUM_LINE = re.compile(r"[ \t][ *][^\s]")  # sha256sum: "<digest>  name" / "<digest> *name"
 _PLACEHOLDER = re.compile(
     r"example|dummy|sample|placeholder|redacted|changeme|your|fake|xxxx|\.\.", re.IGNORECASE)
 # ``name=value`` inside one run (``primaryKey=...``, ``?token=...``): the name is not random
@@ -194,11 +203,11 @@ def anomalies(piece: str) -> int:
     return count
 
 
-def _classify(piece: str) -> int:
+def _classify(piece: str, digests: bool = False) -> int:
     n = len(piece)
     if piece.isdigit() or _HEX_NUMBER.fullmatch(piece):
         return _SPARED
-    if n in _GIT_ID_LENGTHS and _HEX.fullmatch(piece):
+    if (n in _GIT_ID_LENGTHS or (digests and n == 64)) and _HEX.fullmatch(piece):
         return _SPARED
     if n == 26 and _ULID.fullmatch(piece):
         return _SPARED
@@ -214,10 +223,12 @@ def _classify(piece: str) -> int:
     return _RANDOM
 
 
-def _run_span(run: str) -> tuple[int, int] | None:
+def _run_span(run: str, digests: bool = False) -> tuple[int, int] | None:
     """The random part of one run (offsets in ``run``), or None.  A run that is mostly
-    random (half of its letters and digits or more) is masked whole."""
-    pieces = [(m.start(), m.end(), _classify(m.group())) for m in _PIECE.finditer(run)]
+    random (half of its letters and digits or more) is masked whole.  ``digests``: the line
+    says its 64-hex pieces are digests."""
+    pieces = [(m.start(), m.end(), _classify(m.group(), digests))
+              for m in _PIECE.finditer(run)]
     randoms = [i for i, p in enumerate(pieces) if p[2] == _RANDOM]
     if not randoms:
         return None
@@ -287,6 +298,13 @@ def _public_value(text: str, start: int) -> bool:
     return False
 
 
+def _digest_line(text: str, start: int, stop: int) -> bool:
+    """Does the line of the run at ``start:stop`` say its 64-hex pieces are digests?"""
+    line = text.rfind("\n", 0, start) + 1
+    return _DIGEST_WORDS.search(text, max(line, start - 80), stop) is not None or \
+        (_SUM_LINE.match(text, stop) is not None and not text[line:start].strip())
+
+
 def _in_sops_value(text: str, start: int) -> bool:
     """Is ``start`` inside a SOPS ``ENC[AES256_GCM,data:...,iv:...,tag:...]`` value (its
     parts are ciphertext, nonce and tag: encrypted data, not a key)?"""
@@ -333,7 +351,8 @@ def spans(text: str) -> list[tuple[int, int]]:
             if _PUBLIC_NAME.search(named.group()[:-1]):
                 continue
             run, start = run[named.end() :], start + named.end()
-        found = _run_span(run)
+        found = _run_span(run, _HEX64.search(run) is not None and
+                          _digest_line(text, start, start + len(run)))
         if found is None:
             continue
         if _SPARED_PREFIX.match(run) or _SPARED_BEFORE.search(text, max(0, start - 40), start) \

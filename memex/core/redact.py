@@ -241,7 +241,7 @@ _REGEX_SYNTAX = re.compile(
 _CALL_BEFORE = re.compile(r"\([ \t]*[\"']$")  # setProperty( "KEY" ...
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
-    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.|"
+    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|####|\.\.\.|"
     r"<[a-z]|\$\{|\{\{|%\(|process\.env|getenv|environ",
     re.IGNORECASE,
 )
