@@ -53,6 +53,31 @@ def test_a_random_token_is_masked_alone(sentence: str) -> None:
         assert redact.find_secrets(redact.redact(text).text) == []
 
 
+def test_a_key_in_short_dashed_groups_is_masked_a_uuid_is_not() -> None:
+    # 8-4-4-4-12 groups, the middle ones with letters past f: shaped like a UUID, not one
+    hexdigits = "0123456789abcdef"
+    key = "-".join([_random(hexdigits, 8), "g7k2", "3z9q", "m4w1", _random(hexdigits, 12)])
+    for sentence in SENTENCES:
+        assert _masked(sentence.format(key), key), sentence
+    uuid = "3f2a9c1e-7b4d-4e8a-9f0c-1d2e3f4a5b6c"
+    assert redact.redact(f"use {uuid} here").text == f"use {uuid} here"
+
+
+def test_a_name_that_says_do_not_commit_is_no_commit_id() -> None:
+    value = _random(_ALNUM, 30)
+    assert _masked(f"todo_secret_do_not_commit = {value}", value)
+
+
+@pytest.mark.parametrize("tail", ["=8xQN", _random(_B64, 22) + "=="])
+def test_a_wrapped_key_after_a_key_word_is_one_finding_with_its_last_line(tail: str) -> None:
+    first = _random(_B64, 64)
+    for text in (f"the deploy key is {first}\n{tail} for now", f"{first}\n{tail}"):
+        result = redact.redact(text)
+        assert len(result.findings) == 1, text
+        assert result.text.count("\n") == 1
+        assert first[4:] not in result.text and tail[1:] not in result.text, result.text
+
+
 def test_a_key_wrapped_over_lines_is_one_finding_and_keeps_its_lines() -> None:
     body = "\n".join(_random(_B64, 64) for _ in range(4))
     text = f"the service account key:\n{body}\nrotate it monthly"

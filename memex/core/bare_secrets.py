@@ -127,6 +127,12 @@ _PUBLIC_BLOCK = re.compile(
     re.DOTALL,
 )
 
+# The short last line of a key wrapped over lines, after a line of 40 or more: base64 with
+# its padding or a PGP armour checksum (``XI=``, ``=8xQN``).
+_MIN_WRAPPED = 40
+_WRAP_TAIL = re.compile(
+    r"[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9+/]{0,79}=)[A-Za-z0-9+/]*={1,2}[A-Za-z0-9+/]*"
+    r"(?<=[A-Za-z0-9+/=]{4})(?=\s|$)")
 _WORD_END = frozenset(" \t\r\n\"'`<>()[]{}|,;")
 # ``name = value``, ``name: value``, ``"name": "value"``, ``name => value`` right before a run
 _NAME_BEFORE = re.compile(
@@ -137,7 +143,8 @@ FAKE_NAME = r"wrong|invalid|non_?matching|not_?matching|mismatch|fake|dummy|mock
 # Names whose values are ids, names, digests, signatures or public values, not secrets.
 _PUBLIC_NAME = re.compile(
     r"(?i:csrf|xsrf|authenticity|public|publishable|primary|foreign|partition|sort[_-]?key"
-    r"|checksum|digest|hash|etag|nonce|uuid|guid|commit|revision|accessor|signature"
+    r"|checksum|digest|hash|etag|nonce|uuid|guid|(?<!not_)(?<!not)commit|revision|accessor"
+    r"|signature"
     f"|{FAKE_NAME})"
     r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
 )
@@ -231,7 +238,7 @@ def _run_span(run: str, digests: bool = False) -> tuple[int, int] | None:
               for m in _PIECE.finditer(run)]
     randoms = [i for i, p in enumerate(pieces) if p[2] == _RANDOM]
     if not randoms:
-        return None
+        return _dashed_span(run, pieces)
     first, last = randoms[0], randoms[-1]
     random_chars = sum(pieces[i][1] - pieces[i][0] for i in randoms)
     if random_chars * 2 >= sum(p[1] - p[0] for p in pieces):
@@ -245,6 +252,20 @@ def _run_span(run: str, digests: bool = False) -> tuple[int, int] | None:
     while end > start and run[end - 1] in _TRAILING:
         end -= 1  # sentence punctuation after the token
     return start, end
+
+
+def _dashed_span(run: str, pieces: list[tuple[int, int, int]]) -> tuple[int, int] | None:
+    """A key cut into short groups (``8-4-4-4-12`` with letters past ``f``: not a UUID) is
+    judged as the string its groups make together; a UUID (all hexadecimal) stays spared."""
+    if len(pieces) < 3 or any(end - start >= MIN_PIECE * 2 for start, end, _ in pieces):
+        return None
+    groups = [run[start:end] for start, end, _ in pieces]
+    if any(g.isalpha() and len(g) >= 3 and not anomalies(g) for g in groups):
+        return None  # a word among them: a name (project__remote__9c570c1e24d2)
+    joined = "".join(groups)
+    if len(joined) < MIN_PIECE * 2 or _HEX.fullmatch(joined) or _classify(joined) != _RANDOM:
+        return None
+    return pieces[0][0], pieces[-1][1]
 
 
 def _encoded_text(run: str) -> bool:
@@ -366,5 +387,8 @@ def spans(text: str) -> list[tuple[int, int]]:
         if out and not text[out[-1][1] : begin].strip() and \
                 text.count("\n", out[-1][1], begin) == 1:
             begin = out.pop()[0]
+        if end - begin >= _MIN_WRAPPED:
+            tail = _WRAP_TAIL.match(text, end)
+            end = tail.end() if tail else end
         out.append((begin, end))
     return out

@@ -570,15 +570,31 @@ def _detect(text: str) -> list[_Hit]:
         return []
     cands.sort()
     claimed = bytearray(len(text))
-    hits: list[_Hit] = []
-    for _prio, start, end, kind, masked in cands:
+    taken: list[_Cand] = []
+    for prio, start, end, kind, masked in cands:
         if claimed.find(1, start, end) != -1:
-            continue
+            inside = _wrapped(text, start, end, kind, taken)
+            if not inside:
+                continue
+            # a key wrapped over lines whose first line a format or a key word found: one
+            # secret, reported with that kind, masked with its lines kept
+            for cand in inside:
+                taken.remove(cand)
+            kind, masked = inside[0][3], _is_masked_block(text[start:end])
         claimed[start:end] = b"\x01" * (end - start)
-        if not masked:
-            hits.append((start, end, kind))
-    hits.sort()
-    return hits
+        taken.append((prio, start, end, kind, masked))
+    return sorted((start, end, kind) for _p, start, end, kind, masked in taken if not masked)
+
+
+def _wrapped(text: str, start: int, end: int, kind: str, taken: list[_Cand]) -> list[_Cand]:
+    """The candidates a wrapped random block at ``start:end`` continues over more lines:
+    all that it overlaps, when it holds each of them whole (else none)."""
+    if kind != bare_secrets.KIND or "\n" not in text[start:end]:
+        return []
+    inside = [c for c in taken if c[1] < end and start < c[2]]
+    if all(start <= c[1] and c[2] <= end and "\n" not in text[c[1] : c[2]] for c in inside):
+        return inside
+    return []
 
 
 def _apply_masks(text: str, hits: list[_Hit]) -> str:
@@ -587,7 +603,8 @@ def _apply_masks(text: str, hits: list[_Hit]) -> str:
     for start, end, kind in hits:
         pieces.append(text[pos:start])
         secret = text[start:end]
-        pieces.append(_mask_block(secret) if kind in _BLOCK_KINDS else mask(secret))
+        pieces.append(_mask_block(secret) if kind in _BLOCK_KINDS or "\n" in secret
+                      else mask(secret))
         pos = end
     pieces.append(text[pos:])
     return "".join(pieces)
