@@ -63,6 +63,13 @@ def test_a_key_in_short_dashed_groups_is_masked_a_uuid_is_not() -> None:
     assert redact.redact(f"use {uuid} here").text == f"use {uuid} here"
 
 
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_user_password_pair_is_masked_whole(sentence: str) -> None:
+    low = string.ascii_lowercase
+    pair = f"{_random(low, 7)}:P@{_random(low, 4)}w0{_random(low, 2)}$1"  # too short a run
+    assert _masked(sentence.format(pair), pair)
+
+
 def test_a_name_that_says_do_not_commit_is_no_commit_id() -> None:
     value = _random(_ALNUM, 30)
     assert _masked(f"todo_secret_do_not_commit = {value}", value)
@@ -114,6 +121,9 @@ ORDINARY = [
     "placeholders: ghp_xxxxxxxxxxxxxxxxxxxx, AKIAIOSFODNN7EXAMPLE, 0123456789abcdefABCDEF,"
     " aaaaaaaaaaaaaaaaaaaaaaaa, ${DATABASE_PASSWORD}, <your-api-key>, sk_test_EXAMPLEKEY1234",
     "a shortened example: ops_eyJzaWduSW5B...",
+    "FROM python:3.12-slim, redis:7.2.4-alpine on localhost:8080 at 12:30:45",
+    "s = line[index+2:] and chown www-data:www-data; git@github.com:owner/repo.git",
+    "ERROR:root:failed#3 and mailto:ops@site.org, C:\\Users\\me and scp host:~/dir2",
     "the numbers 1234567890123456789 and 20261201T235959Z",
 ]
 

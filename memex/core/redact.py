@@ -479,6 +479,8 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
+    if ":" in text:
+        _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", _SIDEKIQ, out)
     if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
@@ -486,6 +488,27 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             if _k8s_kind_of(text, block.start()):
                 _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
                                  out, offset=block.start())
+
+
+# ``user:password`` standing alone: found from the colon; the password holds a letter, a
+# digit and a symbol that a version, image tag, path, time or slice never holds.
+_PAIR_PASSWORD = re.compile(
+    r":(?P<p>[^\s:\"'`<>()\[\]{},;|\\/]{0,63}[!@#$%^&*~][^\s:\"'`<>()\[\]{},;|\\]{0,63})"
+    r"(?=[\s\"'`)\],;]|$)")
+_PAIR_USER = re.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+
+
+def _pair_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    for m in _PAIR_PASSWORD.finditer(text):
+        password = m.group("p").rstrip(".!?")
+        if len(password) < 6 or _DIGIT.search(password) is None or \
+                _LETTER.search(password) is None or password[0] in "$%{<~=":
+            continue
+        user = _PAIR_USER.search(text, max(0, m.start() - 40), m.start())
+        if user is None or _PLACEHOLDER_WORDS.search(password) or "://" in password:
+            continue
+        end = m.start("p") + len(password)
+        out.append((prio, user.start(), end, _BASIC_KIND, _is_masked(text[user.start() : end])))
 
 
 def _k8s_kind_of(text: str, pos: int) -> bool:
