@@ -70,6 +70,17 @@ def test_a_user_password_pair_is_masked_whole(sentence: str) -> None:
     assert _masked(sentence.format(pair), pair)
 
 
+def test_a_login_that_is_a_token_is_masked_a_user_name_is_not() -> None:
+    digits, upper = string.digits, string.ascii_uppercase  # long groups: too few anomalies
+    token = "".join(_random(cls, n) for cls, n in ((digits, 8), (upper, 7), (digits, 10),
+                                                  (upper, 7), (digits, 8)))
+    for text in (f'SONAR_LOGIN := "{token}"', f"sonar.login={token}"):
+        assert _masked(text, token), text
+    for text in ('db_login = "jdoe"', "smtp.login: ops.team@mail.site.org",
+                 'LOGIN_URL = "/accounts/login/"', "please login with your account"):
+        assert redact.redact(text).text == text, text
+
+
 def test_a_name_that_says_do_not_commit_is_no_commit_id() -> None:
     value = _random(_ALNUM, 30)
     assert _masked(f"todo_secret_do_not_commit = {value}", value)

@@ -191,7 +191,7 @@ _ASSIGN_WORD = (
     r"passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
     r"|account[_-]?key|private[_-]?key|credential|key(?<=[a-z0-9][_.-]key)(?![a-z])"
     r"|key(?<=[a-z] key)(?= (?:is|was) )|auth(?<=[a-z0-9][_.-]auth)(?![a-z])"
-    r"|creds(?<![a-z]creds)(?![a-z])"
+    r"|creds(?<![a-z]creds)(?![a-z])|login(?<=[a-z0-9][_.-]login)(?![a-z])"
     r"|密码|口令|密钥|パスワード|暗証番号|비밀번호"
 )
 _ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
@@ -257,6 +257,7 @@ _MIN_ASSIGN_LEN = 8
 _MIN_PEM_BODY = 16  # key material is hundreds of characters; "anything" is prose
 _MIN_ASSIGN_ENTROPY = 2.7
 _MIN_PASSWORD_ENTROPY = 2.5
+_MIN_LOGIN_TOKEN = 20  # a login that is a token (sonar.login), not a user name
 _MIN_DIGITS_LEN = 15  # an all-digit value: a client id or secret, not a port or a count
 _FILLERS = frozenset("xX01*#")  # what documentation writes in place of a key's characters
 
@@ -559,6 +560,8 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             value = stripped
         if not value:
             continue
+        if key.group().lower() == "login" and (len(value) < _MIN_LOGIN_TOKEN or "@" in value):
+            continue  # SONAR_LOGIN = <token>; a login that is a user name or an email is none
         password = bool(quote) and _PASSWORD_WORD.search(key.group()) is not None
         if _is_masked(value):
             out.append((prio, start, end, _ASSIGN_KIND, True))
