@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import compileall
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,27 @@ BIN = Path(sys.executable).parent
 PACKAGE = Path(__file__).resolve().parents[1] / "memex"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With xdist, rewrite the test modules' asserts once, here in the controller, into
+    pytest's cache of rewritten modules: each worker would otherwise rewrite all of them
+    (~3 CPU s each; they never write that cache under PYTHONDONTWRITEBYTECODE). pytest's
+    internals: if they change, this does nothing and the workers rewrite as before."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+        for path in sorted(Path(__file__).parent.glob("test_*.py")):
+            pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(path, pyc, state.trace) is None and rewrite.try_makedirs(
+                    pyc.parent):
+                source_hash, code = rewrite._rewrite_test(path, config)
+                rewrite._write_pyc(state, code, source_hash, pyc)
+    except (AttributeError, ImportError, KeyError, OSError, TypeError, ValueError):
+        return
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile the package once: with PYTHONDONTWRITEBYTECODE set (as on the CI machine)
     every git-memex process a test starts would otherwise compile it again (~70 ms)."""
@@ -26,6 +48,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = _isolate(tmp_path, monkeypatch)
+    yield home
+    from memex.index import build
+
+    build.forget_connections()  # the index keeps connections open per process
+
+
+def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "userhome"
     home.mkdir()
     for key in list(os.environ):
@@ -51,10 +81,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     from memex.storage import gitio
 
     gitio.git_binary.cache_clear()
-    yield home
-    from memex.index import build
-
-    build.forget_connections()  # the index keeps connections open per process
+    return home
 
 
 @pytest.fixture
@@ -64,16 +91,40 @@ def memex_home(tmp_path: Path) -> Path:
 
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh git repo with one commit and an origin URL, as the cwd."""
-    path = tmp_path / "repo"
+def _make_repo(path: Path) -> None:
     path.mkdir()
     git("init", "-q", "-b", "main", cwd=path)
     git("remote", "add", "origin", "git@github.com:Acme/App.git", cwd=path)
     (path / "README.md").write_text("demo\n", encoding="utf-8")
     git("add", "README.md", cwd=path)
     git("commit", "-q", "-m", "initial", cwd=path)
+
+
+_templates: dict[str, Path] = {}
+
+
+def copy_of(name: str, make: Callable[[Path], None], dest: Path,
+            factory: pytest.TempPathFactory) -> None:
+    """`dest` as `make` builds it: built once per test process, in an isolation of its own
+    like every test's (same git identity and config), then copied; the copy's files get
+    fresh times (git re-reads the one file its index lists and finds it unchanged)."""
+    template = _templates.get(name)
+    if template is None:
+        base = factory.mktemp(f"template-{name}")
+        template = base / name
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            _isolate(base, monkeypatch)
+            make(template)
+        _templates[name] = template
+    shutil.copytree(template, dest, symlinks=True, copy_function=shutil.copy)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+         tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh git repo with one commit and an origin URL, as the cwd."""
+    path = tmp_path / "repo"
+    copy_of("repo", _make_repo, path, tmp_path_factory)
     monkeypatch.chdir(path)
     return path
 
