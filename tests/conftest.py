@@ -3,11 +3,13 @@ config pointed into its own temp dir, never at the real home."""
 
 from __future__ import annotations
 
+import atexit
 import compileall
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -103,28 +105,38 @@ def _make_repo(path: Path) -> None:
 _templates: dict[str, Path] = {}
 
 
-def copy_of(name: str, make: Callable[[Path], None], dest: Path,
-            factory: pytest.TempPathFactory) -> None:
-    """`dest` as `make` builds it: built once per test process, in an isolation of its own
-    like every test's (same git identity and config), then copied; the copy's files get
-    fresh times (git re-reads the one file its index lists and finds it unchanged)."""
+def copy_template(name: str, make: Callable[[Path], None], dest: Path) -> None:
+    """Into `dest` (it may exist), what `make(folder)` puts into an empty folder: made once
+    per test process, in an isolation of its own like every test's (same git identity and
+    config), then copied. The copies' files get fresh times (git re-reads the files its
+    index lists and finds them unchanged), and the template's path in git's config files
+    and logs (a clone's remote URL) becomes `dest`."""
     template = _templates.get(name)
     if template is None:
-        base = factory.mktemp(f"template-{name}")
-        template = base / name
+        root = Path(tempfile.mkdtemp(prefix="memex-template-"))
+        atexit.register(shutil.rmtree, root, True)
+        template = root / "t"
+        template.mkdir()
         with pytest.MonkeyPatch.context() as monkeypatch:
-            _isolate(base, monkeypatch)
+            _isolate(root, monkeypatch)
             make(template)
         _templates[name] = template
-    shutil.copytree(template, dest, symlinks=True, copy_function=shutil.copy)
+    shutil.copytree(template, dest, symlinks=True, copy_function=shutil.copy,
+                    dirs_exist_ok=True)
+    old, new = str(template).encode(), str(dest).encode()
+    for entry in template.iterdir():
+        git_dir = entry / ".git" if (entry / ".git").is_dir() else entry
+        for path in [git_dir / "config", *(git_dir / "logs").rglob("*")]:
+            copied = dest / path.relative_to(template)
+            if path.is_file() and old in path.read_bytes():
+                copied.write_bytes(copied.read_bytes().replace(old, new))
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-         tmp_path_factory: pytest.TempPathFactory) -> Path:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh git repo with one commit and an origin URL, as the cwd."""
     path = tmp_path / "repo"
-    copy_of("repo", _make_repo, path, tmp_path_factory)
+    copy_template("repo", lambda folder: _make_repo(folder / "repo"), tmp_path)
     monkeypatch.chdir(path)
     return path
 
