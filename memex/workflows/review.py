@@ -23,7 +23,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from memex.core import model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, hosts, hygiene, memdiff, pairs, prstatus, pull, scan
+from memex.workflows import basepairs, conflicts, hosts, memdiff, prstatus, pull, scan
 
 MARKER = "<!-- git-memex review -->"
 DEFAULT_RANGE = "origin/HEAD...HEAD"
@@ -165,22 +165,25 @@ def _worktree_is_head(ws: Workspace, rng: memdiff.Range) -> bool:
 def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
                      touched: set[str]) -> None:
     """The findings against BASE's live memories read from the index (HEAD's folder
-    minus the PR): one row pass without front matter, memories made only of the rows
-    that reach a comparison."""
+    minus the PR): one row pass without front matter; entries and memories made only
+    of the rows that could pair with a PR memory (basepairs)."""
     from memex.index import build, views
 
     with build.open_index(ws) as index:
         rows = [row for row in views.pair_rows(index.conn, "repo") if row[1] not in touched]
-        entries = [conflicts.Entry(mid, f"{title}\n{body}",
+
+        def entry(i: int) -> conflicts.Entry:
+            _, mid, title, body, tags, paths = rows[i]
+            return conflicts.Entry(mid, f"{title}\n{body}",
                                    frozenset(t.lower() for t in json.loads(tags)),
                                    tuple(json.loads(paths)))
-                   for _, mid, title, body, tags, paths in rows]
 
-        def load(index_of: int) -> model.Memory:
-            rowid = rows[index_of][0]
+        def load(i: int) -> model.Memory:
+            rowid = rows[i][0]
             return views.read_rows(index.conn, [rowid])[rowid]
 
-        _findings(out, fresh, entries, load)
+        probes = [f"{title}\n{body}" for _, _, title, body, _, _ in rows]
+        _findings(out, fresh, basepairs.Base(probes, entry, load))
 
 
 def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
@@ -211,37 +214,29 @@ def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
         _base_from_index(ws, out, fresh, touched)
     else:
         base = _base_from_git(ws, rng, touched)
-        _findings(out, fresh, [conflicts.Entry.of(m) for m in base], base.__getitem__)
+        entries = [conflicts.Entry.of(m) for m in base]
+        _findings(out, fresh, basepairs.Base([e.text for e in entries], entries.__getitem__,
+                                             base.__getitem__))
 
 
-def _findings(out: Review, fresh: list[model.Memory], entries: list[conflicts.Entry],
-              load: Callable[[int], model.Memory]) -> None:
-    """Near-duplicates of and contradictions with BASE's live memories (`entries`;
-    `load(i)` makes entry i's memory): the same rules as `health`, the rarity of a
-    word counted over BASE and the PR together."""
-    words = pairs.Words()
-    base = functools.cache(load)  # a memory made once, for the check and its title
-    count = len(entries)
-    ours = {m.id for m in fresh}
-    found = conflicts.among([*entries, *(conflicts.Entry.of(m) for m in fresh)],
-                            lambda i: base(i) if i < count else fresh[i - count],
-                            focus=ours, words=words)
+def _findings(out: Review, fresh: list[model.Memory], base: basepairs.Base) -> None:
+    """Near-duplicates of and contradictions with BASE's live memories: the same rules
+    as `health`, the rarity of a word counted over BASE and the PR together, reading
+    only the base memories that could pair with a PR memory (basepairs)."""
+    found = basepairs.against(fresh, base)
+    memory_of = functools.cache(base.load)  # a memory made once, for each finding
     against: dict[str, list[conflicts.Contradiction]] = {}
-    for conflict in found:
-        if conflict.b not in ours:  # two memories of the PR are not BASE's business
-            against.setdefault(conflict.a, []).append(conflict)
-    position = {entry.id: i for i, entry in enumerate(entries)}
-    known = [(i, words[entry.text]) for i, entry in enumerate(entries)]
-    near = hygiene.duplicates_of([hygiene.text_of(m) for m in fresh], known)
-    for memory, duplicates in zip(fresh, near, strict=True):
+    for conflict in found.contradictions:
+        against.setdefault(conflict.a, []).append(conflict)
+    for memory, duplicates in zip(fresh, found.near, strict=True):
         for i, score in duplicates:
-            other = base(i)
+            other = memory_of(i)
             out.findings.append(Finding(
                 "near-duplicate", memory.id,
                 f"{score:.0%} same words as {other.id[:10]} ({other.title or other.summary}): "
                 "supersede it instead?", other=other.id))
         for conflict in against.get(memory.id, ()):
-            other = base(position[conflict.b])
+            other = memory_of(found.index_of[conflict.b])
             reasons = "; ".join(f"{r.rule}: {r.detail}" for r in conflict.reasons)
             state = " (acknowledged)" if conflict.acknowledged else ""
             out.findings.append(Finding(
