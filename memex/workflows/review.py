@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import model
+from memex.core import lifecycle, model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
@@ -186,16 +186,39 @@ def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
         _findings(out, fresh, basepairs.Base(probes, entry, load))
 
 
+def _base_from_files(ws: Workspace, touched: set[str]) -> list[model.Memory]:
+    """No index yet (a fresh clone): BASE's live memories as the index would hold
+    them (HEAD's folder minus the PR), read from the repo folder without building
+    one: files in path order, an id to its first file, chains completed."""
+    home = next((h for h in store.homes(ws) if h.kind == "repo"), None)
+    if home is None:
+        return []
+    items, _ = store.read_home(home)
+    items.sort(key=lambda item: str(item.path))
+    first: dict[str, model.Memory] = {}
+    for item in items:
+        first.setdefault(item.memory.id, item.memory)
+    completed, _ = lifecycle.complete_chains(first.values())
+    return [m for m in (completed[mid] for mid in first)
+            if m.id not in touched and m.status in model.LIVE_STATUSES]
+
+
 def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
                    ) -> list[model.Memory]:
-    """Every live memory of BASE's folder, read from git in one `cat-file --batch`."""
+    """Every live memory of BASE's folder, read from git in one `cat-file --batch` by
+    blob id (a `REF:PATH` per file makes git read the folder's tree once per file)."""
     assert ws.repo is not None
     top, folder = ws.repo.toplevel, ws.memory_dir_name
-    listing = gitio.run(["ls-tree", "-z", "--name-only", rng.old, "--", f"{folder}/"],
+    listing = gitio.run(["ls-tree", "-z", rng.old, "--", f"{folder}/"],
                         cwd=top, check=False).stdout
-    paths = [p for p in listing.split("\0") if p and store.in_memory_folder(folder, p)]
-    texts = memdiff.read_side(top, rng.old, paths)
-    items = [m for m in (_parsed(t) for t in texts.values()) if m is not None]
+    blobs = []
+    for line in listing.split("\0"):
+        meta, _, path = line.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob" and store.in_memory_folder(folder, path):
+            blobs.append(parts[2])
+    texts = gitio.read_blobs(top, blobs)
+    items = [m for m in (_parsed(texts[b]) for b in blobs) if m is not None]
     return [m for m in items if m.id not in touched and m.status in model.LIVE_STATUSES]
 
 
@@ -209,14 +232,19 @@ def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
              and c.category in ("new", "changed")]
     if not fresh:
         return
+    from memex.index import build
+
     touched = {c.id for c in out.changes}
-    if _worktree_is_head(ws, rng):  # the index holds HEAD: BASE is it minus the PR
-        _base_from_index(ws, out, fresh, touched)
-    else:
+    if not _worktree_is_head(ws, rng):
         base = _base_from_git(ws, rng, touched)
-        entries = [conflicts.Entry.of(m) for m in base]
-        _findings(out, fresh, basepairs.Base([e.text for e in entries], entries.__getitem__,
-                                             base.__getitem__))
+    elif build.db_path(ws).exists():  # the index holds HEAD: BASE is it minus the PR
+        _base_from_index(ws, out, fresh, touched)
+        return
+    else:
+        base = _base_from_files(ws, touched)
+    entries = [conflicts.Entry.of(m) for m in base]
+    _findings(out, fresh, basepairs.Base([e.text for e in entries], entries.__getitem__,
+                                         base.__getitem__))
 
 
 def _findings(out: Review, fresh: list[model.Memory], base: basepairs.Base) -> None:
