@@ -78,19 +78,23 @@ def _search(fresh: Sequence[model.Memory], base: Base, words: pairs.Words,
     seen: set[str] = set()
     compounds = [(pieces, [key for key in keys if key in open_keys])
                  for pieces, keys in conflicts.compound_keys() if open_keys.intersection(keys)]
-    owners: dict[str, list[int]] = {}  # prefix word -> the new texts it is chosen for
-    for n, found in enumerate(fresh_words):
+    # prefix word -> the sizes of a base word set that can be alike to a new text
+    # holding it among its prefix words
+    sizes_for: dict[str, set[int]] = {}
+    for found in fresh_words:
+        alike = _alike_sizes(len(found))
         for word in _prefix(found, word_df):
-            owners.setdefault(word, []).append(n)
-    sizes = [len(found) for found in fresh_words]
+            sizes_for.setdefault(word, set()).update(alike)
     near_candidates: list[int] = []
     for index, text in enumerate(base.texts):
         found = words[text]
-        for word in found - seen:
-            given = [key for key in conflicts.word_keys(word) if key in open_keys]
-            if given:
-                giving[word] = given
-        seen |= found
+        new = found - seen
+        if new:
+            for word in new:
+                given = [key for key in conflicts.word_keys(word) if key in open_keys]
+                if given:
+                    giving[word] = given
+            seen |= new
         held: set[str] = set()
         for word in giving.keys() & found:
             held.update(giving[word])
@@ -100,8 +104,7 @@ def _search(fresh: Sequence[model.Memory], base: Base, words: pairs.Words,
         for key in held:
             holders[key].append(index)
         size = len(found)
-        if any(_alike_sizes(size, sizes[n])
-               for word in owners.keys() & found for n in owners[word]):
+        if any(size in sizes_for[word] for word in sizes_for.keys() & found):
             near_candidates.append(index)
     wanted = {key for key in open_keys
               if 1 < len(holders[key]) + sum(key in keys for keys in fresh_keys) <= pairs.RARE}
@@ -140,11 +143,15 @@ def _search(fresh: Sequence[model.Memory], base: Base, words: pairs.Words,
     return Found(near, found_pairs, index_of, set(asked))
 
 
-def _alike_sizes(size: int, other: int) -> bool:
-    """Whether two word sets of these sizes can be hygiene.NEAR_DUPLICATE alike (as
-    hygiene.duplicates_of tells it)."""
-    small, large = (size, other) if size < other else (other, size)
-    return small >= hygiene.NEAR_DUPLICATE * large
+def _alike_sizes(size: int) -> range:
+    """The sizes of word sets that can be hygiene.NEAR_DUPLICATE alike to one of this
+    size: those hygiene.duplicates_of's size window lets through."""
+    threshold = hygiene.NEAR_DUPLICATE
+    low = next(n for n in range(size + 1) if n >= threshold * size)
+    high = size
+    while size >= threshold * (high + 1):
+        high += 1
+    return range(low, high + 1)
 
 
 def _prefix(found: frozenset[str], word_df: Counter[str]) -> frozenset[str]:
