@@ -140,3 +140,23 @@ def test_the_comparison_sees_a_lost_holder(monkeypatch: pytest.MonkeyPatch) -> N
     expected = full_pass(fresh, base)
     monkeypatch.setattr(conflicts, "word_keys", lambda word: ())
     assert candidate_pass(fresh, base, 1) != expected
+
+
+def test_only_memories_that_could_pair_are_made_entries() -> None:
+    unrelated = [model.Memory(id=f"U{i:04d}", scope="project", title="",
+                              body=f"{_letters(i)} handles {_letters(i + 1)}", tags=["tooling"])
+                 for i in range(200)]
+    pnpm = model.Memory(id="P0001", scope="project", title="Installs",
+                        body="We use pnpm for installs.", tags=["tooling"])
+    base = [*unrelated[:100], pnpm, *unrelated[100:]]
+    fresh = [model.Memory(id="F0001", scope="project", title="Installs",
+                          body="We use npm for installs.", tags=["tooling"])]
+    entries = [conflicts.Entry.of(m) for m in base]
+    found = basepairs.against(fresh, basepairs.Base([e.text for e in entries],
+                                                    entries.__getitem__, base.__getitem__))
+    assert [(c.a, c.b) for c in found.contradictions] == [("F0001", "P0001")]
+    assert found.entries == {100}  # nothing made of the 200 that share no key or word
+
+
+def _letters(i: int) -> str:
+    return "".join(chr(ord("a") + int(d)) for d in f"{i:05d}")

@@ -11,8 +11,10 @@ The PR is the memory-level diff of BASE...HEAD (`memdiff`). On top of it:
   near-duplicates of and possible contradictions with the live memories already on
   BASE (`hygiene`'s and `conflicts`' heuristics), and `paths` that match no file.
 
-Read-only; the base memories come from the warm index when the working tree's memory
-folder is HEAD's, else from git in one `cat-file --batch`.
+Read-only; the base memories come from the index when the working tree's memory
+folder is HEAD's and an index is built, from that folder when none is (a fresh clone:
+none is built), else from git in one `cat-file --batch`. Only those that could pair
+with a PR memory are read in full (basepairs).
 """
 
 from __future__ import annotations
