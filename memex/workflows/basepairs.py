@@ -74,8 +74,13 @@ def _search(fresh: Sequence[model.Memory], base: Base, words: pairs.Words,
     open_keys = {key for key, holders in df.items() if holders <= pairs.RARE}
     # exact counts of the open keys: start again, new memories only
     holders: dict[str, list[int]] = {key: [] for key in open_keys}
+    found_sets = [words[text] for text in base.texts]  # the word pass
     giving: dict[str, list[str]] = {}  # word -> the open keys it gives (if any)
-    seen: set[str] = set()
+    for word in frozenset().union(*found_sets):
+        given = [key for key in conflicts.word_keys(word) if key in open_keys]
+        if given:
+            giving[word] = given
+    giving_words = frozenset(giving)
     compounds = [(pieces, [key for key in keys if key in open_keys])
                  for pieces, keys in conflicts.compound_keys() if open_keys.intersection(keys)]
     # prefix word -> the sizes of a base word set that can be alike to a new text
@@ -85,26 +90,21 @@ def _search(fresh: Sequence[model.Memory], base: Base, words: pairs.Words,
         alike = _alike_sizes(len(found))
         for word in _prefix(found, word_df):
             sizes_for.setdefault(word, set()).update(alike)
+    prefix_words = frozenset(sizes_for)
     near_candidates: list[int] = []
-    for index, text in enumerate(base.texts):
-        found = words[text]
-        new = found - seen
-        if new:
-            for word in new:
-                given = [key for key in conflicts.word_keys(word) if key in open_keys]
-                if given:
-                    giving[word] = given
-            seen |= new
-        held: set[str] = set()
-        for word in giving.keys() & found:
-            held.update(giving[word])
-        for pieces, given in compounds:
-            if pieces <= found:
-                held.update(given)
-        for key in held:
-            holders[key].append(index)
+    for index, found in enumerate(found_sets):
+        hit = giving_words & found
+        if hit or compounds:
+            held: set[str] = set()
+            for word in hit:
+                held.update(giving[word])
+            for pieces, given in compounds:
+                if pieces <= found:
+                    held.update(given)
+            for key in held:
+                holders[key].append(index)
         size = len(found)
-        if any(size in sizes_for[word] for word in sizes_for.keys() & found):
+        if any(size in sizes_for[word] for word in prefix_words & found):
             near_candidates.append(index)
     wanted = {key for key in open_keys
               if 1 < len(holders[key]) + sum(key in keys for keys in fresh_keys) <= pairs.RARE}
