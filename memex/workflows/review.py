@@ -184,8 +184,8 @@ def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
             rowid = rows[i][0]
             return views.read_rows(index.conn, [rowid])[rowid]
 
-        probes = [f"{title}\n{body}" for _, _, title, body, _, _ in rows]
-        _findings(out, fresh, basepairs.Base(probes, entry, load))
+        texts = [f"{title}\n{body}" for _, _, title, body, _, _ in rows]
+        _findings(out, fresh, basepairs.Base(texts, entry, load))
 
 
 def _base_from_files(ws: Workspace, touched: set[str]) -> list[model.Memory]:
