@@ -56,8 +56,31 @@ def test_the_text_is_stored_once(repo: Path) -> None:
         tables = {name for (name,) in index.conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert "fts_content" not in tables
-        body = index.conn.execute("SELECT body FROM memories").fetchone()[0]
-    assert body == "a body stored in the memories table only"
+        body = index.conn.execute("SELECT zbody FROM memories").fetchone()[0]
+    assert build.body_text(body) == "a body stored in the memories table only"
+
+
+def test_a_long_body_is_stored_compressed_and_read_back_whole(repo: Path) -> None:
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    long_body = " ".join(f"wombat{i} 依赖管理 café" for i in range(200))
+    mid = memfiles.put(folder, long_body, tags=["marsupial"])
+    short = memfiles.put(folder, "a short body stays text")
+    build.refresh(ws)
+    with build.open_index(ws, refresh=False) as index:
+        stored = dict(index.conn.execute("SELECT id, zbody FROM memories"))
+    assert isinstance(stored[mid], bytes) and len(stored[mid]) < len(long_body) / 2
+    assert stored[short] == "a short body stays text"
+    assert build.body_text(stored[mid]) == long_body
+    assert [h.memory.body for h in search.search(ws, search.SearchRequest("wombat7")).hits] \
+        == [long_body]
+    # a change removes the compressed body's words exactly (the delete re-reads it)
+    memfiles.put(folder, "kangaroo only now", id=mid, updated_at="2026-12-02T06:00:00Z")
+    build.refresh(ws)
+    held = terms(ws)
+    assert "wombat7" not in held and "kangaroo" in held
+    with build.open_index(ws, refresh=False) as index:
+        index.conn.execute("INSERT INTO fts (fts) VALUES ('integrity-check')")
 
 
 def test_an_index_made_with_another_text_rule_is_rebuilt(repo: Path) -> None:
@@ -123,9 +146,34 @@ def test_the_file_gives_back_what_a_rebuild_frees(repo: Path) -> None:
     with build.open_index(ws, refresh=False) as index:
         conn = index.conn
         assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == build.PAGE_SIZE
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         free = conn.execute("PRAGMA freelist_count").fetchone()[0]
     assert free <= build.FREE_SHARE * pages, (free, pages)
+
+
+def test_an_old_index_another_process_holds_is_rebuilt_on_its_pages(repo: Path) -> None:
+    """The page size changes only outside WAL mode: with the old file open elsewhere
+    it is rebuilt on its old pages, and reads and writes go on."""
+    ws = homes.workspace()
+    path = build.db_path(ws)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path, isolation_level=None)
+    old.execute("PRAGMA page_size = 4096")
+    old.execute("PRAGMA journal_mode = WAL")
+    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    old.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    try:
+        old.execute("SELECT * FROM meta").fetchall()
+        mid = memfiles.put(repo / ".memex", "kiwi fruit on old pages")
+        assert build.refresh(ws).rebuilt
+        hits = search.search(ws, search.SearchRequest("kiwi")).hits
+        assert [h.id for h in hits] == [mid]
+        with build.open_index(ws, refresh=False) as index:
+            assert index.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        old.close()
 
 
 def test_a_full_rebuild_gives_back_every_free_page(

@@ -363,7 +363,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _check_text(text: str, header: str, data: dict[str, Any]) -> None:
     """Refuse text that is not valid Unicode: a file decodes from UTF-8 without
     surrogates, but an escape in a quoted value (\\ud800) can still make one."""
-    if _SURROGATE.search(text) is not None:
+    if not text.isascii() and _SURROGATE.search(text) is not None:
         raise FrontMatterError("the file holds an unpaired surrogate (not valid Unicode)")
     if "\\u" in header or "\\U" in header:
         stack: list[Any] = [data]

@@ -84,13 +84,13 @@ def _bigrams(match: re.Match[str]) -> str:
 
 def segment(text: str) -> str:
     """Text with each CJK run replaced by its overlapping bigrams (index and query)."""
-    if not _HAS_CJK.search(text):
+    if text.isascii() or not _HAS_CJK.search(text):
         return text
     return _CJK_RUN.sub(_bigrams, text)
 
 
 def has_cjk(text: str) -> bool:
-    return bool(_HAS_CJK.search(text))
+    return not text.isascii() and bool(_HAS_CJK.search(text))
 
 
 def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:

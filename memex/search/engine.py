@@ -506,9 +506,9 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
         return ranked
     rowids = [c.row[0] for c in ranked]
     marks = ", ".join("?" * len(rowids))
-    texts = {rowid: tokens.segment(with_title(title or "", body))  # fts_row's body column
-             for rowid, title, body in conn.execute(
-                 f"SELECT rowid, json_extract(doc, '$.title'), body FROM memories "
+    texts = {rowid: tokens.segment(with_title(title or "", build.body_text(zbody)))
+             for rowid, title, zbody in conn.execute(  # fts_row's body column
+                 f"SELECT rowid, json_extract(doc, '$.title'), zbody FROM memories "
                  f"WHERE rowid IN ({marks})", rowids)}
     for c in ranked:
         if kind.answered_by(texts.get(c.row[0], "")):
@@ -619,8 +619,8 @@ def _make_hits(conn: sqlite3.Connection, ranked: list[_Candidate]) -> list[Hit]:
     if not ranked:
         return []
     rowids = [c.row[0] for c in ranked]
-    stored = {rowid: (doc, body) for rowid, doc, body in conn.execute(
-        f"SELECT rowid, doc, body FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))})",
+    stored = {rowid: (doc, zbody) for rowid, doc, zbody in conn.execute(
+        f"SELECT rowid, doc, zbody FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))})",
         rowids)}
     hits: list[Hit] = []
     for c in ranked:
