@@ -127,6 +127,47 @@ def test_an_unchanged_tree_is_told_from_the_stamps(
     assert build.refresh(ws).new == 0  # warm: the process's copy
 
 
+def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files table is not read while the walk's digest is the one the index keeps;
+    a file written within the racy-clean window leaves no digest (it is hashed again),
+    and a digest missing is noted by the next refresh that finds the table unchanged."""
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    first = memfiles.put(folder, "alpha one")
+    old = time.time_ns() - 3600 * 10**9
+    os.utime(folder / f"{first}.md", ns=(old, old))
+    fresh = memfiles.put(folder, "alpha two, just written")  # racy: recorded with size -1
+    build.refresh(ws)
+    with build.open_index(ws, refresh=False) as index:
+        assert build._meta(index.conn, "stamps") == ""
+    os.utime(folder / f"{fresh}.md", ns=(old, old))
+    assert build.refresh(ws).touched == 1  # hashed again: same bytes; now a digest
+    with build.open_index(ws, refresh=False) as index:
+        assert build._meta(index.conn, "stamps") == build.stamps_digest(build.disk_stamps(ws))
+        index.conn.execute("DELETE FROM meta WHERE key = 'stamps'")
+    build.forget_connections()
+    assert build.refresh(ws).new == 0  # the table compared, and the digest noted
+    reads = []
+    real = build.indexed_stamps
+
+    def counted(conn: sqlite3.Connection) -> dict[str, str]:
+        reads.append(1)
+        return real(conn)
+
+    monkeypatch.setattr(build, "indexed_stamps", counted)
+    for _ in range(2):
+        build.forget_connections()
+        assert build.refresh(ws).new == 0
+    assert reads == []
+    path = folder / f"{first}.md"
+    path.write_text(path.read_text().replace("alpha one", "alpha uno"))
+    os.utime(path, ns=(old, old - 10**9))  # same size, older mtime
+    assert build.refresh(ws).changed == 1
+    hits = search.search(ws, search.SearchRequest("uno")).hits
+    assert [h.id for h in hits] == [first]
+
+
 def test_the_file_gives_back_what_a_rebuild_frees(repo: Path) -> None:
     ws = homes.workspace()
     path = build.db_path(ws)

@@ -526,6 +526,36 @@ def indexed_stamps(conn: sqlite3.Connection) -> dict[str, str]:
         "SELECT path, home || ' ' || size || ' ' || mtime_ns FROM files"))
 
 
+def stamps_digest(stamps: Mapping[str, str]) -> str:
+    """One digest of the stamps, in their order (disk_stamps': the homes', each folder
+    in its listing order). The index keeps the digest of the walk its files table
+    matches (meta 'stamps'), so an unchanged tree costs its walk and this digest: the
+    table is read only when the digest differs (a file changed, or the folder lists
+    in another order)."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
+    digest.update(b"\1")
+    digest.update("\0".join(stamps.values()).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _note_digest(conn: sqlite3.Connection, digest: str, seen: str | None) -> None:
+    """Keep the digest of a walk the files table was found to match, so the next
+    refresh need not read the table; only if no refresh has written since the
+    generation SEEN (read before the comparison), and never waiting for the lock."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) SELECT 'stamps', ? WHERE "
+                     "(SELECT value FROM meta WHERE key = 'generation') IS ?", (digest, seen))
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+
+
 def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:
     """Whether the disk is as the index last recorded it (no file to look at)."""
     kept = _OPEN.get(str(index.path)) if index.path is not None else None
@@ -572,8 +602,13 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     contents: dict[str, bytes] = {}
     seen = None if full else generation(conn)
     stamps = disk_stamps(ws, contents)
-    if not full and _stamps_unchanged(index, stamps):
-        return
+    digest = stamps_digest(stamps)
+    if not full:
+        if _meta(conn, "stamps") == digest:
+            return
+        if _stamps_unchanged(index, stamps):
+            _note_digest(conn, digest, seen)
+            return
     plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
         if watched is not None:
@@ -595,9 +630,16 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             # from what the index holds now (files it added are not added twice).
             contents.clear()  # a file may have changed since it was read: read again
             plan, hashed, kinds = _decide(index, ws, full, contents)
+            digest = ""  # not the digest of what this refresh applies
         if full:
             _clear(conn)
         written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
+        # The files table now holds the walk's stamps unless a file was recorded
+        # racy (size -1) or vanished before it was read: then no digest.
+        exact = digest and len(hashed) == len(stamps) and all(
+            state.size == hashed[path].size for path, (state, _) in written.items())
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('stamps', ?)",
+                     (digest if exact else "",))
         large = full or len(plan.to_read) >= max(OPTIMIZE_SHARE * len(hashed),
                                                  OPTIMIZE_MIN_FILES)
         if large:

@@ -19,7 +19,7 @@ _CJK_CLASS = (
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 )
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_HAS_CJK = re.compile(f"[{_CJK_CLASS}]")
+_HAS_CJK = _CJK_RUN  # a run is found where a character is (one class: compiled once)
 # The token alphabet: letters and digits of any script (unicode61 splits on the rest,
 # including '_', punctuation, symbols and emoji).
 _WORD = re.compile(r"[^\W_]+")

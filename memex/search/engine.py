@@ -21,7 +21,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, model, policy
 from memex.core.errors import UsageError
@@ -30,9 +30,11 @@ from memex.index.embed_text import with_title
 from memex.index.views import as_read
 from memex.search import answers, synonyms
 from memex.search import dense as embed
-from memex.search.dense import fusion, vectors
 from memex.storage import homes, store
 from memex.storage.homes import Workspace
+
+if TYPE_CHECKING:
+    from memex.search.dense import vectors
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -709,6 +711,8 @@ def dense_query(ws: Workspace, conn: sqlite3.Connection, text: str,
     except embed.ProviderUnavailable as exc:
         _tell(warnings, f"{exc}; searching with BM25 alone")
         return None
+    from memex.search.dense import vectors  # the vector lane only
+
     table = vectors.load(vectors.db_path(ws), prov.name)
     if not table.rows:
         _tell(warnings, f"no memory is embedded with {prov.name} yet: run `git memex embed`;"
@@ -736,6 +740,8 @@ def _all_keys(conn: sqlite3.Connection) -> dict[str, list[int]]:
 def _fused(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
            ranked: list[_Candidate], dense: DenseQuery, where: str, args: list[object],
            at: str, moment: str | None) -> list[_Candidate]:
+    from memex.search.dense import fusion, vectors  # the vector lane only
+
     by_key = _all_keys(conn)
     sims = vectors.similarities(dense.table, dense.vector, list(by_key))
     nearest = sorted(sims, key=lambda k: -sims[k])[: DENSE_DEPTH * 2]

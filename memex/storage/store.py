@@ -11,7 +11,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -422,6 +421,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         folder = temp_dir(path.parent)
         iostep.step("create-temp")
+        import tempfile  # writes only (it imports random, shutil)
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX,
                                    dir=folder)
         with os.fdopen(fd, "wb") as handle:
@@ -462,6 +463,8 @@ def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFail
                 path.parent.mkdir(parents=True, exist_ok=True)
                 folders[path.parent] = temp_dir(path.parent)
             iostep.step("create-temp")
+            import tempfile  # writes only (it imports random, shutil)
+
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.",
                                        suffix=TEMP_SUFFIX, dir=folders[path.parent])
             with os.fdopen(fd, "wb") as handle:
