@@ -229,10 +229,16 @@ def read_bytes(path: Path) -> bytes:
             raise InvalidMemory("a symbolic link: links inside a memory folder are not "
                                 "followed") from None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    try:  # os.read, not a file object: ~5 us less per file in a reindex of thousands
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise InvalidMemory("not a regular file (a FIFO, device or folder)")
-        return handle.read()
+        chunks = [os.read(fd, info.st_size + 1)]
+        while chunks[-1]:  # to the end, should the file have grown since the fstat
+            chunks.append(os.read(fd, 1 << 20))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def is_memory_path(rel_path: str) -> bool:
