@@ -111,7 +111,8 @@ def split(text: str) -> tuple[str, str]:
         text = text[1:]
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         raise FrontMatterError("no front matter: the file must start with a '---' line")
-    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     end = text.find("\n---\n", 3)
     if end == -1:
         if text.endswith("\n---"):
