@@ -247,3 +247,32 @@ def test_search_looks_past_best_matches_the_filters_drop(
               for i in range(2)}
     result = search.search(homes.workspace(), search.SearchRequest(query="kiwi", limit=2))
     assert {h.id for h in result.hits} == wanted
+
+
+def test_the_irregular_forms_are_stemmed_once_per_index(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stemming the irregular-forms table is kept in the index's meta: a new process
+    (an empty process cache) reads it instead of stemming the table again, and still
+    finds "taught" for "teaches"; a table kept under another signature is made again."""
+    ws = homes.workspace()
+    mid = memfiles.put(repo / ".memex", "she taught the interns to rebase")
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
+    asked: list[int] = []
+    real = search.stems
+
+    def counted(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
+        asked.append(len(words))
+        return real(conn, words)
+
+    monkeypatch.setattr(search, "stems", counted)
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
+    assert max(asked) < 10, asked  # the query's words only
+    with build.open_index(ws, refresh=False) as index:
+        index.conn.execute("UPDATE meta SET value = json_set(value, '$.sign', 'other') "
+                           "WHERE key = 'irregular_stems'")
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    asked.clear()
+    assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
+    assert max(asked) > 100  # the table stemmed again

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import hashlib
 import itertools
 import json
 import math
@@ -269,16 +270,37 @@ def _alternatives(conn: sqlite3.Connection, word: str) -> tuple[str, ...]:
     if found:
         return found
     if not _BY_STEM:
-        by_stem: dict[str, list[str]] = {}
-        for form, its_stems in stems(conn, list(synonyms.IRREGULAR)).items():
-            for stem in its_stems:
-                bucket = by_stem.setdefault(stem, [])
-                bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
-        _BY_STEM.update((stem, tuple(forms)) for stem, forms in by_stem.items())
+        _BY_STEM.update(_irregular_by_stem(conn))
     for stem in stems(conn, [word])[word]:
         if stem in _BY_STEM and _inflected(word, stem):
             return tuple(w for w in _BY_STEM[stem] if w != word)
     return ()
+
+
+def _irregular_by_stem(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+    """The irregular forms by their stems. Stemming the table costs ~10 ms, once per
+    process: it is kept in the index's meta under a digest of the table and the
+    tokenizer (written when missing, never waiting for the lock; a rebuilt index or
+    another table makes it again)."""
+    table = json.dumps([schema.TOKENIZER, synonyms.IRREGULAR], sort_keys=True)
+    sign = hashlib.blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
+    row = conn.execute("SELECT value FROM meta WHERE key = 'irregular_stems'").fetchone()
+    with contextlib.suppress(ValueError, TypeError, KeyError):
+        kept = json.loads(row[0]) if row else {}
+        if kept.get("sign") == sign:
+            return {str(stem): tuple(forms) for stem, forms in kept["by_stem"].items()}
+    by_stem: dict[str, list[str]] = {}
+    for form, its_stems in stems(conn, list(synonyms.IRREGULAR)).items():
+        for stem in its_stems:
+            bucket = by_stem.setdefault(stem, [])
+            bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('irregular_stems', ?)",
+                     (json.dumps({"sign": sign, "by_stem": by_stem}),))
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA busy_timeout = {int(build.LOCK_WAIT_SECONDS * 1000)}")
+    return {stem: tuple(forms) for stem, forms in by_stem.items()}
 
 
 def _inflected(word: str, stem: str) -> bool:
