@@ -544,16 +544,22 @@ def _meta(conn: sqlite3.Connection, key: str) -> str | None:
     return str(row[0]) if row else None
 
 
+def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> None:
+    """One statement that keeps a hint (a digest, a cached table) in the index: written
+    only if no other process holds the write lock (never waited for), else skipped."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute(sql, args)
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+
+
 def _note_digest(conn: sqlite3.Connection, digest: str, seen: str | None) -> None:
     """Keep the digest of a walk the files table was found to match, so the next
     refresh need not read the table; only if no refresh has written since the
-    generation SEEN (read before the comparison), and never waiting for the lock."""
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute("PRAGMA busy_timeout = 0")
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) SELECT 'stamps', ? WHERE "
-                     "(SELECT value FROM meta WHERE key = 'generation') IS ?", (digest, seen))
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+    generation SEEN (read before the comparison)."""
+    write_if_free(conn, "INSERT OR REPLACE INTO meta (key, value) SELECT 'stamps', ? WHERE "
+                  "(SELECT value FROM meta WHERE key = 'generation') IS ?", (digest, seen))
 
 
 def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:

@@ -294,12 +294,8 @@ def _irregular_by_stem(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
         for stem in its_stems:
             bucket = by_stem.setdefault(stem, [])
             bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute("PRAGMA busy_timeout = 0")
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('irregular_stems', ?)",
-                     (json.dumps({"sign": sign, "by_stem": by_stem}),))
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute(f"PRAGMA busy_timeout = {int(build.LOCK_WAIT_SECONDS * 1000)}")
+    build.write_if_free(conn, "INSERT OR REPLACE INTO meta (key, value) VALUES "
+                        "('irregular_stems', ?)", (json.dumps({"sign": sign, "by_stem": by_stem}),))
     return {stem: tuple(forms) for stem, forms in by_stem.items()}
 
 
