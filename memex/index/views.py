@@ -24,10 +24,11 @@ from memex.storage.homes import Workspace
 stored_memory = build.stored_memory
 
 
-def as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None,
-             eff_by: str | None) -> model.Memory:
-    """An index row's memory with what chain completion changed applied (eff_*)."""
-    memory = stored_memory(json.loads(doc), body)
+def as_read(doc: str, zbody: str | bytes, eff_status: str | None, eff_retired: str | None,
+            eff_by: str | None) -> model.Memory:
+    """An index row's memory (its doc and stored body, build.pack_body) with what chain
+    completion changed applied (eff_*)."""
+    memory = stored_memory(json.loads(doc), build.body_text(zbody))
     if eff_status is not None:
         memory.status = cast(model.Status, eff_status)  # one of the row's own statuses
     if eff_retired is not None:
@@ -48,7 +49,7 @@ def snapshot(ws: Workspace) -> Snapshot:
     """Every indexed memory (first copy of a duplicated id), chains completed."""
     with build.open_index(ws) as index:
         rows = index.conn.execute(
-            "SELECT path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by "
+            "SELECT path, home, doc, zbody, eff_status, eff_retired_at, eff_superseded_by "
             "FROM memories WHERE shadowed = 0").fetchall()
         warnings = list(index.report.warnings) + build.read_warnings(index.conn)
         quarantined = list(index.report.quarantined)
@@ -65,7 +66,7 @@ def completed(ws: Workspace, memory_id: str) -> tuple[model.Memory | None, list[
     warnings about it; (None, []) when the index does not hold it."""
     with build.open_index(ws) as index:
         row = index.conn.execute(
-            "SELECT doc, body, eff_status, eff_retired_at, eff_superseded_by FROM memories "
+            "SELECT doc, zbody, eff_status, eff_retired_at, eff_superseded_by FROM memories "
             "WHERE id = ? AND shadowed = 0", (memory_id,)).fetchone()
         warnings = [m for (m,) in index.conn.execute(
             "SELECT message FROM chain_warnings WHERE id = ? ORDER BY rowid", (memory_id,))]
@@ -81,7 +82,7 @@ def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
 
 
 _LIVE = "coalesce(eff_status, status) IN ('active', 'deprecated')"
-_ROW = "rowid, path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by"
+_ROW = "rowid, path, home, doc, zbody, eff_status, eff_retired_at, eff_superseded_by"
 
 
 @dataclasses.dataclass
@@ -137,7 +138,7 @@ def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str]
         conn = index.conn
         same = None
         for row in _matching(conn, "body", _terms(body, 4), live_in_scope, (scope,)):
-            if model.normalised_text(row[4]) == content:
+            if model.normalised_text(build.body_text(row[4])) == content:
                 same = _loaded(row)
                 break
         same_title = []
@@ -250,10 +251,12 @@ def pair_rows(conn: sqlite3.Connection, home: str
     """(rowid, id, title, body, tags JSON, paths JSON) of the live memories of one home,
     in index order: what the pairwise checks' candidate pass reads, no front matter
     parsed (`read_rows` makes memories of the few rows it picks)."""
-    return conn.execute(
-        "SELECT rowid, id, coalesce(json_extract(doc, '$.title'), ''), body, tags, paths "
-        f"FROM memories WHERE home = ? AND shadowed = 0 AND {_LIVE} ORDER BY rowid",
-        (home,)).fetchall()
+    body_text = build.body_text
+    return [(rowid, mid, title, body_text(zbody), tags, paths)
+            for rowid, mid, title, zbody, tags, paths in conn.execute(
+                "SELECT rowid, id, coalesce(json_extract(doc, '$.title'), ''), zbody, tags, "
+                f"paths FROM memories WHERE home = ? AND shadowed = 0 AND {_LIVE} "
+                "ORDER BY rowid", (home,))]
 
 
 def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, model.Memory]:
@@ -263,7 +266,7 @@ def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, mode
         chunk = list(rowids[start:start + 500])
         marks = ",".join("?" * len(chunk))
         for rowid, *stored in conn.execute(
-                "SELECT rowid, doc, body, eff_status, eff_retired_at, eff_superseded_by "
+                "SELECT rowid, doc, zbody, eff_status, eff_retired_at, eff_superseded_by "
                 f"FROM memories WHERE rowid IN ({marks})", chunk):
             out[rowid] = as_read(*stored)
     return out
