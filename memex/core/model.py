@@ -220,6 +220,7 @@ def same_content(a: Memory, b: Memory) -> bool:
 def summarise(title: str, body: str, limit: int = 240) -> str:
     """One line of at most `limit` characters: the title, else the body's start."""
     text = title.strip()
+    normal = text == " ".join(text.split())  # no inner run of spaces, tabs or newlines
     # Only the body's start can be shown: a long body is normalised from a prefix, when
     # that prefix alone is longer than what is shown and than any lower-casing of the
     # title (lower() never shortens a string and at most doubles it), so what is cut
@@ -232,9 +233,12 @@ def summarise(title: str, body: str, limit: int = 240) -> str:
         text = f"{text}: {first_body}"
     elif not text:
         text = first_body
-    # What is shown is a prefix: normalised from one when that is long enough to be cut.
-    head = " ".join(text[: 2 * limit].split())
-    text = escape_controls(head[: limit + 1] if len(head) > limit else " ".join(text.split()))
+    # What is shown is a prefix: normalised from one when that is long enough to be cut
+    # (a normal title and the normalised body make a normal text already).
+    head = text if normal else " ".join(text[: 2 * limit].split())
+    if len(head) <= limit:
+        head = " ".join(text.split())
+    text = escape_controls(head[: limit + 1])
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "\u2026"
     return text
