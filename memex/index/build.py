@@ -557,6 +557,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     seen = None if full else generation(conn)
     stamps = disk_stamps(ws, contents)
     if not full and _stamps_unchanged(index, stamps):
+        if watched is not None:
+            watched.clean = (seen,)
         return
     plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
