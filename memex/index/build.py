@@ -610,10 +610,13 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     stamps = disk_stamps(ws, contents)
     digest = stamps_digest(stamps)
     if not full:
-        if _meta(conn, "stamps") == digest:
-            return
-        if _stamps_unchanged(index, stamps):
+        unchanged = _meta(conn, "stamps") == digest
+        if not unchanged and _stamps_unchanged(index, stamps):
             _note_digest(conn, digest, seen)
+            unchanged = True
+        if unchanged:
+            if watched is not None:
+                watched.clean = (seen,)
             return
     plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:

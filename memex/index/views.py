@@ -213,6 +213,14 @@ def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
     needs a dozen reads one page and one that streams them all holds one page.
     TIERED: reviewed first, then proposed, then the rest (context.tier), newest first
     within each."""
+    for row in newest_rows(ws, scopes, live_only, tiered, page):
+        yield _loaded(row)
+
+
+def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
+                tiered: bool = False, page: int = 64) -> Iterator[tuple[Any, ...]]:
+    """`newest`'s rows as stored, no Memory made: (rowid, path, home, doc, body,
+    eff_status, eff_retired_at, eff_superseded_by)."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
@@ -231,7 +239,7 @@ def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
         for rowid, memory_id in batch:
             row = found.get(rowid)
             if row is not None and row[-1] == memory_id:  # another refresh may move rows
-                yield _loaded(row[:-1])
+                yield row[:-1]
 
 
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
