@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from memex.core import model
 from memex.storage import store
-from memex.workflows import conflicts, hygiene
+from memex.workflows import conflicts, hygiene, pairs
 
 EXPECTED = Path(__file__).with_name("health_findings.json")
 
@@ -115,3 +116,13 @@ def test_health_findings_on_a_generated_store_are_unchanged() -> None:
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
     assert found["duplicates"] == expected["duplicates"]
     assert found["conflicts"] == expected["conflicts"]
+
+
+def test_word_set_splits_ascii_as_the_pattern_does() -> None:
+    # every ASCII character inside, before and after a word, and random ASCII runs
+    texts = [f"Ab{chr(c)}cD {chr(c)}x{chr(c)}" for c in range(128)]
+    rng = random.Random(1)
+    texts += ["".join(chr(rng.randrange(128)) for _ in range(rng.randint(0, 60)))
+              for _ in range(300)]
+    for text in texts:
+        assert pairs.word_set(text) == {w.lower() for w in re.findall(r"\w+", text)}, text
