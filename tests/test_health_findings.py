@@ -10,10 +10,13 @@ paths."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
 from pathlib import Path
+
+import pytest
 
 from memex.core import model
 from memex.storage import store
@@ -126,3 +129,30 @@ def test_word_set_splits_ascii_as_the_pattern_does() -> None:
               for _ in range(300)]
     for text in texts:
         assert pairs.word_set(text) == {w.lower() for w in re.findall(r"\w+", text)}, text
+
+
+@pytest.mark.parametrize("shared", [1, 2, 4, 7])
+def test_the_near_duplicate_join_is_exact_for_any_k(shared: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # families of edited copies, 1 to 90 words, over a Zipf vocabulary: brute force agrees
+    monkeypatch.setattr(hygiene, "SHARED_IN_PREFIX", shared)
+    rng = random.Random(shared)
+    vocab = [f"w{i}" for i in range(300)]
+    texts: list[str] = []
+    for _ in range(40):
+        words = [vocab[min(int(rng.paretovariate(0.6)), 299)] for _ in range(rng.randint(1, 90))]
+        for _ in range(rng.randint(1, 5)):
+            edited = list(words)
+            for _ in range(rng.randint(0, 1 + len(words) // 8)):
+                if edited and rng.random() < 0.5:
+                    edited.pop(rng.randrange(len(edited)))
+                else:
+                    edited.append(rng.choice(vocab))
+            texts.append(" ".join(edited))
+    sets = [pairs.word_set(t) for t in texts]
+    for threshold in (0.5, 0.8, 0.9, 1.0):
+        expected = {(i, j) for i, j in itertools.combinations(range(len(sets)), 2)
+                    if sets[i] | sets[j] and
+                    len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= threshold}
+        found = {(i, j) for i, j, _ in hygiene.near_duplicates(texts, threshold)}
+        assert found == expected
