@@ -17,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -448,6 +449,34 @@ def pair_keys(words: frozenset[str]) -> set[str]:
     return keys
 
 
+def rare_keys(sets: Sequence[frozenset[str]], rare: int = pairs.RARE) -> list[set[str]]:
+    """`pair_keys` of each word set less the keys more than `rare` of the sets hold: all
+    that `pairs.rare_pairs` looks at. A key is held at least as often as any word that
+    gives it, so the keys of a word in more than `rare` sets are common: they are
+    looked up once for the whole store, and each set looks up only its rare words."""
+    counts: Counter[str] = Counter()
+    for words in sets:
+        counts.update(words)
+    common: set[str] = set()
+    few: set[str] = set()  # the words of at most `rare` sets
+    for word, count in counts.items():
+        if count > rare:
+            common.update(_WORD_KEYS[word])
+        else:
+            few.add(word)
+    compounds = [(pieces, more) for pieces, keys in _COMPOUNDS
+                 if (more := tuple(k for k in keys if k not in common))]
+    out: list[set[str]] = []
+    for words in sets:
+        keys = set(chain.from_iterable(map(_WORD_KEYS.__getitem__, few.intersection(words))))
+        for pieces, more in compounds:
+            if pieces <= words:
+                keys.update(more)
+        keys -= common
+        out.append(keys)
+    return out
+
+
 def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
          progress: pairs.Progress | None = None) -> list[Contradiction]:
     """Every contradicting pair among `memories` (pass live ones), oldest id first.
@@ -481,10 +510,11 @@ def among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
 def _among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
            focus: Collection[str] | None, words: pairs.Words, cache: dict[str, Features],
            progress: pairs.Progress | None) -> list[Contradiction]:
-    keys = [pair_keys(words[e.text]) for e in entries]
+    rare = pairs.RARE
+    keys = rare_keys([words[e.text] for e in entries], rare)
     where = [gates(e.tags, e.paths) for e in entries]
     chosen = None if focus is None else {i for i, e in enumerate(entries) if e.id in focus}
-    candidates = sorted(pairs.rare_pairs(keys, where, chosen))
+    candidates = sorted(pairs.rare_pairs(keys, where, chosen, rare))
     memories: dict[int, model.Memory] = {}
 
     def memory(index: int) -> model.Memory:
