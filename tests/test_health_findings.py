@@ -156,3 +156,17 @@ def test_the_near_duplicate_join_is_exact_for_any_k(shared: int,
                     len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= threshold}
         found = {(i, j) for i, j, _ in hygiene.near_duplicates(texts, threshold)}
         assert found == expected
+
+
+@pytest.mark.parametrize("rare", [2, 4, 32])
+def test_rare_keys_bring_the_candidate_pairs_of_all_keys(rare: int) -> None:
+    memories = generated_store(600, seed=rare)
+    sets = [pairs.word_set(f"{m.title}\n{m.body}") for m in memories]
+    where = [conflicts.gates(m.tags, m.paths) for m in memories]
+    every = [conflicts.pair_keys(s) for s in sets]
+    fewer = conflicts.rare_keys(sets, rare)
+    assert all(mine <= theirs for mine, theirs in zip(fewer, every, strict=True))
+    assert pairs.rare_pairs(fewer, where, rare=rare) == pairs.rare_pairs(every, where, rare=rare)
+    focus = set(range(0, 600, 7))
+    assert (pairs.rare_pairs(fewer, where, focus, rare)
+            == pairs.rare_pairs(every, where, focus, rare))
