@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -205,7 +207,8 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
         if s and (k := shared_needed(len(s))) < most_k:
             fewer.setdefault(k, set()).add(i)
     order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
-    # word rank -> (sizes, sets) of the sets indexed by it, in size order
+    # word rank -> (sizes, sets) of the sets indexed by it, in size order; sets smaller
+    # than the current one's least partner are cut from the front (sizes only grow)
     index: dict[int, tuple[list[int], list[int]]] = {}
     out: list[tuple[int, int, float]] = []
     for i in order:
@@ -216,21 +219,24 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
         probe = min(size, size - least + most_k)
         indexed = min(size, size - math.ceil(2 * share * size - _SLACK) + shared_needed(size))
         first = bisect.bisect_left(ranks, alone)
-        met: list[set[int]] = [set() for _ in range(most_k)]  # met[c]: c + 1 times or more
-        for position in range(first, probe):
-            posting = index.get(ranks[position])
+        # up to this position every smaller set may hold one of the first k common words
+        whole = size + most_k - 1 - 2 * share * size
+        met: list[int] = []  # every smaller set, once per posting of my prefix holding it
+        for position, posting in enumerate(map(index.get, ranks[first:probe]), first):
             if posting is None:
                 continue
             sizes, holders = posting
-            # the largest size whose first k common words can still reach this position
-            most = math.floor((size - position + most_k - 1) / share - size + _SLACK)
-            low = bisect.bisect_left(sizes, least)
-            high = bisect.bisect_right(sizes, most)
-            if low < high:
-                these = holders[low:high]
-                for c in range(most_k - 1, 0, -1):
-                    met[c].update(met[c - 1].intersection(these))
-                met[0].update(these)
+            if sizes[0] < least:
+                cut = bisect.bisect_left(sizes, least)
+                if cut == len(sizes):
+                    del index[ranks[position]]
+                    continue
+                del sizes[:cut], holders[:cut]
+            if position <= whole:
+                met += holders
+            else:  # the largest size whose first k common words reach this position
+                most = math.floor((size - position + most_k - 1) / share - size + _SLACK)
+                met += holders[:bisect.bisect_right(sizes, most)]
         for position in range(first, indexed):
             posting = index.get(ranks[position])
             if posting is None:
@@ -238,9 +244,11 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
             else:
                 posting[0].append(size)
                 posting[1].append(i)
-        found = met[most_k - 1]
-        for k, small in fewer.items():
-            found |= met[k - 1] & small
+        met.sort()  # a set met k times: k equal neighbours
+        found = set(itertools.compress(met, map(operator.eq, met, met[most_k - 1:])))
+        for k, small in fewer.items():  # small sets need fewer shared words
+            found.update(small.intersection(
+                itertools.compress(met, map(operator.eq, met, met[k - 1:]))))
         for j in found:
             theirs = sets[j]
             shared = len(mine & theirs)
