@@ -105,17 +105,22 @@ def generated_store(count: int = 3000, seed: int = 18) -> list[model.Memory]:
     return memories
 
 
-def findings(memories: list[model.Memory]) -> dict[str, object]:
+def findings(memories: list[model.Memory], shared: bool = False) -> dict[str, object]:
+    """Both passes; `shared`: as health runs them, one word pass and one word count."""
     home = store.Home("project", Path("/nowhere"))
     items = [store.Loaded(m, Path(f"/nowhere/{m.id}.md"), home) for m in memories]
-    live = hygiene.offerable(items)
-    return {"duplicates": [list(p) for p in hygiene.duplicate_pairs(live)],
+    live = [i for i in items if i.memory.is_live]
+    words = pairs.Words() if shared else None
+    counts = pairs.counts(words[hygiene.text_of(i.memory)] for i in live) if words else None
+    return {"duplicates": [list(p) for p in hygiene.duplicate_pairs(
+                hygiene.offerable(items), words, counts)],
             "conflicts": [c.as_json() for c in
-                          conflicts.find(m for m in memories if m.is_live)]}
+                          conflicts.find((i.memory for i in live), words, None, counts)]}
 
 
-def test_health_findings_on_a_generated_store_are_unchanged() -> None:
-    found = findings(generated_store())
+@pytest.mark.parametrize("shared", [False, True])
+def test_health_findings_on_a_generated_store_are_unchanged(shared: bool) -> None:
+    found = findings(generated_store(), shared)
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
     assert found["duplicates"] == expected["duplicates"]
     assert found["conflicts"] == expected["conflicts"]

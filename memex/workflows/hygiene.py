@@ -166,20 +166,23 @@ class Candidate:
 
 
 def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE,
-                    words: pairs.Words | None = None) -> list[tuple[int, int, float]]:
+                    words: pairs.Words | None = None, counts: Counter[str] | None = None
+                    ) -> list[tuple[int, int, float]]:
     """Pairs (i, j, jaccard) of texts whose word sets are at least `threshold` alike.
 
     A prefix-filtered set-similarity join: words are ordered rarest first, and two
     sets that reach the threshold must share SHARED_IN_PREFIX of their first few words,
     so only pairs sharing several rare words are compared (exact, not sampled).
-    `words` caches the word sets (pairs.word_set).
+    `words` caches the word sets (pairs.word_set); `counts`, pairs.counts of their sets
+    or of more (any superset of them), gives the order of rarity.
     """
     with gcpause.paused():
-        return _near_duplicates(texts, threshold, words if words is not None else pairs.Words())
+        return _near_duplicates(texts, threshold, words if words is not None else pairs.Words(),
+                                counts)
 
 
-def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
-                     ) -> list[tuple[int, int, float]]:
+def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
+                     counts: Counter[str] | None) -> list[tuple[int, int, float]]:
     # A prefix join with k shared words. Words are ranked rarest first (any fixed order
     # is exact; the rarest keep postings short). Sets x, y (|y| <= |x|) whose overlap
     # reaches a = ceil(t/(1+t)(|x|+|y|)) hold their first k common words (k <= a) within
@@ -189,10 +192,8 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
     # the largest whose overlap still needs that position), then indexes its own prefix.
     # Only a set met k times is compared. Words of one set are in no other: not indexed.
     sets = [words[t] for t in texts]
-    freq: Counter[str] = Counter()
-    for s in sets:
-        freq.update(s)
-    rank = {w: n for n, w in enumerate(sorted(freq, key=freq.__getitem__))}
+    freq = counts if counts is not None else pairs.counts(sets)
+    rank = {w: n for n, w in enumerate(sorted(freq, key=freq.__getitem__))}  # all of sets
     by_rank = rank.__getitem__
     alone = sum(1 for count in freq.values() if count == 1)  # ranks below: one set's words
     share = threshold / (1 + threshold)  # jaccard t needs an overlap of share * (|x| + |y|)
@@ -335,16 +336,17 @@ def text_of(memory: model.Memory) -> str:
     return f"{memory.title}\n{memory.body}"
 
 
-def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None
-                    ) -> list[tuple[str, str, float]]:
-    """(id, id, jaccard) of near-duplicates within each scope."""
+def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None,
+                    counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
+    """(id, id, jaccard) of near-duplicates within each scope (`counts`: pairs.counts of
+    their word sets or of more, when the caller has it)."""
     by_scope: dict[str, list[store.Loaded]] = {}
     for item in live:
         by_scope.setdefault(item.memory.scope, []).append(item)
     out: list[tuple[str, str, float]] = []
     for group in by_scope.values():
         texts = [text_of(i.memory) for i in group]
-        for x, y, score in near_duplicates(texts, words=words):
+        for x, y, score in near_duplicates(texts, words=words, counts=counts):
             out.append((group[x].id, group[y].id, score))
     return out
 
@@ -527,15 +529,15 @@ def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Contradiction]:
                                bool(c["acknowledged"])) for c in data]
 
 
-def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | None = None
-                      ) -> list[tuple[str, str, float]]:
+def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | None = None,
+                      counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
     duplicates = snap.cached("duplicates")
     if duplicates is None:
         live = offerable(snap.items)
         earlier = snap.previous("duplicates")
         duplicates = (update_duplicate_pairs(earlier, live, snap.touched, words=words)
-                      if earlier is not None else duplicate_pairs(live, words))
+                      if earlier is not None else duplicate_pairs(live, words, counts))
         snap.remember("duplicates", duplicates)
     return [(a, b, float(x)) for a, b, x in duplicates]
 
@@ -588,9 +590,11 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
     words = pairs.Words()
+    counts: Counter[str] | None = None  # of the live memories' words: both passes use it
     if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
         words = _read_words(live, progress)
-    rot = rot_candidates(items, stats, now, cached_duplicates(snap, words), marks)
+        counts = pairs.counts(words[text_of(i.memory)] for i in live)
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap, words, counts), marks)
     cached = snap.cached("conflicts")
     if cached is None:
         earlier = snap.previous("conflicts")
@@ -598,7 +602,7 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
         found = (conflicts.update(_conflicts_of(earlier), (i.memory for i in live),
                                   snap.touched, words)
                  if earlier is not None else
-                 conflicts.find((i.memory for i in live), words, comparing))
+                 conflicts.find((i.memory for i in live), words, comparing, counts))
         snap.remember("conflicts", [c.as_json() for c in found])
     else:
         found = _conflicts_of(cached)

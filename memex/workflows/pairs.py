@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Sequence, Set
+from collections.abc import Callable, Collection, Iterable, Sequence, Set
 
 # A key held by more memories than this is common: it brings no pair.
 RARE = 32
@@ -50,6 +50,14 @@ class Words(dict[str, frozenset[str]]):
 
 
 Progress = Callable[[int, int], None]
+
+
+def counts(sets: Iterable[Set[str]]) -> Counter[str]:
+    """How many of the sets hold each word (or key)."""
+    found: Counter[str] = Counter()
+    for words in sets:
+        found.update(words)
+    return found
 
 
 def rare_pairs(keys: Sequence[Set[str]], gates: Sequence[Collection[str]],
