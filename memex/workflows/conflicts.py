@@ -17,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -459,19 +460,50 @@ def pair_keys(words: frozenset[str]) -> set[str]:
     return keys
 
 
+def rare_keys(sets: Sequence[frozenset[str]], rare: int = pairs.RARE,
+              counts: Counter[str] | None = None) -> list[set[str]]:
+    """`pair_keys` of each word set less the keys more than `rare` of the sets hold: all
+    that `pairs.rare_pairs` looks at. A key is held at least as often as any word that
+    gives it, so the keys of a word in more than `rare` sets are common: they are
+    looked up once for the whole store, and each set looks up only its rare words.
+    `counts`: pairs.counts(sets) when the caller has it."""
+    if counts is None:
+        counts = pairs.counts(sets)
+    common: set[str] = set()
+    few: set[str] = set()  # the words of at most `rare` sets
+    for word, count in counts.items():
+        if count > rare:
+            common.update(_WORD_KEYS[word])
+        else:
+            few.add(word)
+    compounds = [(pieces, more) for pieces, keys in _COMPOUNDS
+                 if (more := tuple(k for k in keys if k not in common))]
+    out: list[set[str]] = []
+    for words in sets:
+        keys = set(chain.from_iterable(map(_WORD_KEYS.__getitem__, few.intersection(words))))
+        for pieces, more in compounds:
+            if pieces <= words:
+                keys.update(more)
+        keys -= common
+        out.append(keys)
+    return out
+
+
 def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
-         progress: pairs.Progress | None = None) -> list[Contradiction]:
+         progress: pairs.Progress | None = None, counts: Counter[str] | None = None
+         ) -> list[Contradiction]:
     """Every contradicting pair among `memories` (pass live ones), oldest id first.
 
     Candidate pairs share a gate (a tag or a top folder) and a rare key (a word or a
     rule's subject in at most pairs.RARE of the memories: `pairs.rare_pairs`), so a
     store of thousands of memories is never compared pair by pair; each memory's
     features are extracted once, and only for memories in a candidate pair.
-    `progress` (done, total) follows the comparison of the candidate pairs.
+    `progress` (done, total) follows the comparison of the candidate pairs; `counts`
+    is pairs.counts of the live memories' word sets when the caller has it.
     """
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
     found = among([Entry.of(m) for m in live], live.__getitem__, words=words,
-                  progress=progress)
+                  progress=progress, counts=counts)
     found.sort(key=lambda c: (c.a, c.b))
     return found
 
@@ -479,23 +511,27 @@ def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
 def among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
           focus: Collection[str] | None = None, words: pairs.Words | None = None,
           cache: dict[str, Features] | None = None,
-          progress: pairs.Progress | None = None) -> list[Contradiction]:
+          progress: pairs.Progress | None = None, counts: Counter[str] | None = None
+          ) -> list[Contradiction]:
     """The contradicting candidate pairs among `entries` (live memories; `load(i)`
     gives entry i's memory): with `focus` (ids), only pairs with one of those, each
     as (focus id, other id); else every pair as (older id, newer id). `cache` keeps
-    features by id for a caller that asks again about the same memories."""
+    features by id for a caller that asks again about the same memories; `counts` is
+    pairs.counts of the entries' word sets when the caller has it."""
     with gcpause.paused():
         return _among(entries, load, focus, words if words is not None else pairs.Words(),
-                      cache if cache is not None else {}, progress)
+                      cache if cache is not None else {}, progress, counts)
 
 
 def _among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
            focus: Collection[str] | None, words: pairs.Words, cache: dict[str, Features],
-           progress: pairs.Progress | None) -> list[Contradiction]:
-    keys = [pair_keys(words[e.text]) for e in entries]
+           progress: pairs.Progress | None, counts: Counter[str] | None
+           ) -> list[Contradiction]:
+    rare = pairs.RARE
+    keys = rare_keys([words[e.text] for e in entries], rare, counts)
     where = [gates(e.tags, e.paths) for e in entries]
     chosen = None if focus is None else {i for i, e in enumerate(entries) if e.id in focus}
-    candidates = sorted(pairs.rare_pairs(keys, where, chosen))
+    candidates = sorted(pairs.rare_pairs(keys, where, chosen, rare))
     return compare_pairs(candidates, entries.__getitem__, load, chosen, cache, progress)
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -40,6 +42,10 @@ STATE_LIMITS = ((0.7, "active"), (0.3, "aging"), (0.1, "stale"), (0.0, "cleanup"
 UNUSED_DAYS = 90  # long unaccessed: retention below 0.1 and this many days unused
 STALE_HEAD_DAYS = 60
 NEAR_DUPLICATE = 0.8
+# The near-duplicate join's k: a candidate pair must show this many shared words in its
+# prefixes (fewer when a set is too small to hold them). A larger k lengthens the
+# prefixes by a word or two and leaves far fewer pairs to compare.
+SHARED_IN_PREFIX = 4
 _TRIVIAL = re.compile(
     r"^(?:test(?:ing)?(?: memory| note| entry)?|this is a test|tmp|temp|asdf+|qwerty|foo|bar|"
     r"baz|foobar|hello(?: world)?|ok(?:ay)?|done|works|it works|fixed|wip|todo|lorem ipsum"
@@ -160,110 +166,98 @@ class Candidate:
 
 
 def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE,
-                    words: pairs.Words | None = None) -> list[tuple[int, int, float]]:
+                    words: pairs.Words | None = None, counts: Counter[str] | None = None
+                    ) -> list[tuple[int, int, float]]:
     """Pairs (i, j, jaccard) of texts whose word sets are at least `threshold` alike.
 
     A prefix-filtered set-similarity join: words are ordered rarest first, and two
-    sets that reach the threshold must share one of their first few words, so only
-    pairs sharing a rare word are compared (exact, not sampled). `words` caches the
-    word sets (pairs.word_set).
+    sets that reach the threshold must share SHARED_IN_PREFIX of their first few words,
+    so only pairs sharing several rare words are compared (exact, not sampled).
+    `words` caches the word sets (pairs.word_set); `counts`, pairs.counts of their sets
+    or of more (any superset of them), gives the order of rarity.
     """
     with gcpause.paused():
-        return _near_duplicates(texts, threshold, words if words is not None else pairs.Words())
+        return _near_duplicates(texts, threshold, words if words is not None else pairs.Words(),
+                                counts)
 
 
-def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words
-                     ) -> list[tuple[int, int, float]]:
-    # PPJoin with size bounds: smaller sets first. A set is indexed by its first
-    # |x| - ceil(2t/(1+t)|x|) + 1 words; the word at position p of a set y finds only
-    # sets x small enough that y's first |y| - ceil(t/(1+t)(|x|+|y|)) + 1 words must
-    # meet them, and large enough (|x| >= t|y|): one slice of a posting, kept in size
-    # order. A candidate is dropped as soon as the words left cannot bring the overlap.
+def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
+                     counts: Counter[str] | None) -> list[tuple[int, int, float]]:
+    # A prefix join with k shared words. Words are ranked rarest first (any fixed order
+    # is exact; the rarest keep postings short). Sets x, y (|y| <= |x|) whose overlap
+    # reaches a = ceil(t/(1+t)(|x|+|y|)) hold their first k common words (k <= a) within
+    # x's first |x| - a + k and y's first |y| - a + k words; a >= t|x| and a >= 2t/(1+t)|y|
+    # bound both lengths. Sets go smallest first: each counts, by set operations, how
+    # many postings of its prefix words hold each smaller set (only sizes from t|x| up to
+    # the largest whose overlap still needs that position), then indexes its own prefix.
+    # Only a set met k times is compared. Words of one set are in no other: not indexed.
     sets = [words[t] for t in texts]
-    freq: Counter[str] = Counter()
-    for s in sets:
-        freq.update(s)
-    # rarest first, ties by the word: one integer per word sorts as (freq[w], w) would
-    rank = {w: n for n, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}
+    freq = counts if counts is not None else pairs.counts(sets)
+    rank = {w: n for n, w in enumerate(sorted(freq, key=freq.__getitem__))}  # all of sets
     by_rank = rank.__getitem__
-    order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
-    # word -> (sizes, [(set, position)]) of the sets indexed by it, in size order
-    index: dict[str, tuple[list[int], list[tuple[int, int]]]] = {}
+    alone = sum(1 for count in freq.values() if count == 1)  # ranks below: one set's words
     share = threshold / (1 + threshold)  # jaccard t needs an overlap of share * (|x| + |y|)
+    most_k = SHARED_IN_PREFIX
+
+    def shared_needed(size: int) -> int:  # k for a pair whose smaller set has `size` words
+        return max(1, min(most_k, math.ceil(2 * share * size - _SLACK)))
+
+    # sets whose pairs need fewer than most_k shared prefix words: by that number
+    fewer: dict[int, set[int]] = {}
+    for i, s in enumerate(sets):
+        if s and (k := shared_needed(len(s))) < most_k:
+            fewer.setdefault(k, set()).add(i)
+    order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
+    # word rank -> (sizes, sets) of the sets indexed by it, in size order; sets smaller
+    # than the current one's least partner are cut from the front (sizes only grow)
+    index: dict[int, tuple[list[int], list[int]]] = {}
     out: list[tuple[int, int, float]] = []
-    masks = _Masks(sets)
     for i in order:
         mine = sets[i]
         size = len(mine)
-        ordered = sorted(mine, key=by_rank)
-        probe = size - math.ceil(threshold * size - _SLACK) + 1
-        indexed = size - math.ceil(2 * share * size - _SLACK) + 1
+        ranks = sorted(map(by_rank, mine))
         least = math.ceil(threshold * size - _SLACK)  # smaller: cannot reach t
-        overlap: dict[int, int] = {}
-        for position, word in enumerate(ordered[:max(probe, indexed)]):
-            posting = index.get(word)
-            if position < probe and posting is not None:
-                sizes, entries = posting
-                # the largest x whose overlap still needs this position of mine
-                most = math.floor((size - position) / share - size + _SLACK)
-                left = size - position - 1
-                for n in range(bisect.bisect_left(sizes, least),
-                               bisect.bisect_right(sizes, most)):
-                    j, at = entries[n]
-                    count = overlap.get(j, 0)
-                    if count < 0:
-                        continue  # dropped already
-                    other = sizes[n]
-                    if count + 1 + min(left, other - at - 1) < math.ceil(
-                            share * (size + other) - _SLACK):
-                        overlap[j] = -1
-                    else:
-                        overlap[j] = count + 1
-            if position < indexed:
-                if posting is None:
-                    index[word] = ([size], [(i, position)])
-                else:
-                    posting[0].append(size)
-                    posting[1].append((i, position))
-        mask = 0
-        for j, count in overlap.items():
-            if count <= 0:
+        probe = min(size, size - least + most_k)
+        indexed = min(size, size - math.ceil(2 * share * size - _SLACK) + shared_needed(size))
+        first = bisect.bisect_left(ranks, alone)
+        # up to this position every smaller set may hold one of the first k common words
+        whole = size + most_k - 1 - 2 * share * size
+        met: list[int] = []  # every smaller set, once per posting of my prefix holding it
+        for position, posting in enumerate(map(index.get, ranks[first:probe]), first):
+            if posting is None:
                 continue
-            other_size = len(sets[j])
-            # a bit of mine that the other's mask lacks is a word it lacks: too many
-            # such bits and the overlap cannot be reached (cheaper than the sets)
-            mask = mask or masks.of(i)
-            if (mask & ~masks.of(j)).bit_count() > size - math.ceil(
-                    share * (size + other_size) - _SLACK):
-                continue
-            shared = len(mine & sets[j])
-            score = shared / (size + other_size - shared)  # the union's size
+            sizes, holders = posting
+            if sizes[0] < least:
+                cut = bisect.bisect_left(sizes, least)
+                if cut == len(sizes):
+                    del index[ranks[position]]
+                    continue
+                del sizes[:cut], holders[:cut]
+            if position <= whole:
+                met += holders
+            else:  # the largest size whose first k common words reach this position
+                most = math.floor((size - position + most_k - 1) / share - size + _SLACK)
+                met += holders[:bisect.bisect_right(sizes, most)]
+        for position in range(first, indexed):
+            posting = index.get(ranks[position])
+            if posting is None:
+                index[ranks[position]] = ([size], [i])
+            else:
+                posting[0].append(size)
+                posting[1].append(i)
+        met.sort()  # a set met k times: k equal neighbours
+        found = set(itertools.compress(met, map(operator.eq, met, met[most_k - 1:])))
+        for k, small in fewer.items():  # small sets need fewer shared words
+            found.update(small.intersection(
+                itertools.compress(met, map(operator.eq, met, met[k - 1:]))))
+        for j in found:
+            theirs = sets[j]
+            shared = len(mine & theirs)
+            score = shared / (size + len(theirs) - shared)  # the union's size
             if score >= threshold:
                 out.append((j, i, score) if j < i else (i, j, score))
     out.sort(key=lambda pair: (pair[1], pair[0]))
     return out
-
-
-class _Masks(dict[int, int]):
-    """set index -> a 1024-bit mask with one bit per word (by its hash), on first use."""
-
-    def __init__(self, sets: Sequence[frozenset[str]]) -> None:
-        super().__init__()
-        self.sets = sets
-        self.bits: dict[str, int] = {}
-
-    def of(self, index: int) -> int:
-        found = self.get(index)
-        if found is None:
-            bits = self.bits
-            found = 0
-            for word in self.sets[index]:
-                bit = bits.get(word)
-                if bit is None:
-                    bit = bits[word] = 1 << (hash(word) & 1023)
-                found |= bit
-            self[index] = found
-        return found
 
 
 # Float rounding must never cut a bound: every bound is widened by this much.
@@ -342,16 +336,17 @@ def text_of(memory: model.Memory) -> str:
     return f"{memory.title}\n{memory.body}"
 
 
-def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None
-                    ) -> list[tuple[str, str, float]]:
-    """(id, id, jaccard) of near-duplicates within each scope."""
+def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None,
+                    counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
+    """(id, id, jaccard) of near-duplicates within each scope (`counts`: pairs.counts of
+    their word sets or of more, when the caller has it)."""
     by_scope: dict[str, list[store.Loaded]] = {}
     for item in live:
         by_scope.setdefault(item.memory.scope, []).append(item)
     out: list[tuple[str, str, float]] = []
     for group in by_scope.values():
         texts = [text_of(i.memory) for i in group]
-        for x, y, score in near_duplicates(texts, words=words):
+        for x, y, score in near_duplicates(texts, words=words, counts=counts):
             out.append((group[x].id, group[y].id, score))
     return out
 
@@ -534,15 +529,15 @@ def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Contradiction]:
                                bool(c["acknowledged"])) for c in data]
 
 
-def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | None = None
-                      ) -> list[tuple[str, str, float]]:
+def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | None = None,
+                      counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
     duplicates = snap.cached("duplicates")
     if duplicates is None:
         live = offerable(snap.items)
         earlier = snap.previous("duplicates")
         duplicates = (update_duplicate_pairs(earlier, live, snap.touched, words=words)
-                      if earlier is not None else duplicate_pairs(live, words))
+                      if earlier is not None else duplicate_pairs(live, words, counts))
         snap.remember("duplicates", duplicates)
     return [(a, b, float(x)) for a, b, x in duplicates]
 
@@ -595,9 +590,11 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
     words = pairs.Words()
+    counts: Counter[str] | None = None  # of the live memories' words: both passes use it
     if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
         words = _read_words(live, progress)
-    rot = rot_candidates(items, stats, now, cached_duplicates(snap, words), marks)
+        counts = pairs.counts(words[text_of(i.memory)] for i in live)
+    rot = rot_candidates(items, stats, now, cached_duplicates(snap, words, counts), marks)
     cached = snap.cached("conflicts")
     if cached is None:
         earlier = snap.previous("conflicts")
@@ -605,7 +602,7 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
         found = (conflicts.update(_conflicts_of(earlier), (i.memory for i in live),
                                   snap.touched, words)
                  if earlier is not None else
-                 conflicts.find((i.memory for i in live), words, comparing))
+                 conflicts.find((i.memory for i in live), words, comparing, counts))
         snap.remember("conflicts", [c.as_json() for c in found])
     else:
         found = _conflicts_of(cached)
