@@ -86,9 +86,10 @@ def _row_json(row: tuple[Any, ...]) -> dict[str, object]:
     """`as_json` of an index row (views.newest_rows) without the Memory: the stored doc
     is the memory's front_matter() as JSON (build.memory_row), so it is that dict; only
     a row that chain completion changed (eff_*, rare) goes through a Memory."""
-    from memex.index import views
+    from memex.index import build, views
 
-    _rowid, path, home, doc, body, eff_status, eff_retired, eff_by = row
+    _rowid, path, home, doc, zbody, eff_status, eff_retired, eff_by = row
+    body = build.body_text(zbody)
     if eff_status is None and eff_retired is None and eff_by is None:
         data: dict[str, object] = json.loads(doc)
         shape = tuple(data)
@@ -100,7 +101,7 @@ def _row_json(row: tuple[Any, ...]) -> dict[str, object]:
         data.update(missing)
         title = data["title"]
     else:
-        memory = views.as_read(doc, body, eff_status, eff_retired, eff_by)
+        memory = views.as_read(doc, zbody, eff_status, eff_retired, eff_by)
         data = _fields(memory)
         title = memory.title
     data["body"] = body
