@@ -430,10 +430,10 @@ def _clean_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
 
 
 def _find_existing(run: _Run, memory_id: str) -> Path | None:
+    name = f"{memory_id}.md"
     for folder in run.folders:
-        candidate = folder / f"{memory_id}.md"
-        if run.is_file(candidate):
-            return candidate
+        if run.listed_in(folder, name) and (folder / name).is_file():
+            return folder / name
     return None
 
 
@@ -451,18 +451,18 @@ class _Run:
     pending: list[tuple[str, str, Path, str]] = field(default_factory=list)
     listed: dict[Path, frozenset[str]] = field(default_factory=dict)
 
-    def is_file(self, path: Path) -> bool:
-        """path.is_file(), a stat only for a name its folder held when first asked (one
-        listing per folder: the import holds the write lock, and the names it adds
-        itself are each refused a second time by `seen`)."""
-        names = self.listed.get(path.parent)
+    def listed_in(self, folder: Path, name: str) -> bool:
+        """Whether FOLDER held NAME when first asked (one listing per folder: the
+        import holds the write lock, and the names it adds itself are each refused a
+        second time by `seen`); the caller stats only a name found."""
+        names = self.listed.get(folder)
         if names is None:
             try:
-                names = frozenset(os.listdir(path.parent))
+                names = frozenset(os.listdir(folder))
             except OSError:
                 names = frozenset()
-            self.listed[path.parent] = names
-        return path.name in names and path.is_file()
+            self.listed[folder] = names
+        return name in names
 
     def flush(self, report: ImportReport) -> None:
         """Write the pending files; one that cannot be written is refused, not imported."""
@@ -569,7 +569,7 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
         text = store.mask_text(text)  # what the write stores: compare that with the disk
     target = _home_path(ws, kind, memory) / f"{memory.id}.md"
     existing = _find_existing(run, memory.id)
-    if existing is None and run.is_file(target):
+    if existing is None and run.listed_in(target.parent, target.name) and target.is_file():
         existing = target
     if existing is not None:
         try:
