@@ -163,12 +163,12 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
     out: dict[str, float] = {}
     with build.open_index(ws) as index:
         rows = index.conn.execute(
-            "SELECT doc, body FROM memories LIMIT ?", (sample,)).fetchall()
+            "SELECT doc, zbody FROM memories LIMIT ?", (sample,)).fetchall()
     from memex.index.embed_text import passage_text
 
-    texts = [passage_text(json.loads(doc).get("title") or "", body,
+    texts = [passage_text(json.loads(doc).get("title") or "", build.body_text(zbody),
                           json.loads(doc).get("aliases") or [])
-             for doc, body in rows]
+             for doc, zbody in rows]
     started = time.perf_counter()
     real.passages(texts)
     out[f"lane {lane}: encode (from {len(texts)}, scaled)"] = (

@@ -123,13 +123,15 @@ def raw_fts_insert(ws: homes.Workspace) -> float:
     file beside the index, WAL off, one transaction): what any index must spend."""
     with build.open_index(ws, refresh=False) as index:
         rows = []
-        for doc, body in index.conn.execute("SELECT doc, body FROM memories"):
+        for doc, zbody in index.conn.execute("SELECT doc, zbody FROM memories"):
             data = json.loads(doc)
+            body = build.body_text(zbody)
             title = str(data.get("title") or "")
             rows.append((title, " ".join(data.get("tags") or []), f"{title}\n{body}",
                          "\n".join(data.get("aliases") or [])))
     with tempfile.TemporaryDirectory() as tmp:
         conn = sqlite3.connect(str(Path(tmp) / "raw.sqlite"), isolation_level=None)
+        conn.execute(f"PRAGMA page_size = {build.PAGE_SIZE}")  # as the index
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute(f"CREATE VIRTUAL TABLE fts USING fts5 (title, tags, body, aliases, "
                      f"tokenize = '{schema.TOKENIZER}')")

@@ -222,13 +222,18 @@ def main() -> None:
             totals[key][1] += row[1]
     print(f"families: {len(stats)}")
     tp_texts = {tp["text"] for rule in data["rules"] for tp in rule["tps"]}
-    shared = sum(fp in tp_texts for rule in data["rules"] for fp in rule["fps"])
+    fps = [fp for rule in data["rules"] for fp in rule["fps"]]
+    shared = sum(fp in tp_texts for fp in fps)
+    own = [fp for fp in fps if fp not in tp_texts]
+    own_touched = sum(redact(fp).text != fp for fp in own)
     for name in ("texts", "alone", "fresh-tune", "fresh-held-out", "fp"):
         row = totals[name]
         label = "false positives touched" if name == "fp" else f"{name} masked"
         print(f"{label:28} {row[0]:5}/{row[1]:5}  {pct(row):>6}%")
     print(f"  of the false positives, {shared} are word for word another rule's true-positive "
           "text (masking that text touches them)")
+    print(f"{'  the other false positives':28} {own_touched:5}/{len(own):5}  "
+          f"{pct([own_touched, len(own)]):>6}%")
     for name in ("texts", "alone", "fresh"):
         low = [f"{f} {pct(r[name])}" for f, r in sorted(stats.items())
                if r[name][1] and r[name][0] / r[name][1] < 0.9]

@@ -3,11 +3,14 @@ config pointed into its own temp dir, never at the real home."""
 
 from __future__ import annotations
 
+import atexit
 import compileall
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,27 @@ BIN = Path(sys.executable).parent
 PACKAGE = Path(__file__).resolve().parents[1] / "memex"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With xdist, rewrite the test modules' asserts once, here in the controller, into
+    pytest's cache of rewritten modules: each worker would otherwise rewrite all of them
+    (~3 CPU s each; they never write that cache under PYTHONDONTWRITEBYTECODE). pytest's
+    internals: if they change, this does nothing and the workers rewrite as before."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+        for path in sorted(Path(__file__).parent.glob("test_*.py")):
+            pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(path, pyc, state.trace) is None and rewrite.try_makedirs(
+                    pyc.parent):
+                source_hash, code = rewrite._rewrite_test(path, config)
+                rewrite._write_pyc(state, code, source_hash, pyc)
+    except (AttributeError, ImportError, KeyError, OSError, TypeError, ValueError):
+        return
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile the package once: with PYTHONDONTWRITEBYTECODE set (as on the CI machine)
     every git-memex process a test starts would otherwise compile it again (~70 ms)."""
@@ -26,6 +50,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = _isolate(tmp_path, monkeypatch)
+    yield home
+    from memex.index import build
+
+    build.forget_connections()  # the index keeps connections open per process
+
+
+def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "userhome"
     home.mkdir()
     for key in list(os.environ):
@@ -51,10 +83,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     from memex.storage import gitio
 
     gitio.git_binary.cache_clear()
-    yield home
-    from memex.index import build
-
-    build.forget_connections()  # the index keeps connections open per process
+    return home
 
 
 @pytest.fixture
@@ -64,16 +93,50 @@ def memex_home(tmp_path: Path) -> Path:
 
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh git repo with one commit and an origin URL, as the cwd."""
-    path = tmp_path / "repo"
+def _make_repo(path: Path) -> None:
     path.mkdir()
     git("init", "-q", "-b", "main", cwd=path)
     git("remote", "add", "origin", "git@github.com:Acme/App.git", cwd=path)
     (path / "README.md").write_text("demo\n", encoding="utf-8")
     git("add", "README.md", cwd=path)
     git("commit", "-q", "-m", "initial", cwd=path)
+
+
+_templates: dict[str, Path] = {}
+
+
+def copy_template(name: str, make: Callable[[Path], None], dest: Path) -> None:
+    """Into `dest` (it may exist), what `make(folder)` puts into an empty folder: made once
+    per test process, in an isolation of its own like every test's (same git identity and
+    config), then copied. The copies' files get fresh times (git re-reads the files its
+    index lists and finds them unchanged), and the template's path in git's config files
+    and logs (a clone's remote URL) becomes `dest`."""
+    template = _templates.get(name)
+    if template is None:
+        root = Path(tempfile.mkdtemp(prefix="memex-template-"))
+        atexit.register(shutil.rmtree, root, True)
+        template = root / "t"
+        template.mkdir()
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            _isolate(root, monkeypatch)
+            make(template)
+        _templates[name] = template
+    shutil.copytree(template, dest, symlinks=True, copy_function=shutil.copy,
+                    dirs_exist_ok=True)
+    old, new = str(template).encode(), str(dest).encode()
+    for entry in template.iterdir():
+        git_dir = entry / ".git" if (entry / ".git").is_dir() else entry
+        for path in [git_dir / "config", *(git_dir / "logs").rglob("*")]:
+            copied = dest / path.relative_to(template)
+            if path.is_file() and old in path.read_bytes():
+                copied.write_bytes(copied.read_bytes().replace(old, new))
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh git repo with one commit and an origin URL, as the cwd."""
+    path = tmp_path / "repo"
+    copy_template("repo", lambda folder: _make_repo(folder / "repo"), tmp_path)
     monkeypatch.chdir(path)
     return path
 

@@ -32,6 +32,7 @@ SECRETS = [
     _random(_ALNUM, 30) + "#" + _random(_ALNUM, 8),  # a password-like key with a symbol
     "deploy:" + _random(_ALNUM, 20),  # user:password with no curl -u before it
     _random(_ALNUM, 41) + "_",  # base64url ends in "_" or "-" as often as in a letter
+    _random("0123456789abcdef", 64),  # a 256-bit key in hex (discord, sentry, HMAC keys)
 ]
 SENTENCES = ("the deploy key is {} for now", "{}", "use {} here", "- `{}`")
 
@@ -52,6 +53,49 @@ def test_a_random_token_is_masked_alone(sentence: str) -> None:
         assert redact.find_secrets(redact.redact(text).text) == []
 
 
+def test_a_key_in_short_dashed_groups_is_masked_a_uuid_is_not() -> None:
+    # 8-4-4-4-12 groups, the middle ones with letters past f: shaped like a UUID, not one
+    hexdigits = "0123456789abcdef"
+    key = "-".join([_random(hexdigits, 8), "g7k2", "3z9q", "m4w1", _random(hexdigits, 12)])
+    for sentence in SENTENCES:
+        assert _masked(sentence.format(key), key), sentence
+    uuid = "3f2a9c1e-7b4d-4e8a-9f0c-1d2e3f4a5b6c"
+    assert redact.redact(f"use {uuid} here").text == f"use {uuid} here"
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_user_password_pair_is_masked_whole(sentence: str) -> None:
+    low = string.ascii_lowercase
+    pair = f"{_random(low, 7)}:P@{_random(low, 4)}w0{_random(low, 2)}$1"  # too short a run
+    assert _masked(sentence.format(pair), pair)
+
+
+def test_a_login_that_is_a_token_is_masked_a_user_name_is_not() -> None:
+    digits, upper = string.digits, string.ascii_uppercase  # long groups: too few anomalies
+    token = "".join(_random(cls, n) for cls, n in ((digits, 8), (upper, 7), (digits, 10),
+                                                  (upper, 7), (digits, 8)))
+    for text in (f'SONAR_LOGIN := "{token}"', f"sonar.login={token}"):
+        assert _masked(text, token), text
+    for text in ('db_login = "jdoe"', "smtp.login: ops.team@mail.site.org",
+                 'LOGIN_URL = "/accounts/login/"', "please login with your account"):
+        assert redact.redact(text).text == text, text
+
+
+def test_a_name_that_says_do_not_commit_is_no_commit_id() -> None:
+    value = _random(_ALNUM, 30)
+    assert _masked(f"todo_secret_do_not_commit = {value}", value)
+
+
+@pytest.mark.parametrize("tail", ["=8xQN", _random(_B64, 22) + "=="])
+def test_a_wrapped_key_after_a_key_word_is_one_finding_with_its_last_line(tail: str) -> None:
+    first = _random(_B64, 64)
+    for text in (f"the deploy key is {first}\n{tail} for now", f"{first}\n{tail}"):
+        result = redact.redact(text)
+        assert len(result.findings) == 1, text
+        assert result.text.count("\n") == 1
+        assert first[4:] not in result.text and tail[1:] not in result.text, result.text
+
+
 def test_a_key_wrapped_over_lines_is_one_finding_and_keeps_its_lines() -> None:
     body = "\n".join(_random(_B64, 64) for _ in range(4))
     text = f"the service account key:\n{body}\nrotate it monthly"
@@ -64,6 +108,10 @@ def test_a_key_wrapped_over_lines_is_one_finding_and_keeps_its_lines() -> None:
 ORDINARY = [
     "fixed in 3f9c2a1, see a664f91d6f7b127a6f5c331aaa9c3ff3b1d27f01 for the revert",
     "image digest sha256:" + "9b2d" * 16,
+    "image: amazon/aws-cli@sha256:" + _random("0123456789abcdef", 64),
+    "the tarball's SHA-256 is " + _random("0123456789abcdef", 64) + ", checked",
+    _random("0123456789abcdef", 64) + "  git-memex-1.0.tar.gz",  # sha256sum output
+    "commit " + _random("0123456789abcdef", 64) + " (a SHA-256 repository)",
     "the memory 01JD5V3K8Q2W9X7Y6Z5A4B3C2D supersedes 01M8SF3FCGWQDDVTNK1EATBCQ4",
     "tenant 3f2a9c1e-7b4d-4e8a-9f0c-1d2e3f4a5b6c is the staging one",
     "call get_user_by_id_and_org_name() or getUserAccountByIdAndOrgName()",
@@ -84,6 +132,9 @@ ORDINARY = [
     "placeholders: ghp_xxxxxxxxxxxxxxxxxxxx, AKIAIOSFODNN7EXAMPLE, 0123456789abcdefABCDEF,"
     " aaaaaaaaaaaaaaaaaaaaaaaa, ${DATABASE_PASSWORD}, <your-api-key>, sk_test_EXAMPLEKEY1234",
     "a shortened example: ops_eyJzaWduSW5B...",
+    "FROM python:3.12-slim, redis:7.2.4-alpine on localhost:8080 at 12:30:45",
+    "s = line[index+2:] and chown www-data:www-data; git@github.com:owner/repo.git",
+    "ERROR:root:failed#3 and mailto:ops@site.org, C:\\Users\\me and scp host:~/dir2",
     "the numbers 1234567890123456789 and 20261201T235959Z",
 ]
 
@@ -115,3 +166,42 @@ def test_the_scan_reports_a_random_token_by_line_and_never_echoes_it() -> None:
     assert [(f.line, f.kind) for f in findings] == [(6, bare_secrets.KIND)]
     assert secret[4:] not in findings[0].describe()
     assert scan.check_texts([("m.md", redact.redact(text).text)]) == []
+
+
+def _not_secrets() -> list[str]:
+    """What a false positive is: values that say they are fake, computed or public, data
+    that is encrypted or encoded text, and placeholders typed in place of a key."""
+    value = _random(_LOWER_DIGITS, 40)
+    b64 = _random(_B64, 64)
+    return [
+        f'wrongLength := "{value}"',  # a test's invalid input, named so
+        f'invalid_api_key = "{value}"',
+        f'nonMatchingToken := "{_random(_LOWER_DIGITS, 16)}"',
+        f"const fakeSecret = '{value}';",
+        f'<input type="hidden" name="authenticity_token" value="{value}" />',
+        f'{{"signature":"{_random(_ALNUM, 80)}"}}',
+        f"// X-Request-Signature: {_random(_ALNUM, 60)}",
+        "name: ENC[AES256_GCM,data:" + _random(_B64, 12) + "=,iv:" + _random(_B64, 43) + "=,tag:"
+        + _random(_B64, 22) + "==,type:str]",
+        f"enc: |\n    -----BEGIN PGP MESSAGE-----\n\n    {b64}\n    {b64[::-1]}\n"
+        "    -----END PGP MESSAGE-----",
+        "data-name1: ZGF0YS12YWx1ZTE=\ndata-name2: Y29uZmlnLXZhbHVlLTI=",  # base64 of names
+        "keyVaultToStoreSecrets: team-kv-2049117731",  # a Key Vault's name
+        f"key = sk-{_random(_LOWER_DIGITS, 6)}-abcdefghijkl-{_random(_LOWER_DIGITS, 12)}",
+        "AIza" + "a" * 35,  # a format's prefix, then one character held down
+        f'"token": "{_random(string.digits, 12)}-{_random(string.digits, 12)}-' + '#' * 20 + '"',
+        "sgp_" + "4444444b" + "EEEEE" + "9999999" + "DdddD" + "c" * 15,  # 40 hex
+    ]
+
+
+@pytest.mark.parametrize("text", _not_secrets())
+def test_what_a_false_positive_is_is_left_alone(text: str) -> None:
+    assert redact.redact(text).text == text
+
+
+def test_base64_of_credentials_is_still_masked() -> None:
+    import base64
+
+    for raw in ("admin:hunter2hunter2", "mypassword", "S!B*d$zDsb="):
+        token = base64.b64encode(raw.encode()).decode()
+        assert _masked(f"use {token} here", token), raw

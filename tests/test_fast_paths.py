@@ -26,7 +26,7 @@ def test_a_summary_from_the_body_s_start_is_the_summary_of_the_whole() -> None:
     rng = random.Random(7)
     pieces = ["a", "B", " ", "\n", "\t", "\u0130", "\u00df", "\u2028", "x" * 50, " " * 300,
               "\u00e9", "\x1b"]
-    for _ in range(3000):
+    for _ in range(600):
         title = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 200)))
         if rng.random() < 0.3:

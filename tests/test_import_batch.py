@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from memex.storage import homes
 from tests.conftest import BIN
 from tests.helpers import invoke, invoke_json
@@ -65,3 +67,42 @@ def test_a_file_that_cannot_be_written_is_refused_alone(repo: Path, tmp_path: Pa
     assert on_disk == sorted(Path(i["path"]).name for i in report["imported"])
     git_dir = repo / ".git"
     assert not [p for p in git_dir.rglob("*.memex-tmp")]  # no temp file left
+
+
+def test_one_detector_pass_for_a_clean_entry_and_the_same_files_as_two(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean entry is scanned once (what is stored, whole); one with a secret in its
+    title, body, aliases, another key or a comment is masked exactly as the fields-then-
+    text path masks it (files and notices compared with that path's)."""
+    from memex.core import redact
+    from memex.workflows import portable
+    from tests.test_portable import entry, make_text
+
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-11-02T00:00:00Z")
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    texts = [make_text(f"clean note {n}") for n in range(3)]
+    leaks = [make_text(f"the token is {token}"), make_text("title leak"),
+             make_text("alias leak"), make_text("key leak"), make_text("comment leak")]
+    leaks[1] = (leaks[1][0], leaks[1][1].replace("scope:", f"title: deploy {token}\nscope:"))
+    leaks[2] = (leaks[2][0], leaks[2][1].replace("scope:", f"aliases: [{token}]\nscope:"))
+    leaks[3] = (leaks[3][0], leaks[3][1].replace("scope:", f"x-deploy: {token}\nscope:"))
+    leaks[4] = (leaks[4][0], leaks[4][1].replace("scope:", f"# {token}\nscope:"))
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join([json.dumps({"format": "git-memex-export", "version": 1}),
+                                  *(entry(t, f"{i}.md") for i, t in texts + leaks)]) + "\n")
+
+    def run(home: Path) -> tuple[dict[str, bytes], list[str]]:
+        monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+        report = portable.import_path(homes.workspace(), archive)
+        assert len(report.imported) == 8 and not report.rejected, report.rejected
+        files = {p.name: p.read_bytes() for p in (home / "personal").glob("*.md")}
+        assert not any(token.encode() in data for data in files.values())
+        return files, report.notices
+
+    scans: list[int] = []
+    real = redact.find_secrets
+    monkeypatch.setattr(redact, "find_secrets", lambda text: scans.append(1) or real(text))
+    one_pass = run(tmp_path / "one")
+    assert len(scans) == 3 + 5 * 2  # a clean entry once; a leaking one again when masked
+    monkeypatch.setattr(portable, "_clean_text", lambda *_: None)  # fields, then text
+    assert run(tmp_path / "two") == one_pass

@@ -56,8 +56,31 @@ def test_the_text_is_stored_once(repo: Path) -> None:
         tables = {name for (name,) in index.conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert "fts_content" not in tables
-        body = index.conn.execute("SELECT body FROM memories").fetchone()[0]
-    assert body == "a body stored in the memories table only"
+        body = index.conn.execute("SELECT zbody FROM memories").fetchone()[0]
+    assert build.body_text(body) == "a body stored in the memories table only"
+
+
+def test_a_long_body_is_stored_compressed_and_read_back_whole(repo: Path) -> None:
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    long_body = " ".join(f"wombat{i} 依赖管理 café" for i in range(200))
+    mid = memfiles.put(folder, long_body, tags=["marsupial"])
+    short = memfiles.put(folder, "a short body stays text")
+    build.refresh(ws)
+    with build.open_index(ws, refresh=False) as index:
+        stored = dict(index.conn.execute("SELECT id, zbody FROM memories"))
+    assert isinstance(stored[mid], bytes) and len(stored[mid]) < len(long_body) / 2
+    assert stored[short] == "a short body stays text"
+    assert build.body_text(stored[mid]) == long_body
+    assert [h.memory.body for h in search.search(ws, search.SearchRequest("wombat7")).hits] \
+        == [long_body]
+    # a change removes the compressed body's words exactly (the delete re-reads it)
+    memfiles.put(folder, "kangaroo only now", id=mid, updated_at="2026-12-02T06:00:00Z")
+    build.refresh(ws)
+    held = terms(ws)
+    assert "wombat7" not in held and "kangaroo" in held
+    with build.open_index(ws, refresh=False) as index:
+        index.conn.execute("INSERT INTO fts (fts) VALUES ('integrity-check')")
 
 
 def test_an_index_made_with_another_text_rule_is_rebuilt(repo: Path) -> None:
@@ -104,6 +127,47 @@ def test_an_unchanged_tree_is_told_from_the_stamps(
     assert build.refresh(ws).new == 0  # warm: the process's copy
 
 
+def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files table is not read while the walk's digest is the one the index keeps;
+    a file written within the racy-clean window leaves no digest (it is hashed again),
+    and a digest missing is noted by the next refresh that finds the table unchanged."""
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    first = memfiles.put(folder, "alpha one")
+    old = time.time_ns() - 3600 * 10**9
+    os.utime(folder / f"{first}.md", ns=(old, old))
+    fresh = memfiles.put(folder, "alpha two, just written")  # racy: recorded with size -1
+    build.refresh(ws)
+    with build.open_index(ws, refresh=False) as index:
+        assert build._meta(index.conn, "stamps") == ""
+    os.utime(folder / f"{fresh}.md", ns=(old, old))
+    assert build.refresh(ws).touched == 1  # hashed again: same bytes; now a digest
+    with build.open_index(ws, refresh=False) as index:
+        assert build._meta(index.conn, "stamps") == build.stamps_digest(build.disk_stamps(ws))
+        index.conn.execute("DELETE FROM meta WHERE key = 'stamps'")
+    build.forget_connections()
+    assert build.refresh(ws).new == 0  # the table compared, and the digest noted
+    reads = []
+    real = build.indexed_stamps
+
+    def counted(conn: sqlite3.Connection) -> dict[str, str]:
+        reads.append(1)
+        return real(conn)
+
+    monkeypatch.setattr(build, "indexed_stamps", counted)
+    for _ in range(2):
+        build.forget_connections()
+        assert build.refresh(ws).new == 0
+    assert reads == []
+    path = folder / f"{first}.md"
+    path.write_text(path.read_text().replace("alpha one", "alpha uno"))
+    os.utime(path, ns=(old, old - 10**9))  # same size, older mtime
+    assert build.refresh(ws).changed == 1
+    hits = search.search(ws, search.SearchRequest("uno")).hits
+    assert [h.id for h in hits] == [first]
+
+
 def test_the_file_gives_back_what_a_rebuild_frees(repo: Path) -> None:
     ws = homes.workspace()
     path = build.db_path(ws)
@@ -123,9 +187,34 @@ def test_the_file_gives_back_what_a_rebuild_frees(repo: Path) -> None:
     with build.open_index(ws, refresh=False) as index:
         conn = index.conn
         assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == build.PAGE_SIZE
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         free = conn.execute("PRAGMA freelist_count").fetchone()[0]
     assert free <= build.FREE_SHARE * pages, (free, pages)
+
+
+def test_an_old_index_another_process_holds_is_rebuilt_on_its_pages(repo: Path) -> None:
+    """The page size changes only outside WAL mode: with the old file open elsewhere
+    it is rebuilt on its old pages, and reads and writes go on."""
+    ws = homes.workspace()
+    path = build.db_path(ws)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path, isolation_level=None)
+    old.execute("PRAGMA page_size = 4096")
+    old.execute("PRAGMA journal_mode = WAL")
+    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    old.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    try:
+        old.execute("SELECT * FROM meta").fetchall()
+        mid = memfiles.put(repo / ".memex", "kiwi fruit on old pages")
+        assert build.refresh(ws).rebuilt
+        hits = search.search(ws, search.SearchRequest("kiwi")).hits
+        assert [h.id for h in hits] == [mid]
+        with build.open_index(ws, refresh=False) as index:
+            assert index.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        old.close()
 
 
 def test_a_full_rebuild_gives_back_every_free_page(
@@ -158,3 +247,32 @@ def test_search_looks_past_best_matches_the_filters_drop(
               for i in range(2)}
     result = search.search(homes.workspace(), search.SearchRequest(query="kiwi", limit=2))
     assert {h.id for h in result.hits} == wanted
+
+
+def test_the_irregular_forms_are_stemmed_once_per_index(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stemming the irregular-forms table is kept in the index's meta: a new process
+    (an empty process cache) reads it instead of stemming the table again, and still
+    finds "taught" for "teaches"; a table kept under another signature is made again."""
+    ws = homes.workspace()
+    mid = memfiles.put(repo / ".memex", "she taught the interns to rebase")
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
+    asked: list[int] = []
+    real = search.stems
+
+    def counted(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
+        asked.append(len(words))
+        return real(conn, words)
+
+    monkeypatch.setattr(search, "stems", counted)
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
+    assert max(asked) < 10, asked  # the query's words only
+    with build.open_index(ws, refresh=False) as index:
+        index.conn.execute("UPDATE meta SET value = json_set(value, '$.sign', 'other') "
+                           "WHERE key = 'irregular_stems'")
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    asked.clear()
+    assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
+    assert max(asked) > 100  # the table stemmed again

@@ -32,6 +32,8 @@ LAZY: Mapping[str, str] = {
     "memex.index": "the SQLite index: sqlite3 and the refresh (~30 ms)",
     "memex.search.engine": "the search engine: the index plus the query pipeline",
     "memex.search.dense.providers": "the vector lane's providers, only when one is set",
+    "memex.search.dense.vectors": "the vector lane's stored vectors, only when one is set",
+    "memex.search.dense.fusion": "the vector lane's fusion, only when one is set",
     "memex.workflows.clients": "init --client and doctor's client checks (the MCP tools)",
     "memex.workflows.hosts.github": "only when a GitHub PR is asked about (urllib)",
     "memex.workflows.hosts.gitlab": "only when a GitLab merge request is asked about (urllib)",

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from memex.core import frontmatter
+from memex.index import build
+from memex.storage import homes
 from tests.helpers import invoke
 from tests.helpers.farm import Dev, make_team
 from tests.helpers.memfiles import edit, memory, write
@@ -126,6 +128,24 @@ def test_near_duplicate_contradiction_and_paths(team: Dev) -> None:
     md = invoke("review", "--format", "markdown")
     assert md.stdout.startswith("<!-- git-memex review -->")
     assert "| added |" in md.stdout and "near-duplicate" in md.stdout
+
+
+def test_fresh_clone_reads_the_folder_without_building_the_index(team: Dev) -> None:
+    write(team.clone, memory(title="Deploys", tags=["ops"], body=(
+        "We deploy with the blue green script every Friday afternoon after the release "
+        "notes are written.")))
+    write(team.clone, memory(title="Package manager", body="Use npm for installs.",
+                             tags=["tooling"]))
+    commit(team, "a near-duplicate and a contradiction")
+    team.use()
+    index = build.db_path(homes.workspace(team.clone))
+    if index.exists():
+        index.unlink()
+    fresh = review_json(team)
+    assert not index.exists()  # nothing built: a CI clone never needs it
+    assert ("near-duplicate", False) in kinds(fresh) and ("contradiction", False) in kinds(fresh)
+    assert invoke("reindex").exit_code == 0 and index.exists()
+    assert review_json(team) == fresh  # the warm index gives the same report
 
 
 def test_base_from_git_when_the_working_tree_differs(team: Dev) -> None:

@@ -26,8 +26,8 @@ def test_library_reads_are_logged_whatever_the_caller(repo: Path) -> None:
     ws = homes.workspace()
     usage.log_path(ws.home).unlink(missing_ok=True)
 
-    items, _ = reads.each(ws, limit=2)
-    listed = [i.id for i in items]
+    items, _ = reads.each_json(ws, limit=2)
+    listed = [str(i["id"]) for i in items]
     shown, _ = reads.show(ws, listed[0])
     page, view = reads.page(ws, limit=1, offset=1)
     found = reads.search(ws, engine.SearchRequest(query="staging database port"))
@@ -47,10 +47,10 @@ def test_a_stream_left_early_logs_what_it_handed_out(repo: Path) -> None:
         assert result.exit_code == 0
     ws = homes.workspace()
     usage.log_path(ws.home).unlink(missing_ok=True)
-    items, _ = reads.each(ws)
+    items, _ = reads.each_json(ws)
     first = next(items)
     items.close()  # type: ignore[attr-defined]
-    assert _entries(ws) == [("list", [first.id])]
+    assert _entries(ws) == [("list", [first["id"]])]
 
 
 def test_an_internal_search_is_not_a_read(repo: Path) -> None:

@@ -26,8 +26,8 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real = verify._verdict
 
     def counting(data: bytes) -> object:
-        memory_id = data.decode().split("id: ", 1)[1].split("\n", 1)[0]
-        seen.append(f"{memory_id}.md")
+        head = data.decode().split("id: ", 1)
+        seen.append(f"{head[1].split(chr(10), 1)[0]}.md" if len(head) == 2 else "(no id)")
         return real(data)
 
     monkeypatch.setattr(verify, "_verdict", counting)
@@ -96,3 +96,38 @@ def test_a_cold_index_is_built_from_verify_s_own_parse(
     monkeypatch.setattr(frontmatter, "parse", lambda text: parses.append(1) or real(text))
     assert _run() == {}
     assert len(parses) == 3  # each file parsed once: the index took verify's parse
+
+
+def test_a_run_from_cached_verdicts_reports_what_a_run_without_them_does(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rule a verdict feeds (parse, file-name, personal, private, secret, size,
+    chain, link), plain and chained files mixed: the cached columns and details give
+    the report that judging every file gives."""
+    old = memory(body="the old way")
+    new = memory(body="the new way", supersedes=old.id)  # half-written chain
+    gone = memory(body="superseded, says by nobody", status="superseded")
+    rival = memory(body="a rival", superseded_by=new.id, related=[old.id])
+    kept = memory(body="kept over the rival", supersedes=rival.id)
+    for m in (old, new, gone, rival, kept,
+              memory(body="links nowhere", related=["01ARZ3NDEKTSV4RRFFQ69G5FAX"],
+                     extends=["01ARZ3NDEKTSV4RRFFQ69G5FAY"]),
+              memory(body="a private one", visibility="private"),
+              memory(body="mine", scope="personal", repo_id=None),
+              memory(body=f"leaks {TOKEN}", related=[old.id]),
+              memory(body="x" * 70_000), memory(body="plain")):
+        write(repo, m)
+    misnamed = write(repo, memory(body="misnamed"))
+    misnamed.rename(misnamed.with_name("01ARZ3NDEKTSV4RRFFQ69G5FAV.md"))
+    (repo / ".memex" / "01ARZ3NDEKTSV4RRFFQ69G5FAW.md").write_text("not a memory\n")
+
+    def failures() -> list[tuple[str, str, str, int | None]]:
+        report = verify.verify(homes.workspace())
+        return sorted((f.rule, f.file, f.message, f.line) for f in report.failures)
+
+    cold, first = failures(), failures()
+    reads = _reads(monkeypatch)
+    assert failures() == first == cold and reads == []
+    assert {rule for rule, *_ in cold} == {"parse", "file-name", "personal", "private",
+                                           "secret", "size", "chain", "link"}
+    monkeypatch.setattr(verify, "rules_version", lambda: None)  # no cache: judge all
+    assert failures() == cold and len(reads) == 13

@@ -3,8 +3,10 @@ long-lived process skips its stat walk while nothing changed, and sees every cha
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,30 @@ def test_without_notices_reads_walk(repo: Path, monkeypatch: pytest.MonkeyPatch)
     build.refresh(ws)
     build.refresh(ws)
     assert len(walks) == 2
+
+
+def test_a_watch_started_on_a_fresh_index_walks_once(repo: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP server's case: the index is up to date when the watch starts, so the
+    first walk finds every stamp unchanged; the calls after it must not walk again."""
+    from memex.index import build
+    from memex.storage import homes
+    from memex.workflows import reads
+    from tests.helpers.memfiles import memory, write
+
+    path = write(repo, memory(body="first note"))
+    old = time.time() - 100  # not racily new: its stamp is trusted as is
+    os.utime(path, (old, old))
+    os.utime(path.parent, (old, old))
+    ws = homes.workspace()
+    build.refresh(ws)  # another command indexed it before the server started
+    build.forget_connections()  # ...in another process
+    walks: list[int] = []
+    real = build.disk_stamps
+    monkeypatch.setattr(build, "disk_stamps", lambda *a: walks.append(1) or real(*a))
+    assert reads.watch_changes(ws)
+    for _ in range(3):
+        assert build.refresh(ws).new == 0
+    # the first walk finds the disk as indexed (by the walk's digest or the files
+    # table) and marks the index clean: no call after it walks
+    assert len(walks) == 1

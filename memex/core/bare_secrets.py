@@ -11,7 +11,8 @@ A run of token characters (letters, digits, ``_ + / = ~ . -``) at least
 :data:`MIN_RUN` long is cut into pieces at its separators and at nothing else.  A piece is
 
 * *spared* when its shape is one coding text uses for ids: hexadecimal of a git object id's
-  length (7-12 abbreviated, 40 SHA-1, 64 SHA-256), a ULID, digits only, or a placeholder
+  length (7-12 abbreviated, 40 SHA-1; 64, SHA-256, only where its line names a digest), a
+  ULID, digits only, or a placeholder
   (a run of five equal or consecutive characters, ``xxxx``, ``example``, low entropy);
 * *random* when it is at least :data:`MIN_PIECE` characters long and shows at least
   :data:`MIN_ANOMALIES` anomalies, at least one for every :data:`MAX_CHARS_PER_ANOMALY`
@@ -25,8 +26,12 @@ A run of token characters (letters, digits, ``_ + / = ~ . -``) at least
 The span masked runs from the first random piece to the last, widened over the neutral
 pieces beside them, so a random key cut by ``_`` or ``/`` is masked whole while the path or
 identifier around it is kept.  Runs that follow a digest or public-key marker
-(``sha512-``, ``h1:``, ``ssh-ed25519``) and the bodies of certificates and public keys are
-not secrets and are skipped; so are runs that say they are placeholders.
+(``sha512-``, ``h1:``, ``ssh-ed25519``), the bodies of armoured blocks that hold no private
+key, the parts of a SOPS ``ENC[...]`` value and base64 of text are not secrets and are
+skipped; so are runs that say they are placeholders and values whose name says they are ids,
+public, signatures or not real (``wrongLength``, ``fake_key``).  A run of short groups with no
+random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string its groups make
+together.
 
 The figures behind the thresholds (how many secrets each catches, how many ordinary texts
 each touches) are in docs/benchmarks.md and docs/decisions.md; ``bench/redact_normal.py``
@@ -41,7 +46,7 @@ import math
 import re
 import string
 
-__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "spans"]
+__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "spans", "typed_sequence"]
 
 KIND = "random-token"
 MIN_RUN = 12
@@ -92,7 +97,15 @@ _PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+")
 _ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
-_GIT_ID_LENGTHS = frozenset((*range(7, 13), 40, 64))
+_GIT_ID_LENGTHS = frozenset((*range(7, 13), 40))
+# 64 hexadecimal characters are a SHA-256 digest or a 256-bit key: a digest is spared where
+# its line says so (``sha256``, ``digest``, ``checksum``, ``commit``...) or in the output of
+# ``sha256sum`` (the digest, two spaces, a file name); a key is masked.
+_HEX64 = re.compile(r"[0-9a-f]{64}|[0-9A-F]{64}")  # (a piece of the run)
+_DIGEST_WORDS = re.compile(
+    r"sha-?256|sha-?2|sha3|blake|digest|checksum|hash|commit|object|blob|tree|oid|integrity"
+    r"|fingerprint|image|layer|manifest", re.IGNORECASE)
+_SUM_LINE = re.compile(r"[ \t][ *][^\s]")  # sha256sum: "<digest>  name" / "<digest> *name"
 _PLACEHOLDER = re.compile(
     r"example|dummy|sample|placeholder|redacted|changeme|your|fake|xxxx|\.\.", re.IGNORECASE)
 # ``name=value`` inside one run (``primaryKey=...``, ``?token=...``): the name is not random
@@ -111,22 +124,45 @@ _SPARED_BEFORE = re.compile(
 _SPARED_PREFIX = re.compile(
     r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[:=-]|pk_(?:live|test)_")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
+# An armoured block that holds no private key: a certificate, a public key, a signature,
+# an encrypted message (``-----BEGIN PGP MESSAGE-----``, SOPS' PGP section).
 _PUBLIC_BLOCK = re.compile(
-    r"-----BEGIN (?:CERTIFICATE|[A-Z0-9 ]*PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)"
-    r"-----.*?(?:-----END[^\n]*-----|\Z)",
+    r"-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----.*?(?:-----END[^\n]*-----|\Z)",
     re.DOTALL,
 )
 
+# The short last line of a key wrapped over lines, after a line of 40 or more: base64 with
+# its padding or a PGP armour checksum (``XI=``, ``=8xQN``).
+_MIN_WRAPPED = 40
+_WRAP_TAIL = re.compile(
+    r"[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9+/]{0,79}=)[A-Za-z0-9+/]*={1,2}[A-Za-z0-9+/]*"
+    r"(?<=[A-Za-z0-9+/=]{4})(?=\s|$)")
 _WORD_END = frozenset(" \t\r\n\"'`<>()[]{}|,;")
 # ``name = value``, ``name: value``, ``"name": "value"``, ``name => value`` right before a run
 _NAME_BEFORE = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[\"']?[ \t]*(?:=>|:?=|:)[ \t]*[\"']?$")
-# Names whose values are ids, names, digests or public values, not secrets.
+# Names that say their value is not a real one: a test's wrong, invalid or fake input
+# (``wrongLength := "AkCp..."``, ``nonMatchingToken``, ``fake_key``); lower case.
+FAKE_NAME = r"wrong|invalid|non_?matching|not_?matching|mismatch|fake|dummy|mock|bogus"
+# Names whose values are ids, names, digests, signatures or public values, not secrets.
 _PUBLIC_NAME = re.compile(
     r"(?i:csrf|xsrf|authenticity|public|publishable|primary|foreign|partition|sort[_-]?key"
-    r"|checksum|digest|hash|etag|nonce|uuid|guid|commit|revision|accessor)"
+    r"|checksum|digest|hash|etag|nonce|uuid|guid|(?<!not_)(?<!not)commit|revision|accessor"
+    r"|signature"
+    f"|{FAKE_NAME})"
     r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
 )
+# An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
+_ATTRIBUTE_NAME = re.compile(
+    r"""\bname=["'](?P<name>[^"'<>]{1,80})["'][^<>]{0,200}?\bvalue=["']$""")
+
+# Letters or digits in alphabet order, as a person types them in place of a key
+# ("abcdefghij", "12345678"); a generated key never holds eight in a row.
+MIN_TYPED_RUN = 8
+_TYPED = re.compile("|".join(
+    re.escape(seq[i : i + MIN_TYPED_RUN])
+    for seq in (string.ascii_lowercase, string.digits + "0")
+    for i in range(len(seq) - MIN_TYPED_RUN + 1)))
 
 # piece classes
 _SPARED, _NEUTRAL, _RANDOM = 0, 1, 2
@@ -136,6 +172,11 @@ def _entropy(value: str) -> float:
     n = len(value)
     log2 = math.log2
     return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
+
+
+def typed_sequence(value: str) -> bool:
+    """Does ``value`` hold :data:`MIN_TYPED_RUN` letters or digits in alphabet order?"""
+    return _TYPED.search(value.lower()) is not None
 
 
 def _placeholder_run(piece: str) -> bool:
@@ -173,11 +214,11 @@ def anomalies(piece: str) -> int:
     return count
 
 
-def _classify(piece: str) -> int:
+def _classify(piece: str, digests: bool = False) -> int:
     n = len(piece)
     if piece.isdigit() or _HEX_NUMBER.fullmatch(piece):
         return _SPARED
-    if n in _GIT_ID_LENGTHS and _HEX.fullmatch(piece):
+    if (n in _GIT_ID_LENGTHS or (digests and n == 64)) and _HEX.fullmatch(piece):
         return _SPARED
     if n == 26 and _ULID.fullmatch(piece):
         return _SPARED
@@ -193,13 +234,15 @@ def _classify(piece: str) -> int:
     return _RANDOM
 
 
-def _run_span(run: str) -> tuple[int, int] | None:
+def _run_span(run: str, digests: bool = False) -> tuple[int, int] | None:
     """The random part of one run (offsets in ``run``), or None.  A run that is mostly
-    random (half of its letters and digits or more) is masked whole."""
-    pieces = [(m.start(), m.end(), _classify(m.group())) for m in _PIECE.finditer(run)]
+    random (half of its letters and digits or more) is masked whole.  ``digests``: the line
+    says its 64-hex pieces are digests."""
+    pieces = [(m.start(), m.end(), _classify(m.group(), digests))
+              for m in _PIECE.finditer(run)]
     randoms = [i for i, p in enumerate(pieces) if p[2] == _RANDOM]
     if not randoms:
-        return None
+        return _dashed_span(run, pieces)
     first, last = randoms[0], randoms[-1]
     random_chars = sum(pieces[i][1] - pieces[i][0] for i in randoms)
     if random_chars * 2 >= sum(p[1] - p[0] for p in pieces):
@@ -215,9 +258,24 @@ def _run_span(run: str) -> tuple[int, int] | None:
     return start, end
 
 
+def _dashed_span(run: str, pieces: list[tuple[int, int, int]]) -> tuple[int, int] | None:
+    """A key cut into short groups (``8-4-4-4-12`` with letters past ``f``: not a UUID) is
+    judged as the string its groups make together; a UUID (all hexadecimal) stays spared."""
+    if len(pieces) < 3 or any(end - start >= MIN_PIECE * 2 for start, end, _ in pieces):
+        return None
+    groups = [run[start:end] for start, end, _ in pieces]
+    if any(g.isalpha() and len(g) >= 3 and not anomalies(g) for g in groups):
+        return None  # a word among them: a name (project__remote__9c570c1e24d2)
+    joined = "".join(groups)
+    if len(joined) < MIN_PIECE * 2 or _HEX.fullmatch(joined) or _classify(joined) != _RANDOM:
+        return None
+    return pieces[0][0], pieces[-1][1]
+
+
 def _encoded_text(run: str) -> bool:
-    """Is ``run`` base64 of prose or of a JSON/XML document (``aGVsbG8gd29ybGQ=``,
-    ``eyJhbGciOiJIUzI1NiJ9``)?  Encoded text is data; key material decodes to bytes."""
+    """Is ``run`` base64 of text: prose, a name, a JSON/XML document (``aGVsbG8gd29ybGQ=``,
+    ``ZGF0YS12YWx1ZTE=``, ``eyJhbGciOiJIUzI1NiJ9``)?  Encoded text is data; key material
+    decodes to bytes."""
     if not _BASE64.fullmatch(run):
         return False
     body = run.rstrip("=")[: _SAMPLE * 4]  # whole quads: the start decodes on its own
@@ -226,7 +284,18 @@ def _encoded_text(run: str) -> bool:
         decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return False
-    return decoded.isprintable() and (" " in decoded or decoded[:1] in "{[<")
+    if not decoded.isprintable():
+        return False
+    if " " in decoded or decoded[:1] in "{[<":
+        return True
+    # a name (``data-value1``), not a password or ``user:password`` that an Authorization
+    # header or a Kubernetes secret encodes
+    return _ENCODED_NAME.fullmatch(decoded) is not None and \
+        _CREDENTIAL_WORD.search(decoded) is None and _is_name(decoded)
+
+
+_ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
 
 
 def _is_name(name: str) -> bool:
@@ -245,9 +314,28 @@ def _in_url(text: str, start: int, end: int) -> bool:
 
 
 def _public_value(text: str, start: int) -> bool:
-    """Is the run at ``start`` the value of a name that says it is public or an id?"""
-    m = _NAME_BEFORE.search(text, max(0, start - 80), start)
-    return m is not None and _PUBLIC_NAME.search(m.group("name")) is not None
+    """Is the run at ``start`` the value of a name that says it is public, an id or not a
+    real value?"""
+    for m in (_NAME_BEFORE.search(text, max(0, start - 80), start),
+              _ATTRIBUTE_NAME.search(text, max(0, start - 300), start)):
+        if m is not None and _PUBLIC_NAME.search(m.group("name")):
+            return True
+    return False
+
+
+def _digest_line(text: str, start: int, stop: int) -> bool:
+    """Does the line of the run at ``start:stop`` say its 64-hex pieces are digests?"""
+    line = text.rfind("\n", 0, start) + 1
+    return _DIGEST_WORDS.search(text, max(line, start - 80), stop) is not None or \
+        (_SUM_LINE.match(text, stop) is not None and not text[line:start].strip())
+
+
+def _in_sops_value(text: str, start: int) -> bool:
+    """Is ``start`` inside a SOPS ``ENC[AES256_GCM,data:...,iv:...,tag:...]`` value (its
+    parts are ciphertext, nonce and tag: encrypted data, not a key)?"""
+    line = text.rfind("\n", 0, start) + 1
+    opening = text.rfind("ENC[", line, start)
+    return opening != -1 and "]" not in text[opening:start]
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
@@ -280,17 +368,20 @@ def spans(text: str) -> list[tuple[int, int]]:
         skip = [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
     for start, stop in runs:
         run = text[start:stop]
-        if _PLACEHOLDER.search(run) or _FILE_NAME.search(run) or _encoded_text(run):
+        if _PLACEHOLDER.search(run) or typed_sequence(run) or _FILE_NAME.search(run) or \
+                _encoded_text(run):
             continue
         named = _NAME_IN_RUN.match(run)
         if named and _is_name(named.group()[:-1]):
             if _PUBLIC_NAME.search(named.group()[:-1]):
                 continue
             run, start = run[named.end() :], start + named.end()
-        found = _run_span(run)
+        found = _run_span(run, _HEX64.search(run) is not None and
+                          _digest_line(text, start, start + len(run)))
         if found is None:
             continue
-        if _SPARED_PREFIX.match(run) or _SPARED_BEFORE.search(text, max(0, start - 40), start):
+        if _SPARED_PREFIX.match(run) or _SPARED_BEFORE.search(text, max(0, start - 40), start) \
+                or _in_sops_value(text, start):
             continue
         if skip and any(a <= start < b for a, b in skip):
             continue
@@ -300,5 +391,8 @@ def spans(text: str) -> list[tuple[int, int]]:
         if out and not text[out[-1][1] : begin].strip() and \
                 text.count("\n", out[-1][1], begin) == 1:
             begin = out.pop()[0]
+        if end - begin >= _MIN_WRAPPED:
+            tail = _WRAP_TAIL.match(text, end)
+            end = tail.end() if tail else end
         out.append((begin, end))
     return out

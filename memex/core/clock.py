@@ -67,5 +67,11 @@ def normalise_time(value: object) -> str:
     if isinstance(value, datetime):
         return format_time(value)
     if isinstance(value, str):
+        if len(value) == 20 and _RFC3339.match(value) and value[0] != "0":
+            try:  # the canonical form files hold: checked, and already the answer
+                datetime.fromisoformat(value)
+                return value
+            except ValueError:
+                pass  # e.g. month 13: the readable message below
         return format_time(parse_time(value))
     raise ValueError(f"not a time: {value!r}")

@@ -232,7 +232,12 @@ def complete_chains(memories: Iterable[model.Memory], pending: frozenset[str] = 
 
 
 def is_expired(memory: model.Memory, at: str) -> bool:
-    return bool(memory.expires_at and memory.expires_at <= at)
+    return expired(memory.expires_at, at)
+
+
+def expired(expires_at: str | None, at: str) -> bool:
+    """An expiry time reached at AT."""
+    return bool(expires_at and expires_at <= at)
 
 
 def newest_in_chain(memory_id: str, by_id: dict[str, model.Memory]) -> str:

@@ -190,6 +190,8 @@ def escape_controls(text: str) -> str:
         if named:
             return named
         return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    if text.isprintable():  # no control, separator or format character: nothing to escape
+        return text
     return _CONTROL.sub(one, text)
 
 
@@ -218,11 +220,12 @@ def same_content(a: Memory, b: Memory) -> bool:
 def summarise(title: str, body: str, limit: int = 240) -> str:
     """One line of at most `limit` characters: the title, else the body's start."""
     text = title.strip()
+    normal = text == " ".join(text.split())  # no inner run of spaces, tabs or newlines
     # Only the body's start can be shown: a long body is normalised from a prefix, when
     # that prefix alone is longer than what is shown and than any lower-casing of the
     # title (lower() never shortens a string and at most doubles it), so what is cut
     # off could neither be shown nor make the body equal the title.
-    room = 3 * (limit + len(text)) + 16
+    room = limit + 2 * len(text) + 64
     first_body = " ".join(body[:room].split()) if len(body) > room else ""
     if len(first_body) <= 2 * len(text) + limit + 2:
         first_body = " ".join(body.split())
@@ -230,7 +233,12 @@ def summarise(title: str, body: str, limit: int = 240) -> str:
         text = f"{text}: {first_body}"
     elif not text:
         text = first_body
-    text = escape_controls(" ".join(text.split()))
+    # What is shown is a prefix: normalised from one when that is long enough to be cut
+    # (a normal title and the normalised body make a normal text already).
+    head = text if normal else " ".join(text[: 2 * limit].split())
+    if len(head) <= limit:
+        head = " ".join(text.split())
+    text = escape_controls(head[: limit + 1])
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "\u2026"
     return text
@@ -311,6 +319,13 @@ def legacy_version(data: dict[str, Any]) -> int | None:
 
 # The front matter keys a Memory has a field for (any other key is kept in `extra`).
 KNOWN_KEYS = frozenset(f.name for f in dataclasses.fields(Memory)) - {"extra", "body"}
+# What a Memory holds in a field its front matter leaves out (None for id and scope,
+# which every memory has). Shared values: read them, never change them.
+DEFAULTS: dict[str, Any] = {
+    f.name: (f.default if f.default is not dataclasses.MISSING
+             else f.default_factory() if f.default_factory is not dataclasses.MISSING
+             else None)
+    for f in dataclasses.fields(Memory) if f.name in KNOWN_KEYS}
 
 
 def from_front_matter(data: dict[str, Any], body: str) -> Memory:

@@ -19,27 +19,39 @@ def approved_by_person(memory: model.Memory) -> bool:
 
 def eligible(memory: model.Memory, at: str, as_of: str | None = None) -> bool:
     """DESIGN.md "Eligibility" for a default read."""
+    return eligible_fields(memory.status, memory.review_state, memory.created_at,
+                           memory.retired_at, memory.valid_from, memory.valid_until,
+                           memory.expires_at, at, as_of)
+
+
+def eligible_fields(status: str, review_state: str | None, created_at: str | None,
+                    retired_at: str | None, valid_from: str | None, valid_until: str | None,
+                    expires_at: str | None, at: str, as_of: str | None = None) -> bool:
+    """`eligible` on the few fields it reads: what a caller holding an index row (not a
+    Memory) passes."""
     if as_of is not None:
-        return visible_as_of(memory, as_of)
-    if memory.status not in model.LIVE_STATUSES:
+        return _visible_as_of(created_at, retired_at, valid_from, valid_until, expires_at,
+                              as_of)
+    if status not in model.LIVE_STATUSES:
         return False
-    if memory.review_state in HIDDEN_REVIEW:
+    if review_state in HIDDEN_REVIEW:
         return False
-    if lifecycle.is_expired(memory, at):
+    if lifecycle.expired(expires_at, at):
         return False
-    if memory.valid_until and memory.valid_until <= at:
+    if valid_until and valid_until <= at:
         return False
-    return not (memory.valid_from and memory.valid_from > at)
+    return not (valid_from and valid_from > at)
 
 
-def visible_as_of(memory: model.Memory, moment: str) -> bool:
+def _visible_as_of(created_at: str | None, retired_at: str | None, valid_from: str | None,
+                   valid_until: str | None, expires_at: str | None, moment: str) -> bool:
     """Created by T, not retired by T, and T inside valid_from..valid_until."""
-    if memory.created_at and memory.created_at > moment:
+    if created_at and created_at > moment:
         return False
-    if memory.retired_at and memory.retired_at <= moment:
+    if retired_at and retired_at <= moment:
         return False
-    if memory.valid_from and memory.valid_from > moment:
+    if valid_from and valid_from > moment:
         return False
-    if memory.valid_until and memory.valid_until <= moment:
+    if valid_until and valid_until <= moment:
         return False
-    return not (memory.expires_at and memory.expires_at <= moment)
+    return not lifecycle.expired(expires_at, moment)

@@ -191,7 +191,7 @@ _ASSIGN_WORD = (
     r"passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
     r"|account[_-]?key|private[_-]?key|credential|key(?<=[a-z0-9][_.-]key)(?![a-z])"
     r"|key(?<=[a-z] key)(?= (?:is|was) )|auth(?<=[a-z0-9][_.-]auth)(?![a-z])"
-    r"|creds(?<![a-z]creds)(?![a-z])"
+    r"|creds(?<![a-z]creds)(?![a-z])|login(?<=[a-z0-9][_.-]login)(?![a-z])"
     r"|密码|口令|密钥|パスワード|暗証番号|비밀번호"
 )
 _ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
@@ -203,6 +203,8 @@ _NOT_SECRET_NAME = re.compile(
     r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
     r"|(?<![a-z])bucket"
     r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms|scope"
+    r"|key_?vault"  # an Azure Key Vault's name or URL
+    f"|{bare_secrets.FAKE_NAME}"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
 _ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
@@ -239,11 +241,12 @@ _REGEX_SYNTAX = re.compile(
 _CALL_BEFORE = re.compile(r"\([ \t]*[\"']$")  # setProperty( "KEY" ...
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLACEHOLDER_WORDS = re.compile(
-    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|\.\.\.|"
+    r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|####|\.\.\.|"
     r"<[a-z]|\$\{|\{\{|%\(|process\.env|getenv|environ",
     re.IGNORECASE,
 )
-# Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.
+# Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.  (Digits in
+# order are not enough: documented sample keys such as 12345678-ABCD-... are masked.)
 _ALPHABET_RUN = re.compile("|".join(string.ascii_lowercase[i : i + 10] for i in range(17)))
 _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
@@ -254,6 +257,7 @@ _MIN_ASSIGN_LEN = 8
 _MIN_PEM_BODY = 16  # key material is hundreds of characters; "anything" is prose
 _MIN_ASSIGN_ENTROPY = 2.7
 _MIN_PASSWORD_ENTROPY = 2.5
+_MIN_LOGIN_TOKEN = 20  # a login that is a token (sonar.login), not a user name
 _MIN_DIGITS_LEN = 15  # an all-digit value: a client id or secret, not a port or a count
 _FILLERS = frozenset("xX01*#")  # what documentation writes in place of a key's characters
 
@@ -294,12 +298,22 @@ _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
 
 def _is_filler(body: str) -> bool:
-    """Mostly (3 in 4) one filler character: ``ghp_`` then a run of x, ``glc_1111...``,
-    ``00000TUVW``."""
+    """A placeholder typed in place of a key's characters: mostly (3 in 4) one filler
+    character (``ghp_`` then a run of x, ``glc_1111...``, ``00000TUVW``) or half of it in runs
+    of four equal characters (``AIzaaaaa...``, ``5555555dAAAAA7777777``); a generated key
+    repeats a character four times about once in 4,000 places (hex).  (Letters or digits in
+    alphabet order are not enough here: providers' own documented sample keys, which the
+    format rules must still mask, are written that way.)"""
     if not body:
         return True
     common = max(_FILLERS, key=body.count)
-    return body.count(common) * 4 >= len(body) * 3
+    if body.count(common) * 4 >= len(body) * 3:
+        return True
+    repeated = sum(len(m.group()) for m in _REPEATED.finditer(body))
+    return repeated * 2 >= len(body)
+
+
+_REPEATED = re.compile(r"(.)\1{3,}")
 
 
 def _valid_token(checks: int, body: str) -> bool:
@@ -466,6 +480,8 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
+    if ":" in text:
+        _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", _SIDEKIQ, out)
     if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
@@ -473,6 +489,27 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             if _k8s_kind_of(text, block.start()):
                 _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
                                  out, offset=block.start())
+
+
+# ``user:password`` standing alone: found from the colon; the password holds a letter, a
+# digit and a symbol that a version, image tag, path, time or slice never holds.
+_PAIR_PASSWORD = re.compile(
+    r":(?P<p>[^\s:\"'`<>()\[\]{},;|\\/]{0,63}[!@#$%^&*~][^\s:\"'`<>()\[\]{},;|\\]{0,63})"
+    r"(?=[\s\"'`)\],;]|$)")
+_PAIR_USER = re.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+
+
+def _pair_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    for m in _PAIR_PASSWORD.finditer(text):
+        password = m.group("p").rstrip(".!?")
+        if len(password) < 6 or _DIGIT.search(password) is None or \
+                _LETTER.search(password) is None or password[0] in "$%{<~=":
+            continue
+        user = _PAIR_USER.search(text, max(0, m.start() - 40), m.start())
+        if user is None or _PLACEHOLDER_WORDS.search(password) or "://" in password:
+            continue
+        end = m.start("p") + len(password)
+        out.append((prio, user.start(), end, _BASIC_KIND, _is_masked(text[user.start() : end])))
 
 
 def _k8s_kind_of(text: str, pos: int) -> bool:
@@ -523,6 +560,8 @@ def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             value = stripped
         if not value:
             continue
+        if key.group().lower() == "login" and (len(value) < _MIN_LOGIN_TOKEN or "@" in value):
+            continue  # SONAR_LOGIN = <token>; a login that is a user name or an email is none
         password = bool(quote) and _PASSWORD_WORD.search(key.group()) is not None
         if _is_masked(value):
             out.append((prio, start, end, _ASSIGN_KIND, True))
@@ -557,15 +596,31 @@ def _detect(text: str) -> list[_Hit]:
         return []
     cands.sort()
     claimed = bytearray(len(text))
-    hits: list[_Hit] = []
-    for _prio, start, end, kind, masked in cands:
+    taken: list[_Cand] = []
+    for prio, start, end, kind, masked in cands:
         if claimed.find(1, start, end) != -1:
-            continue
+            inside = _wrapped(text, start, end, kind, taken)
+            if not inside:
+                continue
+            # a key wrapped over lines whose first line a format or a key word found: one
+            # secret, reported with that kind, masked with its lines kept
+            for cand in inside:
+                taken.remove(cand)
+            kind, masked = inside[0][3], _is_masked_block(text[start:end])
         claimed[start:end] = b"\x01" * (end - start)
-        if not masked:
-            hits.append((start, end, kind))
-    hits.sort()
-    return hits
+        taken.append((prio, start, end, kind, masked))
+    return sorted((start, end, kind) for _p, start, end, kind, masked in taken if not masked)
+
+
+def _wrapped(text: str, start: int, end: int, kind: str, taken: list[_Cand]) -> list[_Cand]:
+    """The candidates a wrapped random block at ``start:end`` continues over more lines:
+    all that it overlaps, when it holds each of them whole (else none)."""
+    if kind != bare_secrets.KIND or "\n" not in text[start:end]:
+        return []
+    inside = [c for c in taken if c[1] < end and start < c[2]]
+    if all(start <= c[1] and c[2] <= end and "\n" not in text[c[1] : c[2]] for c in inside):
+        return inside
+    return []
 
 
 def _apply_masks(text: str, hits: list[_Hit]) -> str:
@@ -574,7 +629,8 @@ def _apply_masks(text: str, hits: list[_Hit]) -> str:
     for start, end, kind in hits:
         pieces.append(text[pos:start])
         secret = text[start:end]
-        pieces.append(_mask_block(secret) if kind in _BLOCK_KINDS else mask(secret))
+        pieces.append(_mask_block(secret) if kind in _BLOCK_KINDS or "\n" in secret
+                      else mask(secret))
         pos = end
     pieces.append(text[pos:])
     return "".join(pieces)

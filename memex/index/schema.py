@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -31,8 +31,9 @@ CREATE INDEX IF NOT EXISTS files_problems ON files (path) WHERE problem IS NOT N
 -- One row per readable memory; rowid is the FTS rowid. eff_* hold what chain
 -- completion changed (NULL: the file's own value); shadowed marks a duplicate id
 -- that reads skip (the first home in store.homes order wins). The small columns come
--- first and doc, body last, so a query that filters or sorts on them reads a row's
--- first bytes only.
+-- first and doc, zbody last, so a query that filters or sorts on them reads a row's
+-- first bytes only. zbody is the body: as text when short, else zlib-compressed UTF-8
+-- (build.pack_body; read back with build.body_text), about half the text's size.
 CREATE TABLE IF NOT EXISTS memories (
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL,
@@ -60,7 +61,7 @@ CREATE TABLE IF NOT EXISTS memories (
     text_key TEXT NOT NULL,  -- embed.text: what a vector of this memory is stored under
     path TEXT NOT NULL UNIQUE,
     doc TEXT NOT NULL,
-    body TEXT NOT NULL
+    zbody NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memories_id ON memories (id);
 -- context and list: the newest memories of some scopes without reading every row.

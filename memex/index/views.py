@@ -24,10 +24,11 @@ from memex.storage.homes import Workspace
 stored_memory = build.stored_memory
 
 
-def as_read(doc: str, body: str, eff_status: str | None, eff_retired: str | None,
-             eff_by: str | None) -> model.Memory:
-    """An index row's memory with what chain completion changed applied (eff_*)."""
-    memory = stored_memory(json.loads(doc), body)
+def as_read(doc: str, zbody: str | bytes, eff_status: str | None, eff_retired: str | None,
+            eff_by: str | None) -> model.Memory:
+    """An index row's memory (its doc and stored body, build.pack_body) with what chain
+    completion changed applied (eff_*)."""
+    memory = stored_memory(json.loads(doc), build.body_text(zbody))
     if eff_status is not None:
         memory.status = cast(model.Status, eff_status)  # one of the row's own statuses
     if eff_retired is not None:
@@ -48,7 +49,7 @@ def snapshot(ws: Workspace) -> Snapshot:
     """Every indexed memory (first copy of a duplicated id), chains completed."""
     with build.open_index(ws) as index:
         rows = index.conn.execute(
-            "SELECT path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by "
+            "SELECT path, home, doc, zbody, eff_status, eff_retired_at, eff_superseded_by "
             "FROM memories WHERE shadowed = 0").fetchall()
         warnings = list(index.report.warnings) + build.read_warnings(index.conn)
         quarantined = list(index.report.quarantined)
@@ -65,7 +66,7 @@ def completed(ws: Workspace, memory_id: str) -> tuple[model.Memory | None, list[
     warnings about it; (None, []) when the index does not hold it."""
     with build.open_index(ws) as index:
         row = index.conn.execute(
-            "SELECT doc, body, eff_status, eff_retired_at, eff_superseded_by FROM memories "
+            "SELECT doc, zbody, eff_status, eff_retired_at, eff_superseded_by FROM memories "
             "WHERE id = ? AND shadowed = 0", (memory_id,)).fetchone()
         warnings = [m for (m,) in index.conn.execute(
             "SELECT message FROM chain_warnings WHERE id = ? ORDER BY rowid", (memory_id,))]
@@ -81,7 +82,7 @@ def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
 
 
 _LIVE = "coalesce(eff_status, status) IN ('active', 'deprecated')"
-_ROW = "rowid, path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by"
+_ROW = "rowid, path, home, doc, zbody, eff_status, eff_retired_at, eff_superseded_by"
 
 
 @dataclasses.dataclass
@@ -137,7 +138,7 @@ def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str]
         conn = index.conn
         same = None
         for row in _matching(conn, "body", _terms(body, 4), live_in_scope, (scope,)):
-            if model.normalised_text(row[4]) == content:
+            if model.normalised_text(build.body_text(row[4])) == content:
                 same = _loaded(row)
                 break
         same_title = []
@@ -212,6 +213,14 @@ def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
     needs a dozen reads one page and one that streams them all holds one page.
     TIERED: reviewed first, then proposed, then the rest (context.tier), newest first
     within each."""
+    for row in newest_rows(ws, scopes, live_only, tiered, page):
+        yield _loaded(row)
+
+
+def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
+                tiered: bool = False, page: int = 64) -> Iterator[tuple[Any, ...]]:
+    """`newest`'s rows as stored, no Memory made: (rowid, path, home, doc, body,
+    eff_status, eff_retired_at, eff_superseded_by)."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
@@ -230,7 +239,7 @@ def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
         for rowid, memory_id in batch:
             row = found.get(rowid)
             if row is not None and row[-1] == memory_id:  # another refresh may move rows
-                yield _loaded(row[:-1])
+                yield row[:-1]
 
 
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
@@ -250,10 +259,12 @@ def pair_rows(conn: sqlite3.Connection, home: str
     """(rowid, id, title, body, tags JSON, paths JSON) of the live memories of one home,
     in index order: what the pairwise checks' candidate pass reads, no front matter
     parsed (`read_rows` makes memories of the few rows it picks)."""
-    return conn.execute(
-        "SELECT rowid, id, coalesce(json_extract(doc, '$.title'), ''), body, tags, paths "
-        f"FROM memories WHERE home = ? AND shadowed = 0 AND {_LIVE} ORDER BY rowid",
-        (home,)).fetchall()
+    body_text = build.body_text
+    return [(rowid, mid, title, body_text(zbody), tags, paths)
+            for rowid, mid, title, zbody, tags, paths in conn.execute(
+                "SELECT rowid, id, coalesce(json_extract(doc, '$.title'), ''), zbody, tags, "
+                f"paths FROM memories WHERE home = ? AND shadowed = 0 AND {_LIVE} "
+                "ORDER BY rowid", (home,))]
 
 
 def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, model.Memory]:
@@ -263,7 +274,7 @@ def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, mode
         chunk = list(rowids[start:start + 500])
         marks = ",".join("?" * len(chunk))
         for rowid, *stored in conn.execute(
-                "SELECT rowid, doc, body, eff_status, eff_retired_at, eff_superseded_by "
+                "SELECT rowid, doc, zbody, eff_status, eff_retired_at, eff_superseded_by "
                 f"FROM memories WHERE rowid IN ({marks})", chunk):
             out[rowid] = as_read(*stored)
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import hashlib
 import itertools
 import json
 import math
@@ -21,7 +22,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, model, policy
 from memex.core.errors import UsageError
@@ -30,9 +31,11 @@ from memex.index.embed_text import with_title
 from memex.index.views import as_read
 from memex.search import answers, synonyms
 from memex.search import dense as embed
-from memex.search.dense import fusion, vectors
 from memex.storage import homes, store
 from memex.storage.homes import Workspace
+
+if TYPE_CHECKING:
+    from memex.search.dense import vectors
 
 LANE = "bm25"
 # A term in more than this share of memories is dropped from the any-term lane ...
@@ -267,16 +270,33 @@ def _alternatives(conn: sqlite3.Connection, word: str) -> tuple[str, ...]:
     if found:
         return found
     if not _BY_STEM:
-        by_stem: dict[str, list[str]] = {}
-        for form, its_stems in stems(conn, list(synonyms.IRREGULAR)).items():
-            for stem in its_stems:
-                bucket = by_stem.setdefault(stem, [])
-                bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
-        _BY_STEM.update((stem, tuple(forms)) for stem, forms in by_stem.items())
+        _BY_STEM.update(_irregular_by_stem(conn))
     for stem in stems(conn, [word])[word]:
         if stem in _BY_STEM and _inflected(word, stem):
             return tuple(w for w in _BY_STEM[stem] if w != word)
     return ()
+
+
+def _irregular_by_stem(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+    """The irregular forms by their stems. Stemming the table costs ~10 ms, once per
+    process: it is kept in the index's meta under a digest of the table and the
+    tokenizer (written when missing, never waiting for the lock; a rebuilt index or
+    another table makes it again)."""
+    table = json.dumps([schema.TOKENIZER, synonyms.IRREGULAR], sort_keys=True)
+    sign = hashlib.blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
+    row = conn.execute("SELECT value FROM meta WHERE key = 'irregular_stems'").fetchone()
+    with contextlib.suppress(ValueError, TypeError, KeyError):
+        kept = json.loads(row[0]) if row else {}
+        if kept.get("sign") == sign:
+            return {str(stem): tuple(forms) for stem, forms in kept["by_stem"].items()}
+    by_stem: dict[str, list[str]] = {}
+    for form, its_stems in stems(conn, list(synonyms.IRREGULAR)).items():
+        for stem in its_stems:
+            bucket = by_stem.setdefault(stem, [])
+            bucket.extend(w for w in (form, *synonyms.IRREGULAR[form]) if w not in bucket)
+    build.write_if_free(conn, "INSERT OR REPLACE INTO meta (key, value) VALUES "
+                        "('irregular_stems', ?)", (json.dumps({"sign": sign, "by_stem": by_stem}),))
+    return {stem: tuple(forms) for stem, forms in by_stem.items()}
 
 
 def _inflected(word: str, stem: str) -> bool:
@@ -506,9 +526,9 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
         return ranked
     rowids = [c.row[0] for c in ranked]
     marks = ", ".join("?" * len(rowids))
-    texts = {rowid: tokens.segment(with_title(title or "", body))  # fts_row's body column
-             for rowid, title, body in conn.execute(
-                 f"SELECT rowid, json_extract(doc, '$.title'), body FROM memories "
+    texts = {rowid: tokens.segment(with_title(title or "", build.body_text(zbody)))
+             for rowid, title, zbody in conn.execute(  # fts_row's body column
+                 f"SELECT rowid, json_extract(doc, '$.title'), zbody FROM memories "
                  f"WHERE rowid IN ({marks})", rowids)}
     for c in ranked:
         if kind.answered_by(texts.get(c.row[0], "")):
@@ -619,8 +639,8 @@ def _make_hits(conn: sqlite3.Connection, ranked: list[_Candidate]) -> list[Hit]:
     if not ranked:
         return []
     rowids = [c.row[0] for c in ranked]
-    stored = {rowid: (doc, body) for rowid, doc, body in conn.execute(
-        f"SELECT rowid, doc, body FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))})",
+    stored = {rowid: (doc, zbody) for rowid, doc, zbody in conn.execute(
+        f"SELECT rowid, doc, zbody FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))})",
         rowids)}
     hits: list[Hit] = []
     for c in ranked:
@@ -709,6 +729,8 @@ def dense_query(ws: Workspace, conn: sqlite3.Connection, text: str,
     except embed.ProviderUnavailable as exc:
         _tell(warnings, f"{exc}; searching with BM25 alone")
         return None
+    from memex.search.dense import vectors  # the vector lane only
+
     table = vectors.load(vectors.db_path(ws), prov.name)
     if not table.rows:
         _tell(warnings, f"no memory is embedded with {prov.name} yet: run `git memex embed`;"
@@ -736,6 +758,8 @@ def _all_keys(conn: sqlite3.Connection) -> dict[str, list[int]]:
 def _fused(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
            ranked: list[_Candidate], dense: DenseQuery, where: str, args: list[object],
            at: str, moment: str | None) -> list[_Candidate]:
+    from memex.search.dense import fusion, vectors  # the vector lane only
+
     by_key = _all_keys(conn)
     sims = vectors.similarities(dense.table, dense.vector, list(by_key))
     nearest = sorted(sims, key=lambda k: -sims[k])[: DENSE_DEPTH * 2]

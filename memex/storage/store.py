@@ -11,7 +11,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -230,10 +229,16 @@ def read_bytes(path: Path) -> bytes:
             raise InvalidMemory("a symbolic link: links inside a memory folder are not "
                                 "followed") from None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    try:  # os.read, not a file object: ~5 us less per file in a reindex of thousands
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise InvalidMemory("not a regular file (a FIFO, device or folder)")
-        return handle.read()
+        chunks = [os.read(fd, info.st_size + 1)]
+        while chunks[-1]:  # to the end, should the file have grown since the fstat
+            chunks.append(os.read(fd, 1 << 20))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def is_memory_path(rel_path: str) -> bool:
@@ -422,6 +427,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         folder = temp_dir(path.parent)
         iostep.step("create-temp")
+        import tempfile  # writes only (it imports random, shutil)
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX,
                                    dir=folder)
         with os.fdopen(fd, "wb") as handle:
@@ -462,6 +469,8 @@ def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFail
                 path.parent.mkdir(parents=True, exist_ok=True)
                 folders[path.parent] = temp_dir(path.parent)
             iostep.step("create-temp")
+            import tempfile  # writes only (it imports random, shutil)
+
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.",
                                        suffix=TEMP_SUFFIX, dir=folders[path.parent])
             with os.fdopen(fd, "wb") as handle:

@@ -439,6 +439,17 @@ _COMPOUNDS = [(frozenset(pieces), _word_keys(spelling))
               if len(pieces := pairs.word_set(spelling)) > 1]
 
 
+def word_keys(word: str) -> tuple[str, ...]:
+    """The keys one word of a word set gives (`pair_keys` is these for every word,
+    plus `compound_keys`)."""
+    return _WORD_KEYS[word]
+
+
+def compound_keys() -> list[tuple[frozenset[str], tuple[str, ...]]]:
+    """(pieces, keys): a word set holding all the pieces has these keys too."""
+    return _COMPOUNDS
+
+
 def pair_keys(words: frozenset[str]) -> set[str]:
     """The keys of a memory with these words (pairs.word_set of its title and body):
     every content stem and rule subject `compare` could find in both of a pair."""
@@ -521,6 +532,17 @@ def _among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
     where = [gates(e.tags, e.paths) for e in entries]
     chosen = None if focus is None else {i for i, e in enumerate(entries) if e.id in focus}
     candidates = sorted(pairs.rare_pairs(keys, where, chosen, rare))
+    return compare_pairs(candidates, entries.__getitem__, load, chosen, cache, progress)
+
+
+def compare_pairs(candidates: Sequence[tuple[int, int]], entry: Callable[[int], Entry],
+                  load: Callable[[int], model.Memory], chosen: Collection[int] | None,
+                  cache: dict[str, Features], progress: pairs.Progress | None = None
+                  ) -> list[Contradiction]:
+    """The contradictions among candidate pairs (x, y), in their order: pairs past the
+    gate (`may_meet`) and not linked `related` or `extends` are compared, each memory
+    loaded (`load`) and its features extracted once. With `chosen` (indexes of the
+    focus memories), each comes as (focus id, other id), else as (older id, newer id)."""
     memories: dict[int, model.Memory] = {}
 
     def memory(index: int) -> model.Memory:
@@ -540,7 +562,7 @@ def _among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
     for done, (x, y) in enumerate(candidates, 1):
         if progress is not None and (done % 256 == 0 or done == len(candidates)):
             progress(done, len(candidates))
-        ex, ey = entries[x], entries[y]
+        ex, ey = entry(x), entry(y)
         if ex.id == ey.id or not may_meet(ex.tags, ex.paths, ey.tags, ey.paths):
             continue
         if chosen is not None and x not in chosen:

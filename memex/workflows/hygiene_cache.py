@@ -80,7 +80,7 @@ def load(ws: Workspace) -> HygieneCache:
     old_files: dict[str, Any] = old["files"] if isinstance(old.get("files"), dict) else {}
     with build.open_index(ws) as index:
         rows = index.conn.execute(
-            "SELECT m.path, m.home, f.hash, m.id, m.doc, m.body FROM memories m "
+            "SELECT m.path, m.home, f.hash, m.id, m.doc, m.zbody FROM memories m "
             "JOIN files f ON f.path = m.path ORDER BY m.home_order, m.path").fetchall()
         bad = list(index.report.quarantined)
     files: dict[str, Any] = {}
@@ -101,7 +101,8 @@ def load(ws: Workspace) -> HygieneCache:
         parent = folders.get(folder)
         if parent is None:
             parent = folders[folder] = Path(folder)
-        items.append(store.Loaded(views.stored_memory(json.loads(doc), body), parent / name,
+        memory = views.stored_memory(json.loads(doc), build.body_text(body))
+        items.append(store.Loaded(memory, parent / name,
                                   homes.get(kind) or store.Home(kind, parent)))
     for file in old_files.keys() - files.keys():
         touched.update(_old_id(old_files[file]))

@@ -415,10 +415,24 @@ def _shared_landing(kind: str, memory: model.Memory, notes: list[str]) -> str:
     return kind
 
 
-def _find_existing(folders: list[Path], memory_id: str) -> Path | None:
-    for folder in folders:
+def _clean_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
+                kept: str | None) -> str | None:
+    """The text an entry is stored as (KEPT, an own export's text kept byte for byte,
+    else the memory written out) when it is valid and the secret detector finds nothing
+    in it: one detector pass over what is stored, title, body, aliases and every other
+    field and comment in it. None: the caller masks fields then text, as a write does."""
+    try:
+        model.validate(memory)
+    except InvalidMemory:
+        return None
+    text = kept if kept is not None else frontmatter.rewrite(memory, parsed)
+    return None if redact.find_secrets(text) else text
+
+
+def _find_existing(run: _Run, memory_id: str) -> Path | None:
+    for folder in run.folders:
         candidate = folder / f"{memory_id}.md"
-        if candidate.is_file():
+        if run.is_file(candidate):
             return candidate
     return None
 
@@ -435,6 +449,20 @@ class _Run:
     key: bytes | None
     # (where in the input, id, path, text)
     pending: list[tuple[str, str, Path, str]] = field(default_factory=list)
+    listed: dict[Path, frozenset[str]] = field(default_factory=dict)
+
+    def is_file(self, path: Path) -> bool:
+        """path.is_file(), a stat only for a name its folder held when first asked (one
+        listing per folder: the import holds the write lock, and the names it adds
+        itself are each refused a second time by `seen`)."""
+        names = self.listed.get(path.parent)
+        if names is None:
+            try:
+                names = frozenset(os.listdir(path.parent))
+            except OSError:
+                names = frozenset()
+            self.listed[path.parent] = names
+        return path.name in names and path.is_file()
 
     def flush(self, report: ImportReport) -> None:
         """Write the pending files; one that cannot be written is refused, not imported."""
@@ -526,20 +554,22 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
     if memory.id in seen:
         raise MemexError(f"{memory.id} appears twice in the input")
     seen.add(memory.id)
-    (title, body, *aliases), joined = redact.redact_parts(
-        [memory.title, memory.body, *memory.aliases])
-    if joined.changed:
-        memory.title, memory.body, memory.aliases = title, body, aliases
-        report.notices.append(f"{memory.id}: {joined.notice()}")
-    model.validate(memory)
-    if not restored or joined.changed or entry.text is None:
-        text = frontmatter.rewrite(memory, parsed)
-    else:
-        text = entry.text
-    text = store.mask_text(text)  # what the write stores: compare that with the disk
+    text = _clean_text(memory, parsed, None if not restored else entry.text)
+    if text is None:  # a secret somewhere: the fields masked, then the whole text
+        (title, body, *aliases), joined = redact.redact_parts(
+            [memory.title, memory.body, *memory.aliases])
+        if joined.changed:
+            memory.title, memory.body, memory.aliases = title, body, aliases
+            report.notices.append(f"{memory.id}: {joined.notice()}")
+        model.validate(memory)
+        if not restored or joined.changed or entry.text is None:
+            text = frontmatter.rewrite(memory, parsed)
+        else:
+            text = entry.text
+        text = store.mask_text(text)  # what the write stores: compare that with the disk
     target = _home_path(ws, kind, memory) / f"{memory.id}.md"
-    existing = _find_existing(run.folders, memory.id)
-    if existing is None and target.is_file():
+    existing = _find_existing(run, memory.id)
+    if existing is None and run.is_file(target):
         existing = target
     if existing is not None:
         try:

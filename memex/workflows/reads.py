@@ -6,9 +6,10 @@ Reads never write files; what a read had to repair is returned as warnings.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, model, policy
 from memex.core.errors import MemexError
@@ -47,30 +48,82 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
     return view
 
 
-def each(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
-         as_of: str | None = None, limit: int | None = None,
-         log_in: Workspace | None = None) -> tuple[Iterator[store.Loaded], View]:
-    """`load_view`'s memories, in its order (at most `limit`), read from the refreshed
-    index as iterated (a page at a time): for a caller that streams them. The View holds
-    what the refresh quarantined and warned about; its items stay empty. The ids handed
-    out are logged as listed (in `log_in`'s home when `ws` is an as-of view of it) once
-    the caller is done with the iterator."""
+def each_json(ws: Workspace, scopes: Iterable[str] | None = None,
+              include_all: bool = False, as_of: str | None = None, limit: int | None = None,
+              log_in: Workspace | None = None) -> tuple[Iterator[dict[str, object]], View]:
+    """`load_view`'s memories in its order (at most `limit`), each as `as_json` makes it,
+    built straight from the refreshed index's rows as iterated (a page at a time, no
+    Memory or Path per row): for a caller that streams them (`list --json`). The View
+    holds what the refresh quarantined and warned about; its items stay empty. The ids
+    handed out are logged as listed (in `log_in`'s home when `ws` is an as-of view of
+    it) once the caller is done with the iterator."""
     from memex.index import views
 
     quarantined, warnings = views.opened(ws)
     at = clock.now_str()
     wanted = sorted(set(scopes)) if scopes is not None else None
-    rows = views.newest(ws, wanted, live_only=not include_all and as_of is None)
-    items = (x for x in rows if include_all or policy.eligible(x.memory, at, as_of))
+    rows = views.newest_rows(ws, wanted, live_only=not include_all and as_of is None,
+                             page=256)
+    items = (data for data in map(_row_json, rows)
+             if include_all or _eligible(data, at, as_of))
     return _logged(log_in or ws, itertools.islice(items, limit)), View(
         quarantined=quarantined, warnings=warnings)
 
 
-def _logged(ws: Workspace, items: Iterator[store.Loaded]) -> Iterator[store.Loaded]:
+def _eligible(data: dict[str, object], at: str, as_of: str | None) -> bool:
+    get = data.get
+    return policy.eligible_fields(
+        get("status"), get("review_state"), get("created_at"),  # type: ignore[arg-type]
+        get("retired_at"), get("valid_from"), get("valid_until"),  # type: ignore[arg-type]
+        get("expires_at"), at, as_of)  # type: ignore[arg-type]
+
+
+# The fields a stored doc with these keys leaves out, with their defaults, in order.
+_MISSING: dict[tuple[str, ...], dict[str, object]] = {}
+
+
+def _row_json(row: tuple[Any, ...]) -> dict[str, object]:
+    """`as_json` of an index row (views.newest_rows) without the Memory: the stored doc
+    is the memory's front_matter() as JSON (build.memory_row), so it is that dict; only
+    a row that chain completion changed (eff_*, rare) goes through a Memory."""
+    from memex.index import build, views
+
+    _rowid, path, home, doc, zbody, eff_status, eff_retired, eff_by = row
+    body = build.body_text(zbody)
+    if eff_status is None and eff_retired is None and eff_by is None:
+        data: dict[str, object] = json.loads(doc)
+        shape = tuple(data)
+        missing = _MISSING.get(shape)
+        if missing is None:
+            missing = {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if n not in data}
+            if len(_MISSING) < 512:
+                _MISSING[shape] = missing
+        data.update(missing)
+        title = data["title"]
+    else:
+        memory = views.as_read(doc, zbody, eff_status, eff_retired, eff_by)
+        data = _fields(memory)
+        title = memory.title
+    data["body"] = body
+    data["path"] = path
+    data["home"] = home
+    data["summary"] = model.summarise(title, body)  # type: ignore[arg-type]
+    return data
+
+
+def _fields(memory: model.Memory) -> dict[str, object]:
+    data: dict[str, object] = dict(memory.front_matter())
+    for name in model.FIELD_ORDER:
+        data.setdefault(name, getattr(memory, name, None))
+    return data
+
+
+def _logged(ws: Workspace, items: Iterator[dict[str, object]]
+            ) -> Iterator[dict[str, object]]:
     shown: list[str] = []
     try:
         for item in items:
-            shown.append(item.id)
+            shown.append(str(item["id"]))
             yield item
     finally:
         usage.record_in(ws, usage.Op.LIST, shown)
@@ -123,9 +176,9 @@ def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
 
 
 def as_json(item: store.Loaded) -> dict[str, object]:
-    data: dict[str, object] = dict(item.memory.front_matter())
-    for name in model.FIELD_ORDER:
-        data.setdefault(name, getattr(item.memory, name, None))
+    """A memory as `list --json` and the MCP tools show it: every field, then its
+    body, path, home and summary."""
+    data = _fields(item.memory)
     data["body"] = item.memory.body
     data["path"] = str(item.path)
     data["home"] = item.home.kind

@@ -11,8 +11,10 @@ The PR is the memory-level diff of BASE...HEAD (`memdiff`). On top of it:
   near-duplicates of and possible contradictions with the live memories already on
   BASE (`hygiene`'s and `conflicts`' heuristics), and `paths` that match no file.
 
-Read-only; the base memories come from the warm index when the working tree's memory
-folder is HEAD's, else from git in one `cat-file --batch`.
+Read-only; the base memories come from the index when the working tree's memory
+folder is HEAD's and an index is built, from that folder when none is (a fresh clone:
+none is built), else from git in one `cat-file --batch`. Only those that could pair
+with a PR memory are read in full (basepairs).
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import model
+from memex.core import lifecycle, model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, hosts, hygiene, memdiff, pairs, prstatus, pull, scan
+from memex.workflows import basepairs, conflicts, hosts, memdiff, prstatus, pull, scan
 
 MARKER = "<!-- git-memex review -->"
 DEFAULT_RANGE = "origin/HEAD...HEAD"
@@ -165,34 +167,60 @@ def _worktree_is_head(ws: Workspace, rng: memdiff.Range) -> bool:
 def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
                      touched: set[str]) -> None:
     """The findings against BASE's live memories read from the index (HEAD's folder
-    minus the PR): one row pass without front matter, memories made only of the rows
-    that reach a comparison."""
+    minus the PR): one row pass without front matter; entries and memories made only
+    of the rows that could pair with a PR memory (basepairs)."""
     from memex.index import build, views
 
     with build.open_index(ws) as index:
         rows = [row for row in views.pair_rows(index.conn, "repo") if row[1] not in touched]
-        entries = [conflicts.Entry(mid, f"{title}\n{body}",
+
+        def entry(i: int) -> conflicts.Entry:
+            _, mid, title, body, tags, paths = rows[i]
+            return conflicts.Entry(mid, f"{title}\n{body}",
                                    frozenset(t.lower() for t in json.loads(tags)),
                                    tuple(json.loads(paths)))
-                   for _, mid, title, body, tags, paths in rows]
 
-        def load(index_of: int) -> model.Memory:
-            rowid = rows[index_of][0]
+        def load(i: int) -> model.Memory:
+            rowid = rows[i][0]
             return views.read_rows(index.conn, [rowid])[rowid]
 
-        _findings(out, fresh, entries, load)
+        texts = [f"{title}\n{body}" for _, _, title, body, _, _ in rows]
+        _findings(out, fresh, basepairs.Base(texts, entry, load))
+
+
+def _base_from_files(ws: Workspace, touched: set[str]) -> list[model.Memory]:
+    """No index yet (a fresh clone): BASE's live memories as the index would hold
+    them (HEAD's folder minus the PR), read from the repo folder without building
+    one: files in path order, an id to its first file, chains completed."""
+    home = next((h for h in store.homes(ws) if h.kind == "repo"), None)
+    if home is None:
+        return []
+    items, _ = store.read_home(home)
+    items.sort(key=lambda item: str(item.path))
+    first: dict[str, model.Memory] = {}
+    for item in items:
+        first.setdefault(item.memory.id, item.memory)
+    completed, _ = lifecycle.complete_chains(first.values())
+    return [m for m in (completed[mid] for mid in first)
+            if m.id not in touched and m.status in model.LIVE_STATUSES]
 
 
 def _base_from_git(ws: Workspace, rng: memdiff.Range, touched: set[str]
                    ) -> list[model.Memory]:
-    """Every live memory of BASE's folder, read from git in one `cat-file --batch`."""
+    """Every live memory of BASE's folder, read from git in one `cat-file --batch` by
+    blob id (a `REF:PATH` per file makes git read the folder's tree once per file)."""
     assert ws.repo is not None
     top, folder = ws.repo.toplevel, ws.memory_dir_name
-    listing = gitio.run(["ls-tree", "-z", "--name-only", rng.old, "--", f"{folder}/"],
+    listing = gitio.run(["ls-tree", "-z", rng.old, "--", f"{folder}/"],
                         cwd=top, check=False).stdout
-    paths = [p for p in listing.split("\0") if p and store.in_memory_folder(folder, p)]
-    texts = memdiff.read_side(top, rng.old, paths)
-    items = [m for m in (_parsed(t) for t in texts.values()) if m is not None]
+    blobs = []
+    for line in listing.split("\0"):
+        meta, _, path = line.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob" and store.in_memory_folder(folder, path):
+            blobs.append(parts[2])
+    texts = gitio.read_blobs(top, blobs)
+    items = [m for m in (_parsed(texts[b]) for b in blobs) if m is not None]
     return [m for m in items if m.id not in touched and m.status in model.LIVE_STATUSES]
 
 
@@ -206,42 +234,39 @@ def _against_base(ws: Workspace, out: Review, rng: memdiff.Range) -> None:
              and c.category in ("new", "changed")]
     if not fresh:
         return
+    from memex.index import build
+
     touched = {c.id for c in out.changes}
-    if _worktree_is_head(ws, rng):  # the index holds HEAD: BASE is it minus the PR
-        _base_from_index(ws, out, fresh, touched)
-    else:
+    if not _worktree_is_head(ws, rng):
         base = _base_from_git(ws, rng, touched)
-        _findings(out, fresh, [conflicts.Entry.of(m) for m in base], base.__getitem__)
+    elif build.db_path(ws).exists():  # the index holds HEAD: BASE is it minus the PR
+        _base_from_index(ws, out, fresh, touched)
+        return
+    else:
+        base = _base_from_files(ws, touched)
+    entries = [conflicts.Entry.of(m) for m in base]
+    _findings(out, fresh, basepairs.Base([e.text for e in entries], entries.__getitem__,
+                                         base.__getitem__))
 
 
-def _findings(out: Review, fresh: list[model.Memory], entries: list[conflicts.Entry],
-              load: Callable[[int], model.Memory]) -> None:
-    """Near-duplicates of and contradictions with BASE's live memories (`entries`;
-    `load(i)` makes entry i's memory): the same rules as `health`, the rarity of a
-    word counted over BASE and the PR together."""
-    words = pairs.Words()
-    base = functools.cache(load)  # a memory made once, for the check and its title
-    count = len(entries)
-    ours = {m.id for m in fresh}
-    found = conflicts.among([*entries, *(conflicts.Entry.of(m) for m in fresh)],
-                            lambda i: base(i) if i < count else fresh[i - count],
-                            focus=ours, words=words)
+def _findings(out: Review, fresh: list[model.Memory], base: basepairs.Base) -> None:
+    """Near-duplicates of and contradictions with BASE's live memories: the same rules
+    as `health`, the rarity of a word counted over BASE and the PR together, reading
+    only the base memories that could pair with a PR memory (basepairs)."""
+    found = basepairs.against(fresh, base)
+    memory_of = functools.cache(base.load)  # a memory made once, for each finding
     against: dict[str, list[conflicts.Contradiction]] = {}
-    for conflict in found:
-        if conflict.b not in ours:  # two memories of the PR are not BASE's business
-            against.setdefault(conflict.a, []).append(conflict)
-    position = {entry.id: i for i, entry in enumerate(entries)}
-    known = [(i, words[entry.text]) for i, entry in enumerate(entries)]
-    near = hygiene.duplicates_of([hygiene.text_of(m) for m in fresh], known)
-    for memory, duplicates in zip(fresh, near, strict=True):
+    for conflict in found.contradictions:
+        against.setdefault(conflict.a, []).append(conflict)
+    for memory, duplicates in zip(fresh, found.near, strict=True):
         for i, score in duplicates:
-            other = base(i)
+            other = memory_of(i)
             out.findings.append(Finding(
                 "near-duplicate", memory.id,
                 f"{score:.0%} same words as {other.id[:10]} ({other.title or other.summary}): "
                 "supersede it instead?", other=other.id))
         for conflict in against.get(memory.id, ()):
-            other = base(position[conflict.b])
+            other = memory_of(found.index_of[conflict.b])
             reasons = "; ".join(f"{r.rule}: {r.detail}" for r in conflict.reasons)
             state = " (acknowledged)" if conflict.acknowledged else ""
             out.findings.append(Finding(

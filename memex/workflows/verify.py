@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
@@ -81,11 +81,51 @@ class Report:
                 "failures": len(self.failures), "rules": rules, "fixed": self.fixed}
 
 
+class _Facts(NamedTuple):
+    """The fields of a memory the rules read (a cached verdict holds only these)."""
+
+    id: str
+    scope: str
+    visibility: str
+    status: str
+    supersedes: str | None
+    superseded_by: str | None
+    related: tuple[str, ...]
+    extends: tuple[str, ...]
+    contradicts: tuple[str, ...]
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in model.LIVE_STATUSES
+
+    @property
+    def chained(self) -> bool:
+        """Whether the chain and link rules have anything to check on this one's side."""
+        return bool(self.supersedes or self.superseded_by or self.related or self.extends
+                    or self.contradicts or self.status == "superseded")
+
+    def as_memory(self) -> model.Memory:
+        return model.Memory(id=self.id, scope=cast(model.Scope, self.scope),
+                            status=cast(model.Status, self.status),
+                            supersedes=self.supersedes, superseded_by=self.superseded_by,
+                            related=list(self.related))
+
+
+class _Judged(NamedTuple):
+    """A file's verdict: a parse problem, the secret findings (line, kind), the facts
+    (None when it did not parse) and the body's size."""
+
+    error: str | None
+    secrets: list[tuple[int, str]]
+    facts: _Facts | None
+    body_bytes: int
+
+
 @dataclass
 class _File:
     path: str
     rel: str
-    memory: model.Memory  # the fields the rules read (the whole memory when just parsed)
+    memory: _Facts
     body_bytes: int
 
 
@@ -102,8 +142,6 @@ def _rel(path: Path, top: Path) -> str:
 _RULE_MODULES = ("memex.core.redact", "memex.core.secret_rules", "memex.core.frontmatter",
                  "memex.core.model", "memex.core.clock", "memex.core.ulid",
                  "memex.storage.store", __name__)
-_FACT_FIELDS = ("id", "scope", "visibility", "status", "supersedes", "superseded_by",
-                *LINK_FIELDS)
 VERDICTS_NAME = "verdicts.sqlite"
 
 
@@ -129,75 +167,103 @@ def rules_version() -> str | None:
     return digest.hexdigest()
 
 
-def _verdict(data: bytes) -> tuple[dict[str, Any], tuple[model.Memory, frontmatter.Parsed] | None]:
-    """Everything the per-file rules need from a file's bytes (JSON-ready): a parse
-    problem, the secret findings (line, kind) and the fields the other rules read;
-    with the parse itself when the file parsed."""
-    out: dict[str, Any] = {"error": None, "secrets": [], "memory": None, "body_bytes": 0}
+def _verdict(data: bytes) -> tuple[_Judged, tuple[model.Memory, frontmatter.Parsed] | None]:
+    """Everything the per-file rules need from a file's bytes, with the parse itself
+    when the file parsed."""
     try:
         text = store.decode(data)
     except InvalidMemory as exc:
-        out["error"] = str(exc) or type(exc).__name__
-        return out, None
-    out["secrets"] = [[f.line, f.kind] for f in redact.find_secrets(text)]
+        return _Judged(str(exc) or type(exc).__name__, [], None, 0), None
+    secrets = [(f.line, f.kind) for f in redact.find_secrets(text)]
     if _CONFLICT_MARKER.search(text):
-        out["error"] = ("unresolved merge conflict markers (git memex resolve explains "
-                        "what to decide)")
-        return out, None
+        return _Judged("unresolved merge conflict markers (git memex resolve explains what "
+                       "to decide)", secrets, None, 0), None
     try:
         memory, parsed = frontmatter.load(text)
     except InvalidMemory as exc:
-        out["error"] = str(exc)
-        return out, None
-    out["memory"] = {name: getattr(memory, name) for name in _FACT_FIELDS}
-    out["body_bytes"] = len(memory.body.encode("utf-8"))
-    return out, (memory, parsed)
+        return _Judged(str(exc), secrets, None, 0), None
+    facts = _Facts(memory.id, memory.scope, memory.visibility, memory.status,
+                   memory.supersedes, memory.superseded_by, tuple(memory.related),
+                   tuple(memory.extends), tuple(memory.contradicts))
+    return _Judged(None, secrets, facts, len(memory.body.encode("utf-8"))), (memory, parsed)
+
+
+_NO_LINKS: tuple[str, ...] = ()
 
 
 class _Verdicts:
     """Cached verdicts keyed by (content hash, rules version), in a cache file beside
     the index: an entry is only ever found for the exact bytes and rules it was made
-    from, so a stale one cannot be read. Unusable cache: every file is checked."""
+    from, so a stale one cannot be read. Unusable cache: every file is checked. A plain
+    verdict (parsed, no secret, no chain or link) is a row of columns; only the others
+    carry a JSON `detail`."""
+
+    _COLUMNS = "hash, version, id, scope, visibility, status, body_bytes, detail"
 
     def __init__(self, ws: Workspace) -> None:
         import sqlite3
 
         self.version = rules_version()
         self.conn: sqlite3.Connection | None = None
-        self.new: list[tuple[str, str, str]] = []
+        self.new: list[tuple[object, ...]] = []
         if self.version is None:
             return
         try:
             ws.index_dir.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(ws.index_dir / VERDICTS_NAME), timeout=0.5,
                                    isolation_level=None)
-            conn.execute("CREATE TABLE IF NOT EXISTS verdicts (hash TEXT NOT NULL, "
-                         "version TEXT NOT NULL, verdict TEXT NOT NULL, "
+            conn.execute("DROP TABLE IF EXISTS verdicts")  # one JSON column (before 0.19)
+            conn.execute("CREATE TABLE IF NOT EXISTS file_verdicts (hash TEXT NOT NULL, "
+                         "version TEXT NOT NULL, id TEXT, scope TEXT, visibility TEXT, "
+                         "status TEXT, body_bytes INTEGER NOT NULL, detail TEXT, "
                          "PRIMARY KEY (hash, version)) WITHOUT ROWID")
             self.conn = conn
         except (sqlite3.Error, OSError):
             self.conn = None
 
-    def known(self, hashes: list[str]) -> dict[str, dict[str, Any]]:
+    def known(self, hashes: list[str]) -> dict[str, _Judged]:
         import sqlite3
 
         if self.conn is None or not hashes:
             return {}
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, _Judged] = {}
         try:
             for i in range(0, len(hashes), 500):
                 chunk = hashes[i:i + 500]
-                for digest, verdict in self.conn.execute(
-                        f"SELECT hash, verdict FROM verdicts WHERE version = ? AND hash IN "
+                for digest, mid, scope, visibility, status, size, detail in self.conn.execute(
+                        "SELECT hash, id, scope, visibility, status, body_bytes, detail "
+                        "FROM file_verdicts WHERE version = ? AND hash IN "
                         f"({', '.join('?' * len(chunk))})", (self.version, *chunk)):
-                    out[digest] = json.loads(verdict)
-        except (sqlite3.Error, ValueError):
+                    if detail is None:
+                        out[digest] = _Judged(None, [], _Facts(
+                            mid, scope, visibility, status, None, None, _NO_LINKS,
+                            _NO_LINKS, _NO_LINKS), size)
+                        continue
+                    more = json.loads(detail)
+                    facts = None if mid is None else _Facts(
+                        mid, scope, visibility, status, more["supersedes"],
+                        more["superseded_by"], *(tuple(more[n]) for n in LINK_FIELDS))
+                    out[digest] = _Judged(more["error"], [tuple(x) for x in more["secrets"]],
+                                          facts, size)
+        except (sqlite3.Error, ValueError, KeyError, TypeError):
             return {}
         return out
 
-    def add(self, digest: str, verdict: dict[str, Any]) -> None:
-        if self.conn is not None and self.version is not None:
-            self.new.append((digest, self.version, json.dumps(verdict)))
+    def add(self, digest: str, verdict: _Judged) -> None:
+        if self.conn is None or self.version is None:
+            return
+        facts = verdict.facts
+        detail = None
+        if verdict.error is not None or verdict.secrets or facts is None or facts.supersedes \
+                or facts.superseded_by or facts.related or facts.extends or facts.contradicts:
+            detail = json.dumps({
+                "error": verdict.error, "secrets": verdict.secrets,
+                "supersedes": facts and facts.supersedes,
+                "superseded_by": facts and facts.superseded_by,
+                **{n: list(getattr(facts, n)) if facts else [] for n in LINK_FIELDS}})
+        self.new.append((digest, self.version, facts and facts.id, facts and facts.scope,
+                         facts and facts.visibility, facts and facts.status,
+                         verdict.body_bytes, detail))
 
     def close(self) -> None:
         """Store the new verdicts (dropping those of other rules versions) and close."""
@@ -208,9 +274,11 @@ class _Verdicts:
         try:
             if self.new:
                 self.conn.execute("BEGIN IMMEDIATE")
-                self.conn.execute("DELETE FROM verdicts WHERE version != ?", (self.version,))
-                self.conn.executemany("INSERT OR REPLACE INTO verdicts (hash, version, "
-                                      "verdict) VALUES (?, ?, ?)", self.new)
+                self.conn.execute("DELETE FROM file_verdicts WHERE version != ?",
+                                  (self.version,))
+                self.conn.executemany(
+                    f"INSERT OR REPLACE INTO file_verdicts ({self._COLUMNS}) "
+                    f"VALUES ({', '.join('?' * 8)})", self.new)
                 self.conn.execute("COMMIT")
         except sqlite3.Error:
             pass  # a cache: the next run checks these files again
@@ -218,15 +286,15 @@ class _Verdicts:
             self.conn.close()
 
 
-def _from_verdict(path: str, rel: str, stem: str, verdict: dict[str, Any], report: Report,
+def _from_verdict(path: str, rel: str, stem: str, verdict: _Judged, report: Report,
                   secrets: list[Failure]) -> _File | None:
     """The per-file rules of one verdict; the file when it parsed."""
-    for line, kind in verdict["secrets"]:
+    for line, kind in verdict.secrets:
         secrets.append(Failure("secret", rel, SecretFinding(rel, line, kind).what, line))
-    if verdict["error"] is not None:
-        report.failures.append(Failure("parse", rel, verdict["error"]))
+    memory = verdict.facts
+    if verdict.error is not None or memory is None:
+        report.failures.append(Failure("parse", rel, verdict.error or "unreadable"))
         return None
-    memory = model.Memory(**verdict["memory"])
     if stem != memory.id:
         report.failures.append(Failure(
             "file-name", rel, f"the file is named {stem} but holds id {memory.id}"))
@@ -237,7 +305,7 @@ def _from_verdict(path: str, rel: str, stem: str, verdict: dict[str, Any], repor
     if memory.visibility == "private":
         report.failures.append(Failure(
             "private", rel, "a visibility: private memory is in the repo; remove it"))
-    return _File(path, rel, memory, int(verdict["body_bytes"]))
+    return _File(path, rel, memory, verdict.body_bytes)
 
 
 def _read_all(ws: Workspace, folder: Path, stems: list[str], top: Path, report: Report
@@ -310,6 +378,8 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
     repairs: list[tuple[str, _File, str]] = []
     for f in files:
         m = f.memory
+        if not m.chained:  # nothing on its side; as another's target it is read below
+            continue
         for name in LINK_FIELDS:
             for target in getattr(m, name):
                 if target == m.id:
@@ -330,7 +400,7 @@ def _check_graph(files: list[_File], existing: set[str], report: Report
                 "chain", f.rel, f"superseded_by {m.superseded_by} but status is {m.status}"))
         successor = by_id.get(m.superseded_by or "")
         if successor is not None and successor.memory.supersedes != m.id \
-                and not lifecycle.kept_over(m, successor.memory):
+                and not lifecycle.kept_over(m.as_memory(), successor.memory.as_memory()):
             s = successor.memory
             if s.supersedes is None:
                 report.failures.append(Failure(

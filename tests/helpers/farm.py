@@ -60,6 +60,16 @@ def make_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str,
     With `origin` (e.g. git@github.com:Acme/App.git) the clones name that URL as
     origin, and git's url.<remote>.insteadOf sends it to the bare remote.
     """
+    from tests.conftest import copy_template
+
+    copy_template(f"team-{'-'.join(names)}-{origin}",
+                  lambda folder: _make_team(folder, names, origin), tmp_path)
+    devs = [Dev(name, tmp_path / name, tmp_path / f"home-{name}", monkeypatch)
+            for name in names]
+    return tmp_path / "remote.git", devs
+
+
+def _make_team(tmp_path: Path, names: tuple[str, ...], origin: str | None) -> None:
     remote = tmp_path / "remote.git"
     git("init", "-q", "--bare", "-b", "main", str(remote), cwd=tmp_path)
     seed = tmp_path / "seed"
@@ -71,7 +81,6 @@ def make_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str,
     git("add", "-A", cwd=seed)
     git("commit", "-q", "-m", "initial", cwd=seed)
     git("push", "-q", "origin", "main", cwd=seed)
-    devs = []
     for name in names:
         clone = tmp_path / name
         git("clone", "-q", str(remote), str(clone), cwd=tmp_path)
@@ -80,8 +89,6 @@ def make_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str,
         if origin:
             git("config", f"url.{remote}.insteadOf", origin, cwd=clone)
             git("remote", "set-url", "origin", origin, cwd=clone)
-        devs.append(Dev(name, clone, tmp_path / f"home-{name}", monkeypatch))
-    return remote, devs
 
 
 def snapshot(*roots: Path) -> dict[str, bytes]:

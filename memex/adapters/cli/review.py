@@ -45,7 +45,9 @@ def cli(rev_range: str | None, fmt: str, post: bool, pr_number: int | None,
 
     The range defaults to origin/HEAD...HEAD (else origin/main or origin/master);
     one commit means COMMIT...HEAD. Read-only and fast: the base memories come from
-    the warm index when the working tree's memory folder is HEAD's.
+    the index when the working tree's memory folder is HEAD's (from the folder, with
+    no index built, in a fresh clone), and only those that could pair with a PR
+    memory are read in full.
 
     --post sends the markdown summary to the PR (GitHub), MR (GitLab) or PR
     (Gitea/Forgejo) as one comment, edited in place on the next run; the host

@@ -70,7 +70,7 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
     an error: the output is empty (`[]` with --json) and the exit status 0.
     """
     from memex.search import engine
-    from memex.workflows import asof, reads
+    from memex.workflows import reads
 
     text = " ".join(query)
     if from_git and not as_of:
@@ -83,6 +83,8 @@ def cli(query: tuple[str, ...], limit: int, scopes: tuple[str, ...], types: tupl
         query=text, limit=limit, scopes=scopes or None, types=types, tags=tags,
         statuses=statuses, as_of=moment, include_all=include == "all", explain=explain)
     if from_git and as_of:
+        from memex.workflows import asof
+
         with asof.from_git(ws, as_of) as past:
             _common.note(f"as of {past.moment}: the memory folder at commit "
                          f"{past.commit[:10]}")

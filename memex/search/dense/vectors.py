@@ -141,11 +141,11 @@ def _texts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for i in range(0, len(keys), _CHUNK):
         chunk = keys[i : i + _CHUNK]
-        for key, doc, body in conn.execute(
-                f"SELECT text_key, doc, body FROM memories WHERE text_key IN "
+        for key, doc, zbody in conn.execute(
+                f"SELECT text_key, doc, zbody FROM memories WHERE text_key IN "
                 f"({', '.join('?' * len(chunk))})", chunk):
             front = json.loads(doc)
-            out[key] = passage_text(str(front.get("title") or ""), body,
+            out[key] = passage_text(str(front.get("title") or ""), build.body_text(zbody),
                                     [str(a) for a in front.get("aliases") or []])
     return out
 

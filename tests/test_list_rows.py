@@ -1,0 +1,136 @@
+"""`list --json` streams JSON built straight from index rows (reads.each_json) and
+written by a faster encoder (_common._element): the bytes must be the ones the Memory
+path gives (reads.load_view, as_json, json.dumps(indent=2)) on a varied store, and the
+encoder json.dumps's for any JSON value."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memex.adapters.cli import _common
+from memex.core import clock, policy
+from memex.storage import homes
+from memex.workflows import reads
+from tests.test_context import approved_instruction, personal, put, shared
+
+
+def _stream(capsys: pytest.CaptureFixture[str], items: Any) -> str:
+    capsys.readouterr()
+    _common.emit_json_stream(items)
+    return capsys.readouterr().out
+
+
+def _dumped(capsys: pytest.CaptureFixture[str], data: object) -> str:
+    capsys.readouterr()
+    _common.emit_json(data)
+    return capsys.readouterr().out
+
+
+def _varied(repo: Path, memex_home: Path) -> None:
+    rng = random.Random(7)
+    old = put(shared(repo), "project", "the deploy runs from main", "2026-10-01T00:00:00Z",
+              tags=["deploy", "ci"], paths=["src/**"])
+    # a successor the old file does not know of: chain completion (eff_*) retires it
+    put(shared(repo), "project", "the deploy runs from the release branch",
+        "2026-10-05T00:00:00Z", supersedes=old.id, related=[old.id])
+    fields: list[dict[str, Any]] = [
+        {"status": "archived", "retired_at": "2026-10-02T00:00:00Z"},
+        {"expires_at": "2026-10-20T00:00:00Z"},
+        {"valid_from": "2099-01-01T00:00:00Z"},
+        {"valid_until": "2026-10-10T00:00:00Z", "valid_from": "2026-01-01T00:00:00Z"},
+        {"review_state": "rejected"},
+        {"review_state": "draft", "importance": "high", "confidence": "low"},
+        approved_instruction(approved_by="local:lead@example.com"),
+        {"extra": {"x-owner": {"team": "infra", "since": 2024, "ratio": 0.5,
+                               "ok": True, "none": None},
+                   "x-list": [1, "two", [3.25], {"four": []}], "x-empty": [],
+                   "x-text": "ünïcödé \u2028 \x7f \x1b[31m"}},
+        {"status_history": [{"at": "2026-10-03T00:00:00Z", "by": "local:a@example.com",
+                             "from": "active", "to": "deprecated"}],
+         "status": "deprecated"},
+        {"title": "", "text": "no title; " + "word " * 200},
+        {"title": "t" * 300, "text": "\tcontrol\x01 chars\r\nand 日本語 text"},
+        {"aliases": ["ship it", "部署"], "language": "en", "pinned": True},
+    ]
+    for i, extra in enumerate(fields):
+        day = f"2026-10-{rng.randint(1, 28):02d}T00:00:00Z"
+        body = extra.pop("text", f"project note {i} about staging")
+        put(shared(repo), "project", body, day, **extra)
+    for i in range(4):
+        put(personal(memex_home), "personal", f"my habit {i}", "2026-10-03T00:00:00Z",
+            **({"expires_at": "2026-10-04T00:00:00Z"} if i == 1 else {}))
+
+
+@pytest.mark.parametrize("scopes,include_all,as_of", [
+    (None, False, None),
+    (None, True, None),
+    (["project"], False, None),
+    (["personal", "org"], True, None),
+    (None, False, "2026-10-03T12:00:00Z"),
+    (None, False, "2026-10-15T00:00:00Z"),
+    (["project"], True, "2026-10-04T00:00:00Z"),
+])
+def test_rows_stream_the_bytes_of_the_memory_path(
+        repo: Path, memex_home: Path, capsys: pytest.CaptureFixture[str],
+        scopes: list[str] | None, include_all: bool, as_of: str | None) -> None:
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    view = reads.load_view(ws, scopes, include_all, as_of)
+    items, _ = reads.each_json(ws, scopes, include_all, as_of)
+    assert _stream(capsys, items) == _dumped(capsys, [reads.as_json(x) for x in view.items])
+    assert view.items or not include_all
+
+
+def test_the_varied_store_has_what_the_rows_path_must_handle(
+        repo: Path, memex_home: Path) -> None:
+    """The store above exercises chain completion (eff_*), unknown keys and every
+    eligibility rule: else the comparison proves less than it says."""
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    everything = reads.load_view(ws, include_all=True).items
+    live = reads.load_view(ws).items
+    assert any(x.memory.status == "superseded" and "superseded" not in
+               x.path.read_text(encoding="utf-8") for x in everything)
+    assert any(x.memory.extra for x in live)
+    assert len(live) < len(everything) - 6
+    items, _ = reads.each_json(ws, limit=3)
+    assert [i["id"] for i in items] == [x.id for x in live[:3]]
+
+
+def test_one_eligibility_rule_for_memories_and_fields(
+        repo: Path, memex_home: Path) -> None:
+    _varied(repo, memex_home)
+    at = clock.now_str()
+    for item in reads.load_view(homes.workspace(), include_all=True).items:
+        m = item.memory
+        for as_of in (None, "2026-10-03T12:00:00Z", "2026-10-15T00:00:00Z"):
+            assert policy.eligible(m, at, as_of) == policy.eligible_fields(
+                m.status, m.review_state, m.created_at, m.retired_at, m.valid_from,
+                m.valid_until, m.expires_at, at, as_of)
+
+
+_scalars = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8)
+            | st.text(alphabet=st.characters(max_codepoint=0x7f), min_size=190, max_size=230))
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                       max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=6), _values, max_size=6)
+                | _values, max_size=3))
+def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        _common.emit_json_stream(iter(items))
+    assert out.getvalue() == json.dumps(items, ensure_ascii=False, indent=2) + "\n"
