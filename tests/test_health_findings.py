@@ -126,12 +126,13 @@ def test_health_findings_on_a_generated_store_are_unchanged(shared: bool) -> Non
     assert found["conflicts"] == expected["conflicts"]
 
 
-def test_word_set_splits_ascii_as_the_pattern_does() -> None:
+def test_word_set_splits_as_the_pattern_does() -> None:
     # every ASCII character inside, before and after a word, and random ASCII runs
     texts = [f"Ab{chr(c)}cD {chr(c)}x{chr(c)}" for c in range(128)]
     rng = random.Random(1)
     texts += ["".join(chr(rng.randrange(128)) for _ in range(rng.randint(0, 60)))
               for _ in range(300)]
+    texts += [" ".join(rng.sample(_ODD, 4)) + " İSTANBUL ǅemal ΣΊΣΥΦΟΣ" for _ in range(20)]
     for text in texts:
         assert pairs.word_set(text) == {w.lower() for w in re.findall(r"\w+", text)}, text
 

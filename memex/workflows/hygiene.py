@@ -187,10 +187,12 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
     # is exact; the rarest keep postings short). Sets x, y (|y| <= |x|) whose overlap
     # reaches a = ceil(t/(1+t)(|x|+|y|)) hold their first k common words (k <= a) within
     # x's first |x| - a + k and y's first |y| - a + k words; a >= t|x| and a >= 2t/(1+t)|y|
-    # bound both lengths. Sets go smallest first: each counts, by set operations, how
-    # many postings of its prefix words hold each smaller set (only sizes from t|x| up to
-    # the largest whose overlap still needs that position), then indexes its own prefix.
-    # Only a set met k times is compared. Words of one set are in no other: not indexed.
+    # bound both lengths. Sets go smallest first: each gathers the smaller sets held by
+    # the postings of its prefix words (only sizes from t|x| up to the largest whose
+    # first k common words can still reach that position), keeps those met k times and
+    # indexes its own prefix. Only those are compared. Words of one set are in no other:
+    # not indexed. A posting entry is one integer, size << shift | set, so a posting
+    # sorts by size and one bisect finds a size window.
     sets = [words[t] for t in texts]
     freq = counts if counts is not None else pairs.counts(sets)
     rank = {w: n for n, w in enumerate(sorted(freq, key=freq.__getitem__))}  # all of sets
@@ -198,19 +200,21 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
     alone = sum(1 for count in freq.values() if count == 1)  # ranks below: one set's words
     share = threshold / (1 + threshold)  # jaccard t needs an overlap of share * (|x| + |y|)
     most_k = SHARED_IN_PREFIX
+    shift = len(sets).bit_length()
+    which = (1 << shift) - 1  # an entry's set
 
     def shared_needed(size: int) -> int:  # k for a pair whose smaller set has `size` words
         return max(1, min(most_k, math.ceil(2 * share * size - _SLACK)))
 
-    # sets whose pairs need fewer than most_k shared prefix words: by that number
+    # the entries of sets whose pairs need fewer than most_k shared words, by that number
     fewer: dict[int, set[int]] = {}
     for i, s in enumerate(sets):
         if s and (k := shared_needed(len(s))) < most_k:
-            fewer.setdefault(k, set()).add(i)
+            fewer.setdefault(k, set()).add(len(s) << shift | i)
     order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
-    # word rank -> (sizes, sets) of the sets indexed by it, in size order; sets smaller
+    # word rank -> the entries of the sets indexed by it, in size order; sets smaller
     # than the current one's least partner are cut from the front (sizes only grow)
-    index: dict[int, tuple[list[int], list[int]]] = {}
+    index: dict[int, list[int]] = {}
     out: list[tuple[int, int, float]] = []
     for i in order:
         mine = sets[i]
@@ -222,35 +226,35 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
         first = bisect.bisect_left(ranks, alone)
         # up to this position every smaller set may hold one of the first k common words
         whole = size + most_k - 1 - 2 * share * size
+        low = least << shift
         met: list[int] = []  # every smaller set, once per posting of my prefix holding it
         for position, posting in enumerate(map(index.get, ranks[first:probe]), first):
             if posting is None:
                 continue
-            sizes, holders = posting
-            if sizes[0] < least:
-                cut = bisect.bisect_left(sizes, least)
-                if cut == len(sizes):
+            if posting[0] < low:
+                cut = bisect.bisect_left(posting, low)
+                if cut == len(posting):
                     del index[ranks[position]]
                     continue
-                del sizes[:cut], holders[:cut]
+                del posting[:cut]
             if position <= whole:
-                met += holders
+                met += posting
             else:  # the largest size whose first k common words reach this position
                 most = math.floor((size - position + most_k - 1) / share - size + _SLACK)
-                met += holders[:bisect.bisect_right(sizes, most)]
-        for position in range(first, indexed):
-            posting = index.get(ranks[position])
+                met += posting[:bisect.bisect_left(posting, (most + 1) << shift)]
+        entry = size << shift | i
+        for word in ranks[first:indexed]:
+            posting = index.get(word)
             if posting is None:
-                index[ranks[position]] = ([size], [i])
+                index[word] = [entry]
             else:
-                posting[0].append(size)
-                posting[1].append(i)
+                posting.append(entry)
         met.sort()  # a set met k times: k equal neighbours
         found = set(itertools.compress(met, map(operator.eq, met, met[most_k - 1:])))
         for k, small in fewer.items():  # small sets need fewer shared words
             found.update(small.intersection(
                 itertools.compress(met, map(operator.eq, met, met[k - 1:]))))
-        for j in found:
+        for j in (e & which for e in found):
             theirs = sets[j]
             shared = len(mine & theirs)
             score = shared / (size + len(theirs) - shared)  # the union's size

@@ -34,7 +34,7 @@ def word_set(text: str) -> frozenset[str]:
     """Every word of `text` (`\\w+`, lower-cased): what near-duplicates compare."""
     if text.isascii():  # the same words as the pattern, by a byte table and a split
         return frozenset(text.encode().translate(_ASCII_WORDS).decode().split())
-    return frozenset(w.lower() for w in _WORD.findall(text))
+    return frozenset(map(str.lower, _WORD.findall(text)))
 
 
 class Words(dict[str, frozenset[str]]):
