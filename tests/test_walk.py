@@ -1,0 +1,62 @@
+"""The stat walk behind every refresh (build.disk_stamps): the same stamps, in the
+same order, whichever way a folder is listed (by its open descriptor or by name)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memex.index import build
+from memex.storage import homes, store
+from tests.helpers import memfiles
+
+
+def by_name(ws: homes.Workspace) -> list[tuple[str, str]]:
+    """The stamps as a plain walk finds them: each home listed by name, in its listing
+    order, a stat of each regular memory file by its whole path."""
+    out: dict[str, str] = {}
+    for home in store.homes(ws):
+        if not home.path.is_dir():
+            continue
+        for name in os.listdir(home.path):
+            path = os.path.join(home.path, name)
+            if not store.is_memory_name(name) or path in out or os.path.islink(path) \
+                    or not os.path.isfile(path):
+                continue
+            st = os.stat(path)
+            out[path] = f"{home.kind} {st.st_size} {st.st_mtime_ns}"
+    return list(out.items())
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not build._LIST_BY_FD or not os.path.isdir("/proc/self/fd"),
+                    reason="folders listed by descriptor (POSIX, /proc)")
+def test_the_walk_by_descriptor_finds_what_a_walk_by_name_does(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = repo / ".memex"
+    ids = [memfiles.put(folder, f"walked memory {i}") for i in range(5)]
+    (folder / "README.md").write_text("not a memory\n")
+    (folder / "notes.txt").write_text("not a memory\n")
+    (folder / "sub.md").mkdir()  # a folder with a memory's name
+    os.symlink(folder / f"{ids[0]}.md", folder / "01LINKLINKLINKLINKLINKLINK.md")
+    personal = memfiles.put(homes.workspace().personal_dir, "a personal one",
+                            scope="personal")
+    ws = homes.workspace()
+    before = open_fds()
+    walked = list(build.disk_stamps(ws).items())
+    assert open_fds() == before  # the folders' descriptors are closed
+    assert walked == by_name(ws)
+    assert {Path(path).stem for path, _ in walked} == {*ids, personal}
+    monkeypatch.setattr(build, "_LIST_BY_FD", False)
+    assert list(build.disk_stamps(ws).items()) == walked
+    # A home that is missing or not a folder is skipped, its descriptor not kept.
+    monkeypatch.setattr(build, "_LIST_BY_FD", True)
+    ws.personal_dir.rename(ws.personal_dir.with_name("moved"))
+    ws.personal_dir.write_text("a file where the folder was\n")
+    assert [p for p, _ in build.disk_stamps(ws).items()] == [p for p, _ in walked[:-1]]
+    assert open_fds() == before
