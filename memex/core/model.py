@@ -69,6 +69,8 @@ FIELD_ORDER = (
     "created_at", "updated_at", "retired_at", "valid_from", "valid_until", "expires_at",
     "canonical_ref", "pinned", "local_approve",
 )
+# The links between memories a front matter may list (`link`, `show`, the index's links).
+RELATIONS = ("extends", "contradicts", "related")
 LIST_FIELDS = frozenset({"tags", "aliases", "paths", "related", "extends", "contradicts"})
 HISTORY_FIELDS = frozenset({"review_history", "status_history"})
 TIME_FIELDS = frozenset(
@@ -453,7 +455,7 @@ def validate(memory: Memory) -> None:
         value = getattr(memory, name)
         if value is not None and not is_ulid(value):
             raise InvalidMemory(f"{name} {value!r} is not a memory id")
-    for name in ("related", "extends", "contradicts"):
+    for name in RELATIONS:
         for value in getattr(memory, name):
             if not is_ulid(value):
                 raise InvalidMemory(f"{name} entry {value!r} is not a memory id")

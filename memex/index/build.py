@@ -770,6 +770,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     """Empty everything but the usage hints (which are keyed by memory id)."""
     conn.execute("DELETE FROM files")
     conn.execute("DELETE FROM memories")
+    conn.execute("DELETE FROM links")
     conn.execute("DELETE FROM chain_warnings")
     conn.execute("DELETE FROM guards")
     conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
@@ -791,6 +792,7 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
             conn.execute("INSERT INTO fts (fts, rowid, title, tags, body, aliases) "
                          "VALUES ('delete', ?, ?, ?, ?, ?)", (row[0], *text))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
+            conn.execute("DELETE FROM links WHERE src = ?", (row[0],))
             ids.add(row[1])
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
         conn.execute("DELETE FROM guards WHERE path = ?", (path,))
@@ -823,8 +825,14 @@ def memory_row(loaded: store.Loaded, order: int) -> tuple[object, ...]:
         m.retired_at or None, m.valid_from or None, m.valid_until or None,
         m.expires_at or None, m.supersedes, m.superseded_by,
         json.dumps(m.tags, ensure_ascii=False), json.dumps(m.paths, ensure_ascii=False),
-        doc, pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)),
+        doc, pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)), m.role,
     )
+
+
+def link_rows(rowid: int, memory: model.Memory) -> list[tuple[int, str]]:
+    """The links table's rows for one memories row: each id its relations list, once."""
+    return [(rowid, dst) for dst in dict.fromkeys(
+        dst for name in model.RELATIONS for dst in getattr(memory, name))]
 
 
 def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
@@ -898,6 +906,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     mem_rows: list[tuple[object, ...]] = []
     text_rows: list[tuple[object, ...]] = []
     guard_rows: list[tuple[object, ...]] = []
+    link_out: list[tuple[int, str]] = []
     object_format = ws.config.get("extensions.objectformat", "sha1")
     for done, path in enumerate(todo, 1):
         kind = kinds[path]
@@ -926,6 +935,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         if problem is None:
             mem_rows.append((next_rowid, *memory_row(loaded, order[kind])))
             text_rows.append((next_rowid, *fts_row(loaded.memory)))
+            link_out.extend(link_rows(next_rowid, loaded.memory))
             touched_ids.add(loaded.memory.id)
             next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
@@ -933,6 +943,8 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
             conn.executemany("INSERT INTO guards (path, id, kind, blob, body_hash) "
                              "VALUES (?, ?, ?, ?, ?)", guard_rows)
             guard_rows.clear()
+            conn.executemany("INSERT INTO links (src, dst) VALUES (?, ?)", link_out)
+            link_out.clear()
             if progress is not None:
                 progress(done, len(todo))
     derive(conn, touched_ids)
@@ -982,8 +994,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
         "INSERT INTO memories (rowid, path, id, home, home_order, scope, type, status, "
         "review_state, importance, created_at, updated_at, retired_at, valid_from, "
         "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, zbody, "
-        "text_key) "
-        "VALUES (" + ", ".join("?" * 23) + ")", mem_rows)
+        "text_key, role) "
+        "VALUES (" + ", ".join("?" * 24) + ")", mem_rows)
     conn.executemany("INSERT INTO fts (rowid, title, tags, body, aliases) "
                      "VALUES (?, ?, ?, ?, ?)", text_rows)
     files_rows.clear()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS memories (
     home_order INTEGER NOT NULL,
     type TEXT NOT NULL,
     importance TEXT NOT NULL,
+    role TEXT NOT NULL,
     created_at TEXT,
     retired_at TEXT,
     valid_from TEXT,
@@ -66,6 +67,22 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_id ON memories (id);
 -- context and list: the newest memories of some scopes without reading every row.
 CREATE INDEX IF NOT EXISTS memories_newest ON memories (scope, updated_at, id);
+-- Covers the newest-first key query (views.newest_rows: the filter and both orders), so
+-- it reads this index, not every row's page (a row holds its doc and body).
+CREATE INDEX IF NOT EXISTS memories_listing
+    ON memories (scope, shadowed, status, eff_status, review_state, updated_at, id);
+-- context's instructions (rule 1 needs role: instruction) and a write's chain repair
+-- (who supersedes this id) without reading every row.
+CREATE INDEX IF NOT EXISTS memories_instructions ON memories (scope)
+    WHERE role = 'instruction';
+CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes)
+    WHERE supersedes IS NOT NULL;
+
+-- The links a memory's front matter lists (model.RELATIONS), one row per memories
+-- rowid and target id: `show` finds the memories naming one without a scan of docs.
+CREATE TABLE IF NOT EXISTS links (src INTEGER NOT NULL, dst TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_dst ON links (dst);
+CREATE INDEX IF NOT EXISTS links_src ON links (src);
 
 -- Fingerprints of personal and private memory files (core.fingerprint): the scan
 -- refuses a staged file anywhere in the repo whose blob id or body hash is here.

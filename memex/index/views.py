@@ -77,7 +77,8 @@ def successor_ids(ws: Workspace, memory_id: str) -> list[str]:
     """Ids of the indexed memories whose `supersedes` names `memory_id`."""
     with build.open_index(ws) as index:
         return [i for (i,) in index.conn.execute(
-            "SELECT id FROM memories WHERE supersedes = ? AND shadowed = 0 AND id != ?",
+            "SELECT id FROM memories INDEXED BY memories_supersedes "
+            "WHERE supersedes = ? AND shadowed = 0 AND id != ?",
             (memory_id, memory_id))]
 
 
@@ -180,16 +181,15 @@ def _in(scopes: Sequence[str]) -> str:
     return f"scope IN ({', '.join('?' * len(scopes))})"
 
 
-def mentioning(ws: Workspace, scopes: Sequence[str], word: str
-               ) -> tuple[list[store.Loaded], int]:
-    """Refresh the index; then the live memories of SCOPES whose front matter mentions
-    WORD (a case-insensitive LIKE: a superset for the caller's exact test), newest
-    first, and how many files are quarantined."""
+def instructions(ws: Workspace, scopes: Sequence[str]) -> tuple[list[store.Loaded], int]:
+    """Refresh the index; then the live memories of SCOPES with role: instruction
+    (rule 1's first test; the rest is the caller's), newest first, and how many files
+    are quarantined. An indexed lookup: no row without the role is read."""
     with build.open_index(ws) as index:
         rows = index.conn.execute(
-            f"SELECT {_ROW} FROM memories WHERE doc LIKE ? AND {_in(scopes)} AND "
-            f"shadowed = 0 AND {_LIVE} ORDER BY updated_at DESC, id DESC",
-            (f"%{word}%", *scopes)).fetchall()
+            f"SELECT {_ROW} FROM memories INDEXED BY memories_instructions "
+            f"WHERE role = 'instruction' AND {_in(scopes)} AND shadowed = 0 AND {_LIVE} "
+            "ORDER BY updated_at DESC, id DESC", tuple(scopes)).fetchall()
         quarantined = len(index.report.quarantined)
     return [_loaded(row) for row in rows], quarantined
 
@@ -224,22 +224,38 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
+    query = (f"SELECT rowid, id FROM memories WHERE {where} ORDER BY "
+             f"{_TIER + ', ' if tiered else ''}updated_at DESC, id DESC LIMIT ? OFFSET ?")
+    args = tuple(scopes or ())
+    # The first page's keys alone (a caller that wants a dozen sorts no more), then the
+    # rest's when it asks for more.
     with build.open_index(ws, refresh=False) as index:
-        keys = index.conn.execute(
-            f"SELECT rowid, id FROM memories WHERE {where} ORDER BY "
-            f"{_TIER + ', ' if tiered else ''}updated_at DESC, id DESC",
-            tuple(scopes or ())).fetchall()
+        keys = index.conn.execute(query, (*args, page, 0)).fetchall()
+    yield from _rows_of(ws, keys)
+    if len(keys) < page:
+        return
+    with build.open_index(ws, refresh=False) as index:
+        first = {memory_id for _, memory_id in keys}  # a refresh between may move one
+        keys = [key for key in index.conn.execute(query, (*args, -1, page))
+                if key[1] not in first]
     for start in range(0, len(keys), page):
-        batch = keys[start:start + page]
-        with build.open_index(ws, refresh=False) as index:
-            rows = index.conn.execute(
-                f"SELECT {_ROW}, id FROM memories WHERE rowid IN "
-                f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
-        found = {row[0]: row for row in rows}
-        for rowid, memory_id in batch:
-            row = found.get(rowid)
-            if row is not None and row[-1] == memory_id:  # another refresh may move rows
-                yield row[:-1]
+        yield from _rows_of(ws, keys[start:start + page])
+
+
+def _rows_of(ws: Workspace, batch: list[tuple[int, str]]) -> Iterator[tuple[Any, ...]]:
+    """The stored rows of BATCH's (rowid, id) keys, in its order; a key whose row
+    another refresh moved meanwhile is skipped."""
+    if not batch:
+        return
+    with build.open_index(ws, refresh=False) as index:
+        rows = index.conn.execute(
+            f"SELECT {_ROW}, id FROM memories WHERE rowid IN "
+            f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
+    found = {row[0]: row for row in rows}
+    for rowid, memory_id in batch:
+        row = found.get(rowid)
+        if row is not None and row[-1] == memory_id:
+            yield row[:-1]
 
 
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
@@ -281,12 +297,12 @@ def read_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, mode
 
 
 def linking(ws: Workspace, memory_id: str) -> list[store.Loaded]:
-    """The indexed memories (first copy of each id) whose front matter mentions
-    MEMORY_ID anywhere (a superset of those linking to it: the caller checks the
-    fields), in index order; the index as it is (not refreshed here)."""
+    """The indexed memories (first copy of each id) whose relations (model.RELATIONS)
+    list MEMORY_ID, from the links table, in index order; the index as it is (not
+    refreshed here)."""
     with build.open_index(ws, refresh=False) as index:
         rows = index.conn.execute(
-            f"SELECT {_ROW} FROM memories WHERE instr(doc, ?) > 0 AND shadowed = 0 "
-            "ORDER BY rowid", (memory_id,)).fetchall()
+            f"SELECT {_ROW} FROM memories WHERE rowid IN "
+            "(SELECT src FROM links WHERE dst = ?) AND shadowed = 0 ORDER BY rowid",
+            (memory_id,)).fetchall()
     return [_loaded(row) for row in rows]
-

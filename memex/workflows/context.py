@@ -221,8 +221,8 @@ def build(ws: Workspace, query: str | None = None, record: bool = True) -> Block
 
     at = clock.now_str()
     identity = ws.identity()
-    # Rule 1 needs role: instruction, so only front matter naming it can pass.
-    mentions, block.quarantined = views.mentioning(ws, scopes, "instruction")
+    # Rule 1 needs role: instruction: only those rows are read (an index).
+    mentions, block.quarantined = views.instructions(ws, scopes)
     instructions = [x.memory for x in mentions
                     if policy.eligible(x.memory, at) and passes_rule1(x.memory, identity)]
     block.instructions = [_line(m, binding=True) for m in instructions[:MAX_INSTRUCTIONS]]

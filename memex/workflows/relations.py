@@ -16,7 +16,7 @@ from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import writes
 
-RELATIONS = ("extends", "contradicts", "related")
+RELATIONS = model.RELATIONS
 
 
 @dataclass
