@@ -109,12 +109,18 @@ def test_recorded_instruction_promote_is_listed_not_blocking(team: Dev) -> None:
     assert ("instruction-approval", True) in kinds(report)
 
 
-def test_near_duplicate_contradiction_and_paths(team: Dev) -> None:
+def _near_duplicate_and_contradiction(team: Dev) -> None:
+    """Two memories BASE's pair with (the team fixture's): a near-copy of its deploy note
+    and npm against its pnpm."""
     write(team.clone, memory(title="Deploys", tags=["ops"], body=(
         "We deploy with the blue green script every Friday afternoon after the release "
         "notes are written.")))
     write(team.clone, memory(title="Package manager", body="Use npm for installs.",
                              tags=["tooling"]))
+
+
+def test_near_duplicate_contradiction_and_paths(team: Dev) -> None:
+    _near_duplicate_and_contradiction(team)
     write(team.clone, memory(title="Old layout", body="Handlers live in src/gone.",
                              tags=["layout"], paths=["src/gone/**", "app.py"]))
     commit(team, "three memories to look at")
@@ -131,11 +137,7 @@ def test_near_duplicate_contradiction_and_paths(team: Dev) -> None:
 
 
 def test_fresh_clone_reads_the_folder_without_building_the_index(team: Dev) -> None:
-    write(team.clone, memory(title="Deploys", tags=["ops"], body=(
-        "We deploy with the blue green script every Friday afternoon after the release "
-        "notes are written.")))
-    write(team.clone, memory(title="Package manager", body="Use npm for installs.",
-                             tags=["tooling"]))
+    _near_duplicate_and_contradiction(team)
     commit(team, "a near-duplicate and a contradiction")
     team.use()
     index = build.db_path(homes.workspace(team.clone))
