@@ -3,6 +3,7 @@ under the same rules; a verdict is never taken for other bytes or other rules.""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -63,12 +64,13 @@ def test_a_verdict_of_other_rules_is_not_taken(repo: Path,
     assert reads == [path.name, path.name]  # no cache at all
 
 
+@pytest.mark.parametrize("detector", ["secret_rules", "bare_secrets"])
 def test_the_rules_version_follows_the_detector_source(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import memex.core.secret_rules as rules
+        detector: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    rules = importlib.import_module(f"memex.core.{detector}")
 
     before = verify.rules_version()
-    copy = tmp_path / "secret_rules.py"
+    copy = tmp_path / f"{detector}.py"
     copy.write_text(Path(str(rules.__file__)).read_text() + "\n# one more rule\n")
     monkeypatch.setattr(rules, "__file__", str(copy))
     after = verify.rules_version()

@@ -139,9 +139,9 @@ def _rel(path: Path, top: Path) -> str:
 # What a file's verdict depends on besides its bytes: the code of the rules, the
 # secret detector, the parser and the model. Any change to them, to git-memex's version
 # or to Python's makes every cached verdict a miss (verdicts.sqlite, below).
-_RULE_MODULES = ("memex.core.redact", "memex.core.secret_rules", "memex.core.frontmatter",
-                 "memex.core.model", "memex.core.clock", "memex.core.ulid",
-                 "memex.storage.store", __name__)
+_RULE_MODULES = ("memex.core.redact", "memex.core.secret_rules", "memex.core.bare_secrets",
+                 "memex.core.frontmatter", "memex.core.model", "memex.core.clock",
+                 "memex.core.ulid", "memex.storage.store", __name__)
 VERDICTS_NAME = "verdicts.sqlite"
 
 
