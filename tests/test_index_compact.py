@@ -140,11 +140,11 @@ def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
     fresh = memfiles.put(folder, "alpha two, just written")  # racy: recorded with size -1
     build.refresh(ws)
     with build.open_index(ws, refresh=False) as index:
-        assert build._meta(index.conn, "stamps") == ""
+        assert schema.meta(index.conn, "stamps") == ""
     os.utime(folder / f"{fresh}.md", ns=(old, old))
     assert build.refresh(ws).touched == 1  # hashed again: same bytes; now a digest
     with build.open_index(ws, refresh=False) as index:
-        assert build._meta(index.conn, "stamps") == build.stamps_digest(build.disk_stamps(ws))
+        assert schema.meta(index.conn, "stamps") == build.stamps_digest(build.disk_stamps(ws))
         index.conn.execute("DELETE FROM meta WHERE key = 'stamps'")
     build.forget_connections()
     assert build.refresh(ws).new == 0  # the table compared, and the digest noted

@@ -33,16 +33,25 @@ def is_canonical_time(value: str) -> bool:
     return bool(_RFC3339.match(value))
 
 
+def _canonical(value: str) -> datetime | None:
+    """The canonical form files hold (UTC, whole seconds), checked; None otherwise
+    (e.g. month 13: the caller's general path gives the readable message)."""
+    if len(value) == 20 and _RFC3339.match(value):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
 def parse_time(value: str) -> datetime:
     """Accept RFC 3339 / ISO 8601 (any offset), a date, or `3d` / `2w ago`; UTC out.
 
     Raises ValueError with a readable message on anything else.
     """
-    if len(value) == 20 and _RFC3339.match(value):  # the canonical form files hold
-        try:
-            return datetime.fromisoformat(value)  # already UTC, whole seconds
-        except ValueError:
-            pass  # e.g. month 13: the readable message below
+    canonical = _canonical(value)
+    if canonical is not None:
+        return canonical
     text = value.strip()
     rel = _RELATIVE.match(text)
     if rel:
@@ -67,11 +76,7 @@ def normalise_time(value: object) -> str:
     if isinstance(value, datetime):
         return format_time(value)
     if isinstance(value, str):
-        if len(value) == 20 and _RFC3339.match(value) and value[0] != "0":
-            try:  # the canonical form files hold: checked, and already the answer
-                datetime.fromisoformat(value)
-                return value
-            except ValueError:
-                pass  # e.g. month 13: the readable message below
+        if value[0:1] != "0" and _canonical(value) is not None:
+            return value  # the canonical form files hold: checked, and already the answer
         return format_time(parse_time(value))
     raise ValueError(f"not a time: {value!r}")

@@ -531,8 +531,7 @@ def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
 
 
 def generation(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    return str(row[0]) if row else None
+    return schema.meta(conn, "generation")
 
 
 def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
@@ -564,11 +563,6 @@ def stamps_digest(stamps: Mapping[str, str]) -> str:
     digest.update(b"\1")
     digest.update("\0".join(stamps.values()).encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
-
-
-def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return str(row[0]) if row else None
 
 
 def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> None:
@@ -637,7 +631,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     stamps = disk_stamps(ws, contents)
     digest = stamps_digest(stamps)
     if not full:
-        unchanged = _meta(conn, "stamps") == digest
+        unchanged = schema.meta(conn, "stamps") == digest
         if not unchanged and _stamps_unchanged(index, stamps):
             _note_digest(conn, digest, seen)
             unchanged = True
@@ -870,8 +864,12 @@ def fts_row(m: model.Memory) -> tuple[str, str, str, str]:
     prepended), so the title column's weight is pure emphasis and a derived title is
     not counted three times over."""
     return (tokens.segment(m.title.strip()), tokens.segment(" ".join(m.tags)),
-            tokens.segment(with_title(m.title, m.body)),
-            tokens.segment("\n".join(m.aliases)))
+            fts_body(m.title, m.body), tokens.segment("\n".join(m.aliases)))
+
+
+def fts_body(title: str, body: str) -> str:
+    """The fts body column of a memory with this title and body (see fts_row)."""
+    return tokens.segment(with_title(title, body))
 
 
 def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
@@ -1069,8 +1067,8 @@ def file_hashes(conn: sqlite3.Connection, home: str) -> dict[str, str]:
 
 def memory_count(conn: sqlite3.Connection) -> int:
     """How many memories the index holds (kept in meta by each refresh)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'memories'").fetchone()
-    return int(row[0]) if row else 0
+    count = schema.meta(conn, "memories")
+    return int(count) if count else 0
 
 
 def skeleton(row: tuple[object, ...]) -> model.Memory:

@@ -148,10 +148,15 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
     return [*sorted(virtual, key=lambda n: n != "fts_terms"), *plain]
 
 
+def meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """One value of the index's meta table (None: not set)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def text_rule(conn: sqlite3.Connection) -> str | None:
     """The text rule an existing index was built with (see create)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'text_rule'").fetchone()
-    return None if row is None else str(row[0])
+    return meta(conn, "text_rule")
 
 
 def version(conn: sqlite3.Connection) -> int | None:

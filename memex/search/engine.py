@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from memex.core import clock, model, policy
 from memex.core.errors import UsageError
 from memex.index import build, schema, tokens
-from memex.index.embed_text import with_title
 from memex.index.views import as_read
 from memex.search import answers, synonyms
 from memex.search import dense as embed
@@ -284,9 +283,9 @@ def _irregular_by_stem(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
     another table makes it again)."""
     table = json.dumps([schema.TOKENIZER, synonyms.IRREGULAR], sort_keys=True)
     sign = hashlib.blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
-    row = conn.execute("SELECT value FROM meta WHERE key = 'irregular_stems'").fetchone()
+    stored = schema.meta(conn, "irregular_stems")
     with contextlib.suppress(ValueError, TypeError, KeyError):
-        kept = json.loads(row[0]) if row else {}
+        kept = json.loads(stored) if stored else {}
         if kept.get("sign") == sign:
             return {str(stem): tuple(forms) for stem, forms in kept["by_stem"].items()}
     by_stem: dict[str, list[str]] = {}
@@ -526,8 +525,8 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
         return ranked
     rowids = [c.row[0] for c in ranked]
     marks = ", ".join("?" * len(rowids))
-    texts = {rowid: tokens.segment(with_title(title or "", build.body_text(zbody)))
-             for rowid, title, zbody in conn.execute(  # fts_row's body column
+    texts = {rowid: build.fts_body(title or "", build.body_text(zbody))
+             for rowid, title, zbody in conn.execute(
                  f"SELECT rowid, json_extract(doc, '$.title'), zbody FROM memories "
                  f"WHERE rowid IN ({marks})", rowids)}
     for c in ranked:
