@@ -168,8 +168,11 @@ _TYPED = re.compile("|".join(
 _SPARED, _NEUTRAL, _RANDOM = 0, 1, 2
 
 
-def _entropy(value: str) -> float:
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character."""
     n = len(value)
+    if n == 0:
+        return 0.0
     log2 = math.log2
     return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
 
@@ -229,7 +232,7 @@ def _classify(piece: str, digests: bool = False) -> int:
     found = anomalies(piece)
     if found < MIN_ANOMALIES or found * MAX_CHARS_PER_ANOMALY < n:
         return _SPARED
-    if _placeholder_run(piece) or _entropy(piece) < min(MIN_ENTROPY, math.log2(n) - 0.6):
+    if _placeholder_run(piece) or entropy(piece) < min(MIN_ENTROPY, math.log2(n) - 0.6):
         return _SPARED
     return _RANDOM
 

@@ -27,13 +27,13 @@ inputs are scanned in linear time.
 from __future__ import annotations
 
 import bisect
-import math
 import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memex.core import bare_secrets, secret_rules
+from memex.core.bare_secrets import entropy
 
 __all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "find_secrets"]
 
@@ -118,15 +118,6 @@ def _is_masked_block(body: str) -> bool:
     """Is ``body`` already the output of :func:`_mask_block`?"""
     m = _FIRST_VISIBLE.match(body)
     return m is None or _UNMASKED.search(body, m.end()) is None
-
-
-def _entropy(value: str) -> float:
-    """Shannon entropy of ``value`` in bits per character."""
-    n = len(value)
-    if n == 0:
-        return 0.0
-    log2 = math.log2
-    return log2(n) - sum(c * log2(c) for c in map(value.count, set(value))) / n
 
 
 # --------------------------------------------------------------------------------------------
@@ -345,9 +336,9 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
     if _DOTTED_IDENT.fullmatch(value) or _REGEX_SYNTAX.search(value):
         return False
     if value.isdigit():
-        return len(value) >= _MIN_DIGITS_LEN and _entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
+        return len(value) >= _MIN_DIGITS_LEN and entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
     if password:
-        return _entropy(value) >= _MIN_PASSWORD_ENTROPY
+        return entropy(value) >= _MIN_PASSWORD_ENTROPY
     digit = _DIGIT.search(value) is not None
     special = _SPECIAL.search(value) is not None
     classes = (
@@ -355,7 +346,7 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
     )
     if not (digit or special) or classes < 2:
         return False
-    return _entropy(value) >= _MIN_ASSIGN_ENTROPY
+    return entropy(value) >= _MIN_ASSIGN_ENTROPY
 
 
 # A candidate: (priority, start, end, kind, already_masked)
@@ -459,7 +450,7 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
                 continue
         if secret.lower() in _URL_PLACEHOLDERS or len(secret) < 3:
             continue
-        if kind == _URL_KIND and ":" not in value and _entropy(value) < _MIN_ASSIGN_ENTROPY:
+        if kind == _URL_KIND and ":" not in value and entropy(value) < _MIN_ASSIGN_ENTROPY:
             continue  # user@host, not a DSN key
         out.append((prio, start, end, kind, _is_masked(value)))
 

@@ -392,7 +392,7 @@ class Entry:
 
     @classmethod
     def of(cls, memory: model.Memory) -> Entry:
-        return cls(memory.id, f"{memory.title}\n{memory.body}",
+        return cls(memory.id, pairs.paired_text(memory.title, memory.body),
                    frozenset(t.lower() for t in memory.tags), tuple(memory.paths))
 
 

@@ -335,9 +335,8 @@ def offerable(items: Sequence[store.Loaded]) -> list[store.Loaded]:
 
 
 def text_of(memory: model.Memory) -> str:
-    """What near-duplicates compare: the title, a newline and the body (the text
-    conflicts.Entry reads too, so one word pass serves both)."""
-    return f"{memory.title}\n{memory.body}"
+    """What near-duplicates compare (pairs.paired_text)."""
+    return pairs.paired_text(memory.title, memory.body)
 
 
 def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None,
@@ -568,7 +567,7 @@ def _read_words(items: Sequence[store.Loaded], progress: PassProgress | None) ->
     """Every item's word set, once: both pairwise checks read them."""
     words = pairs.Words()
     for done, item in enumerate(items, 1):
-        words.read(text_of(item.memory))
+        words[text_of(item.memory)]  # a missing set is made and kept
         if progress is not None and (done % 256 == 0 or done == len(items)):
             progress(READING, done, len(items))
     return words

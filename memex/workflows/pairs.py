@@ -45,8 +45,11 @@ class Words(dict[str, frozenset[str]]):
         found = self[text] = word_set(text)
         return found
 
-    def read(self, text: str) -> frozenset[str]:
-        return self[text]
+
+def paired_text(title: str, body: str) -> str:
+    """What the pair passes compare of a memory: its title, a newline and its body.
+    Near-duplicates, contradictions and review all key their one word pass on it."""
+    return f"{title}\n{body}"
 
 
 Progress = Callable[[int, int], None]

@@ -33,7 +33,7 @@ from memex.core import lifecycle, model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
-from memex.workflows import basepairs, conflicts, hosts, memdiff, prstatus, pull, scan
+from memex.workflows import basepairs, conflicts, hosts, memdiff, pairs, prstatus, pull, scan
 
 MARKER = "<!-- git-memex review -->"
 DEFAULT_RANGE = "origin/HEAD...HEAD"
@@ -176,7 +176,7 @@ def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
 
         def entry(i: int) -> conflicts.Entry:
             _, mid, title, body, tags, paths = rows[i]
-            return conflicts.Entry(mid, f"{title}\n{body}",
+            return conflicts.Entry(mid, pairs.paired_text(title, body),
                                    frozenset(t.lower() for t in json.loads(tags)),
                                    tuple(json.loads(paths)))
 
@@ -184,7 +184,7 @@ def _base_from_index(ws: Workspace, out: Review, fresh: list[model.Memory],
             rowid = rows[i][0]
             return views.read_rows(index.conn, [rowid])[rowid]
 
-        texts = [f"{title}\n{body}" for _, _, title, body, _, _ in rows]
+        texts = [pairs.paired_text(title, body) for _, _, title, body, _, _ in rows]
         _findings(out, fresh, basepairs.Base(texts, entry, load))
 
 
