@@ -21,14 +21,12 @@ from memex.index import build, tokens
 from memex.storage import store
 from memex.storage.homes import Workspace
 
-stored_memory = build.stored_memory
-
 
 def as_read(doc: str, zbody: str | bytes, eff_status: str | None, eff_retired: str | None,
             eff_by: str | None) -> model.Memory:
     """An index row's memory (its doc and stored body, build.pack_body) with what chain
     completion changed applied (eff_*)."""
-    memory = stored_memory(json.loads(doc), build.body_text(zbody))
+    memory = build.stored_memory(json.loads(doc), build.body_text(zbody))
     if eff_status is not None:
         memory.status = cast(model.Status, eff_status)  # one of the row's own statuses
     if eff_retired is not None:
