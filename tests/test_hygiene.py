@@ -255,3 +255,41 @@ def test_update_duplicate_pairs_matches_a_full_pass(tmp_path: Path) -> None:
         earlier = [p for p in full if changed.id not in p[:2]]
         again = hygiene.update_duplicate_pairs(earlier, items, {changed.id})
         assert {frozenset(p[:2]) for p in again} == {frozenset(p[:2]) for p in full}
+
+
+def _trivial_by_the_full_check(memory: model.Memory) -> str | None:
+    """trivial_reason as it was before its prefilter: the reference."""
+    text = " ".join(memory.body.split())
+    if len(text) < hygiene.TINY_CHARS and hygiene.text_size(text) < hygiene.TINY_CHARS:
+        return f"tiny: {len(text)} characters"
+    if hygiene._TRIVIAL.match(text) or (hygiene._TRIVIAL.match(memory.title.strip())
+                                        and len(text) < 40):
+        return "test or placeholder content"
+    return None
+
+
+def test_trivial_reason_equals_the_full_check() -> None:
+    """The prefilter (ten non-space characters, _TRIVIAL's first letters) answers as
+    the whole-text check does: spaces of every kind, case folding, CJK, every choice."""
+    import itertools
+    import random
+
+    rng = random.Random(5)
+    heads = ["test", "Testing 3", "this is a test", "TMP", "temp", "asdfff", "qwerty", "foo",
+             "foobar", "Bar", "baz", "hello world", "hello  world", "OK", "okay", "oK",
+             "done", "works", "it works", "fixed", "wip", "todo", "lorem ipsum dolor",
+             "测试一下", "好的", "我喜欢用 vim", "ſtop", "ab", "x", "", "deploy with care",
+             "test memory", "test note!!", "te", "t e s t"]
+    spaces = ["", " ", "\n", "\t", "\u00a0", "\u3000", "\u2028", "   \n  ", "\x1c", "\x85"]
+    tails = ["", "!", " 42", ".", " and more words follow here", "   ", "\n\n", "a b c d e",
+             "1 2 3 4 5 6 7 8 9", " !!! ???"]
+    titles = ["", "test", "note", "  wip  ", "hello", "Deploy"]
+    cases = [(t, s1 + h + s2 + tail) for t, h, s1, s2, tail in itertools.product(
+        titles, heads, spaces[:4], spaces, tails)]
+    alphabet = "ab tT\n\u00a0\u3000x1!测试eos"
+    cases += [(rng.choice(titles), "".join(rng.choice(alphabet)
+                                          for _ in range(rng.randint(0, 16))))
+              for _ in range(3000)]
+    for title, body in cases:
+        m = mem(title=title, body=body)
+        assert hygiene.trivial_reason(m) == _trivial_by_the_full_check(m), (title, body)

@@ -53,6 +53,13 @@ _TRIVIAL = re.compile(
     re.IGNORECASE,
 )
 TINY_CHARS = 10
+# Necessary conditions, checked on the body as it is, before `trivial_reason` collapses
+# its whitespace (a list of every word of a 3 KB body): ten non-space characters rule
+# out tiny, and a text _TRIVIAL matches starts with the first two letters of one of its
+# choices (none of which holds a space). str.split() and `\s` agree on what a space is.
+_NOT_TINY = re.compile(rf"(?:\s*\S){{{TINY_CHARS}}}")
+_TRIVIAL_START = re.compile(
+    r"\s*(?:te|th|tm|as|qw|fo|ba|he|ok|do|it|fi|wi|to|lo|wo|测试)", re.IGNORECASE)
 # A wide (CJK) character carries about what a short English word does: it counts as
 # this many characters toward TINY_CHARS, so "我喜欢用 vim" is not tiny but "好的" is.
 WIDE_CHAR_WEIGHT = 3
@@ -320,7 +327,11 @@ def text_size(text: str) -> int:
 
 
 def trivial_reason(memory: model.Memory) -> str | None:
-    text = " ".join(memory.body.split())
+    body = memory.body
+    if _NOT_TINY.match(body) and not _TRIVIAL_START.match(body) and not _TRIVIAL.match(
+            memory.title.strip()):
+        return None  # neither tiny nor trivial, whatever its spaces
+    text = " ".join(body.split())
     # Weighting never shrinks a size, so only texts short already need the per-char pass.
     if len(text) < TINY_CHARS and text_size(text) < TINY_CHARS:
         return f"tiny: {len(text)} characters"
