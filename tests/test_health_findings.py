@@ -137,6 +137,20 @@ def test_word_set_splits_as_the_pattern_does() -> None:
         assert pairs.word_set(text) == {w.lower() for w in re.findall(r"\w+", text)}, text
 
 
+def test_words_share_one_object_per_word() -> None:
+    """pairs.Words gives each text word_set's words, and a word seen in several texts is
+    one object in all their sets (the pair passes compare words by identity first)."""
+    words = pairs.Words()
+    texts = ["Deploy the API", "the api is up", "İstanbul deploy", "UP up"]
+    sets = [words[text] for text in texts]
+    assert sets == [pairs.word_set(text) for text in texts]
+    spelling: dict[str, str] = {}
+    for found in sets:
+        for word in found:
+            assert spelling.setdefault(word, word) is word, word
+    assert words[texts[0]] is sets[0]  # kept: one word pass per text
+
+
 @pytest.mark.parametrize("shared", [1, 2, 4, 7])
 def test_the_near_duplicate_join_is_exact_for_any_k(shared: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,10 +39,19 @@ def word_set(text: str) -> frozenset[str]:
 
 class Words(dict[str, frozenset[str]]):
     """text -> word_set(text), filled on first sight: one word pass per text for every
-    check of one report (keep it for the report only: it holds the texts)."""
+    check of one report (keep it for the report only: it holds the texts).
+
+    Every set holds one string object per word for all the texts (the first seen): a
+    store's sets then share a few thousand words instead of millions of copies, and the
+    counts, rank lookups and intersections over them compare words by identity."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._spelling: dict[str, str] = {}  # word -> its one object
 
     def __missing__(self, text: str) -> frozenset[str]:
-        found = self[text] = word_set(text)
+        words = word_set(text)
+        found = self[text] = frozenset(map(self._spelling.setdefault, words, words))
         return found
 
 
