@@ -585,13 +585,41 @@ def _note_digest(conn: sqlite3.Connection, digest: str, seen: str | None) -> Non
 
 def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:
     """Whether the disk is as the index last recorded it (no file to look at)."""
+    return stamps == _recorded_stamps(index)
+
+
+def _recorded_stamps(index: Index) -> dict[str, str]:
+    """The files table as stamps, from the process's copy while no refresh has written
+    since."""
     kept = _OPEN.get(str(index.path)) if index.path is not None else None
     if kept is None or kept.conn is not index.conn:
-        return stamps == indexed_stamps(index.conn)
+        return indexed_stamps(index.conn)
     current = generation(index.conn)
     if kept.stamps is None or kept.stamps_generation != current:
         kept.stamps, kept.stamps_generation = indexed_stamps(index.conn), current
-    return stamps == kept.stamps
+    return kept.stamps
+
+
+def _indexed_of(index: Index, paths: set[str]
+                ) -> tuple[dict[str, FileState], dict[str, str]]:
+    """The files table's rows of PATHS (those it holds): looked up one by one when they
+    are few, else from the whole table (or the process's copy of it)."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if len(paths) > _CHUNK or (kept is not None and kept.conn is index.conn
+                               and kept.files is not None):
+        files, kinds = _indexed(index)
+        return ({p: files[p] for p in paths if p in files},
+                {p: kinds[p] for p in paths if p in kinds})
+    states: dict[str, FileState] = {}
+    homes: dict[str, str] = {}
+    if paths:
+        wanted = sorted(paths)
+        for path, home, size, mtime_ns, digest in index.conn.execute(
+                "SELECT path, home, size, mtime_ns, hash FROM files WHERE path IN "
+                f"({', '.join('?' * len(wanted))})", wanted):
+            states[path] = FileState(size, mtime_ns, digest)
+            homes[path] = home
+    return states, homes
 
 
 def indexed_files(conn: sqlite3.Connection) -> tuple[dict[str, FileState], dict[str, str]]:
@@ -639,7 +667,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             if watched is not None:
                 watched.clean = (seen,)
             return
-    plan, hashed, kinds = _decide(index, ws, full, contents, stamps)
+    plan, hashed, kinds, whole = _decide(index, ws, full, contents, stamps)
     if plan.empty and not full:
         if watched is not None:
             watched.clean = (seen,)
@@ -659,14 +687,14 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             # Another process refreshed between the look and the lock: decide again
             # from what the index holds now (files it added are not added twice).
             contents.clear()  # a file may have changed since it was read: read again
-            plan, hashed, kinds = _decide(index, ws, full, contents)
+            plan, hashed, kinds, whole = _decide(index, ws, full, contents)
             digest = ""  # not the digest of what this refresh applies
         if full:
             _clear(conn)
         written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
         # The files table now holds the walk's stamps unless a file was recorded
         # racy (size -1) or vanished before it was read: then no digest.
-        exact = digest and len(hashed) == len(stamps) and all(
+        exact = digest and whole and all(
             state.size == hashed[path].size for path, (state, _) in written.items())
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('stamps', ?)",
                      (digest if exact else "",))
@@ -697,12 +725,26 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
 
 def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
             stamps: dict[str, str] | None = None
-            ) -> tuple[Plan, dict[str, FileState], dict[str, str]]:
+            ) -> tuple[Plan, dict[str, FileState], dict[str, str], bool]:
     """What a refresh must do: the disk (STAMPS, or a new scan) against the files
     table. `contents` keeps the bytes read for hashing (a second decision reads no
-    file twice) and the bytes from before of files an unsettled submit rewrote."""
-    disk, kinds = states_of(disk_stamps(ws, contents) if stamps is None else stamps)
-    old, old_kinds = ({}, {}) if full else _indexed(index)
+    file twice) and the bytes from before of files an unsettled submit rewrote.
+
+    Only the paths whose stamp differs from the table's, and those gone from the disk,
+    are compared (plan_changes looks at no other): a one-file change at 100,000
+    memories builds two states, not 200,000. Returns the plan, the compared disk
+    states (hashed where needed), their home kinds, and whether every compared file
+    could still be read."""
+    stamps = disk_stamps(ws, contents) if stamps is None else stamps
+    if full:
+        compared = stamps
+        old: dict[str, FileState] = {}
+        old_kinds: dict[str, str] = {}
+    else:
+        recorded = _recorded_stamps(index)
+        compared = {p: s for p, s in stamps.items() if recorded.get(p) != s}
+        old, old_kinds = _indexed_of(index, compared.keys() | (recorded.keys() - stamps.keys()))
+    disk, kinds = states_of(compared)
     hashed: dict[str, FileState] = dict(disk)
     for path in needs_hash(old, disk):
         data = contents.get(path)
@@ -721,7 +763,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
             plan.moved.remove((src, dst))
             plan.deleted.append(src)
             plan.new.append(dst)
-    return plan, hashed, kinds
+    return plan, hashed, kinds, len(hashed) == len(disk)
 
 
 def _truncate_wal(conn: sqlite3.Connection) -> None:

@@ -1,4 +1,10 @@
-"""What every CLI step shares: the workspace, errors to exit codes, output helpers."""
+"""What every CLI step shares: the workspace, errors to exit codes, output helpers.
+
+click is imported where a function needs it, not here: a step's fast path (a plain argv
+the step parses itself, see `plain_args`) runs the step's body with these helpers and
+never loads click (~20-25 ms of a search process). `echo` is click.echo whenever click
+is loaded, so the click path writes exactly what it wrote before.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,17 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-import click
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from memex import __version__
 from memex.core.errors import MemexError, UsageError
 
 if TYPE_CHECKING:
+    import click
+
     from memex.storage.homes import Workspace
     from memex.storage.store import Quarantined
 
@@ -26,11 +32,15 @@ PROG = "git-memex"
 
 
 def version_option(func: F) -> F:
+    import click
+
     return click.version_option(__version__, "--version", prog_name=PROG,
                                 message="%(prog)s version %(version)s")(func)
 
 
 def json_option(func: F) -> F:
+    import click
+
     return click.option("--json", "as_json", is_flag=True,
                         help="Print machine-readable JSON on stdout.")(func)
 
@@ -108,11 +118,13 @@ def time_value(value: str | None, option: str) -> str | None:
     try:
         return clock.normalise_time(value)
     except ValueError as exc:
+        import click
+
         raise click.BadParameter(str(exc), param_hint=option) from None
 
 
 def emit_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
 def emit_json_stream(items: Iterable[object]) -> None:
@@ -124,9 +136,9 @@ def emit_json_stream(items: Iterable[object]) -> None:
         pending.append((",\n  " if opened else "[\n  ") + _element(item))
         opened = True
         if len(pending) == 64:
-            click.echo("".join(pending), nl=False)
+            echo("".join(pending), nl=False)
             pending.clear()
-    click.echo("".join(pending) + ("\n]" if opened else "[]"))
+    echo("".join(pending) + ("\n]" if opened else "[]"))
 
 
 # The C encoder (json's when there is no indent) writes an element's scalars and empty
@@ -180,7 +192,7 @@ def _element(item: object) -> str:
 
 
 def warn(message: str) -> None:
-    click.echo(f"warning: {message}", err=True)
+    echo(f"warning: {message}", err=True)
 
 
 def quiet_option(func: F) -> F:
@@ -190,32 +202,59 @@ def quiet_option(func: F) -> F:
         ctx.find_root().meta["git_memex_quiet"] = value
         return value
 
+    import click
+
     return click.option("--quiet", "-q", is_flag=True, expose_value=False,
                         callback=remember, is_eager=True,
                         help="Print no progress messages, only warnings and errors.")(func)
 
 
+_plain = {"quiet": False}  # a fast path's -q (it has no click context to keep it in)
+
+
 def quiet() -> bool:
-    ctx = click.get_current_context(silent=True)
-    return bool(ctx is not None and ctx.find_root().meta.get("git_memex_quiet"))
+    click = sys.modules.get("click")
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    if ctx is None:
+        return _plain["quiet"]
+    return bool(ctx.find_root().meta.get("git_memex_quiet"))
+
+
+def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """echo(message, err=err, nl=nl): click's own once click is loaded (and for a
+    text holding an escape, which click strips from a stream that is not a terminal);
+    else the same bytes without loading it. A fast path runs only on streams click
+    writes to as they are (plain_streams)."""
+    if "click" in sys.modules or "\x1b" in message:
+        import click
+
+        click.echo(message, err=err, nl=nl)
+        return
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    out = message + "\n" if nl else message
+    if out:
+        stream.write(out)
+    stream.flush()
 
 
 def note(message: str) -> None:
     """A message on stderr (silenced by --quiet)."""
     if not quiet():
-        click.echo(message, err=True)
+        echo(message, err=True)
 
 
 def notice(message: str) -> None:
     """What happened to a memory (a secret masked, a scope chosen for you) on stderr:
     unlike note(), printed even with --quiet."""
-    click.echo(message, err=True)
+    echo(message, err=True)
 
 
 def say(message: str) -> None:
     """Chatter on stdout that is not data (silenced by --quiet)."""
     if not quiet():
-        click.echo(message)
+        echo(message)
 
 
 def report_quarantine(items: Iterable[Quarantined]) -> None:
@@ -224,9 +263,9 @@ def report_quarantine(items: Iterable[Quarantined]) -> None:
         return
     warn(f"skipped {len(items)} unreadable memory file(s), left untouched:")
     for item in items[:5]:
-        click.echo(f"  {item.path}: {item.reason}", err=True)
+        echo(f"  {item.path}: {item.reason}", err=True)
     if len(items) > 5:
-        click.echo(f"  ... and {len(items) - 5} more (git memex doctor --json lists them)",
+        echo(f"  ... and {len(items) - 5} more (git memex doctor --json lists them)",
                    err=True)
 
 
@@ -250,7 +289,7 @@ def page(text: str) -> None:
     listings; straight to stdout otherwise."""
     text = text if text.endswith("\n") else text + "\n"
     if not stdout_is_tty():
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     import subprocess
 
@@ -259,7 +298,7 @@ def page(text: str) -> None:
     pager = gitio.run(["var", "GIT_PAGER"], check=False).stdout.strip() \
         if gitio.git_binary() else os.environ.get("PAGER", "less")
     if not pager or pager == "cat":
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")
@@ -268,7 +307,7 @@ def page(text: str) -> None:
     try:
         subprocess.run(pager, shell=True, input=text.encode("utf-8"), env=env, check=False)
     except OSError:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
 
 
 @contextlib.contextmanager
@@ -289,6 +328,8 @@ def paged() -> Iterator[None]:
 
 def read_stdin_text() -> str:
     """All of stdin as UTF-8 text; binary input is a usage error."""
+    import click
+
     data = sys.stdin.buffer.read() if sys.stdin is not None else b""
     if b"\0" in data:
         raise click.UsageError("stdin holds binary data (NUL bytes), not text")
@@ -307,6 +348,8 @@ def confirm(question: str, yes: bool) -> bool:
         # whole usage block just to say "pass --yes"
         raise UsageError(f"{question.rstrip('?')}: needs confirmation; pass --yes "
                          "(stdin is not a terminal)")
+    import click
+
     return click.confirm(question, default=False)
 
 
@@ -345,16 +388,18 @@ def exit_code_for(exc: BaseException) -> int:
     traceback only under --debug or GIT_MEMEX_DEBUG=1.
     """
     if isinstance(exc, MemexError):
-        click.echo(f"{PROG}: error: {exc}", err=True)
+        echo(f"{PROG}: error: {exc}", err=True)
         return int(exc.exit_code)
     if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
         # The machine said no (EACCES, EROFS, ENOSPC) on a step the library did not word.
         where = f" ({exc.filename})" if exc.filename else ""
-        click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
+        echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
         return 1
+    click = sys.modules.get("click")
     if isinstance(exc, KeyboardInterrupt) or (
-            isinstance(exc, click.Abort) and isinstance(exc.__context__, KeyboardInterrupt)):
-        click.echo(f"{PROG}: interrupted", err=True)
+            click is not None and isinstance(exc, click.Abort)
+            and isinstance(exc.__context__, KeyboardInterrupt)):
+        echo(f"{PROG}: interrupted", err=True)
         return Exit.INTERRUPTED
     if debugging():
         import traceback  # only here: it costs a hook's every start ~5 ms
@@ -363,7 +408,7 @@ def exit_code_for(exc: BaseException) -> int:
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     hint = ("" if debugging() else
             f"; run it again with {DEBUG_FLAG} (or {DEBUG_ENV}=1) for the traceback")
-    click.echo(f"{PROG}: internal error ({detail}). This is a bug in git-memex "
+    echo(f"{PROG}: internal error ({detail}). This is a bug in git-memex "
                f"{__version__}: please report it to the git-memex maintainers with the "
                f"command you ran and the traceback{hint}", err=True)
     return Exit.INTERNAL
@@ -371,6 +416,8 @@ def exit_code_for(exc: BaseException) -> int:
 
 def handle_errors(func: F) -> F:
     """Every failure of a step -> one message on stderr and its Exit code (exit_code_for)."""
+
+    import click
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -391,8 +438,14 @@ def handle_errors(func: F) -> F:
 def run_command(command: click.Command, argv: list[str], prog_name: str) -> None:
     """Run a click command as a whole process; what escapes the step (an error while
     parsing or importing it, Ctrl-C outside it) goes through exit_code_for too."""
+    _as_process(lambda: command.main(args=take_debug_flag(argv), prog_name=prog_name))
+
+
+def _as_process(call: Callable[[], object]) -> None:
+    """CALL as a whole process's work: a reader gone away (EPIPE) exits 1 quietly, any
+    other failure leaves through exit_code_for."""
     try:
-        command.main(args=take_debug_flag(argv), prog_name=prog_name)
+        call()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -450,6 +503,91 @@ def run_step(command: click.Command, step: str) -> None:
     run_command(command, sys.argv[1:], f"{PROG}-{step}")
 
 
+def lazy_cli(namespace: dict[str, Any], name: str, make: Callable[[], click.Command]
+             ) -> click.Command:
+    """A step module's `cli` for its module `__getattr__`: the click command, made (and
+    click loaded) when first asked for, so the module loads without click."""
+    if name != "cli":
+        raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+    command = namespace["cli"] = make()
+    return command
+
+
+def run_fast_step(fast: Callable[[list[str], str], None], namespace: dict[str, Any],
+                  make: Callable[[], click.Command], step: str) -> None:
+    """Entry point of a `git-memex-<step>` executable with a fast path: FAST runs the
+    plain argv (and exits), else the click command runs it."""
+    fast(take_debug_flag(sys.argv[1:]), f"{PROG}-{step}")
+    run_step(lazy_cli(namespace, "cli", make), step)
+
+
+def plain_streams() -> bool:
+    """Whether stdout and stderr are streams click.echo writes to as they are (text
+    streams with an encoding other than ASCII), so a fast path's echo writes what
+    click's would."""
+    import codecs
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) if stream is not None else None
+        try:
+            if not encoding or codecs.lookup(encoding).name == "ascii":
+                return False
+        except LookupError:
+            return False
+    return True
+
+
+Convert = Callable[[str], object]
+
+
+def plain_args(argv: Sequence[str], flags: Mapping[str, str],
+               options: Mapping[str, tuple[str, Convert]],
+               prog: str) -> tuple[list[str], dict[str, list[object]]] | None:
+    """A step's argv in the plain forms its fast path takes: arguments (no leading
+    `-`), the FLAGS (`--json`, `-q`: token -> name) and the OPTIONS followed by their
+    value as the next token (token -> name and a converter, which returns None for a
+    value click would refuse). Returns the arguments in order and each name's values in
+    order, or None for anything else (`--`, `--opt=value`, `-qn5`, --help, --version,
+    an unknown option, a value that starts with `-` or is refused, click's shell
+    completion asked for (PROG's completion variable), streams click would wrap): those
+    go to click, which parses or refuses them as it always did."""
+    completion = f"_{prog}_COMPLETE".replace("-", "_").upper()  # click's name for it
+    if completion in os.environ or not plain_streams():
+        return None
+    words: list[str] = []
+    seen: dict[str, list[object]] = {}
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if not token.startswith("-"):
+            words.append(token)
+            i += 1
+        elif token in flags:
+            seen.setdefault(flags[token], []).append(True)
+            i += 1
+        elif token in options and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            name, convert = options[token]
+            value = convert(argv[i + 1])
+            if value is None:
+                return None
+            seen.setdefault(name, []).append(value)
+            i += 2
+        else:
+            return None
+    return words, seen
+
+
+def run_plain(body: Callable[[], object], quiet_flag: bool) -> NoReturn:
+    """Run a step's body as a whole process without click (its fast path): the exits,
+    messages and pipe handling of run_command and handle_errors."""
+    _plain["quiet"] = quiet_flag
+    try:
+        _as_process(body)
+    finally:
+        _plain["quiet"] = False
+    sys.exit(Exit.OK)
+
+
 def progress_bar(silent: bool, label: str = "embedding") -> Any:
     """A progress callback drawing a bar on a terminal's stderr (None when silent)."""
     if silent or not sys.stderr.isatty():
@@ -459,6 +597,8 @@ def progress_bar(silent: bool, label: str = "embedding") -> Any:
     def progress(done: int, total: int) -> None:
         nonlocal bar
         if bar is None:
+            import click
+
             bar = click.progressbar(length=total, label=label, file=sys.stderr)
             bar.__enter__()
         bar.update(done - bar.pos)

@@ -10,8 +10,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import click
-
 from memex.adapters.cli import _common
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -20,6 +18,8 @@ HOSTS = ("claude",)  # hosts whose hooks agent_hooks answers
 
 def hook_option(help: str) -> Callable[[_common.F], _common.F]:
     """`--hook HOST`, the same for every step a host's hook runs."""
+    import click
+
     return click.option("--hook", type=click.Choice(HOSTS), help=help)
 
 
@@ -32,7 +32,7 @@ def answer(handler: Handler) -> None:
 
         reply = handler(agent_hooks.parse(raw))
         if reply is not None:
-            click.echo(json.dumps(reply, ensure_ascii=False))
+            _common.echo(json.dumps(reply, ensure_ascii=False))
     except Exception as exc:  # fail soft, by design, but leave a trace
         with contextlib.suppress(Exception):
             from memex.storage import homes, hooklog

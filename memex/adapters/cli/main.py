@@ -2,74 +2,42 @@
 
 Steps are imported only when run, so `git-memex --help` stays fast. Called by git
 (`git memex <step> --help`, git sets GIT_EXEC_PATH) the help is the man page, as
-for any git command; called directly it is click's help.
+for any git command; called directly it is click's help. A step with a fast path
+(`FAST`) gets its argv first: the plain forms it parses run without loading click,
+anything else goes to the click group (dispatch.py) as before.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import shutil
-import subprocess
 import sys
-
-import click
+from typing import Any
 
 from memex.adapters.cli import _common
 from memex.adapters.cli.registry import STEPS
 
-
-class Dispatcher(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(STEPS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = STEPS.get(cmd_name)
-        if entry is None:
-            return None
-        from memex.adapters.cli import examples
-
-        module = importlib.import_module(entry[0])
-        command: click.Command = examples.attach(module.cli, cmd_name)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, summary) for name, (_, summary) in STEPS.items()]
-        with formatter.section("Steps"):
-            formatter.write_dl(rows)
-
-    def resolve_command(self, ctx: click.Context, args: list[str]
-                        ) -> tuple[str | None, click.Command | None, list[str]]:
-        name = args[0] if args else ""
-        if name and name not in STEPS and not name.startswith("-"):
-            import difflib
-
-            near = difflib.get_close_matches(name, list(STEPS), n=1, cutoff=0.6)
-            hint = (f"did you mean {near[0]}?" if near
-                    else "the steps are: " + ", ".join(STEPS))
-            click.echo(f"git-memex: '{name}' is not a git-memex step; {hint}", err=True)
-            ctx.exit(2)
-        return super().resolve_command(ctx, args)
+PROG = _common.PROG
+# Steps whose module has `fast(argv, prog)`: runs and exits, or returns for click.
+FAST = frozenset({"search", "show", "context"})
 
 
-@click.group(cls=Dispatcher, context_settings={"help_option_names": ["-h", "--help"]})
-@_common.version_option
-@click.option(_common.DEBUG_FLAG, is_flag=True, expose_value=False,
-              help=f"On an internal error (exit 3), print the traceback; also "
-                   f"{_common.DEBUG_ENV}=1. Any step takes it.")
-def cli() -> None:
-    """git-memex: a local-first, git-native memory layer for AI coding agents.
+def __getattr__(name: str) -> Any:
+    """`cli` and `Dispatcher`, the click group, from dispatch.py (loads click)."""
+    if name in ("cli", "Dispatcher"):
+        from memex.adapters.cli import dispatch
 
-    Memories are Markdown files: personal ones stay on this machine, project ones
-    start as drafts and travel through the team by git. Run `git memex <step> --help`
-    for a step's manual.
-    """
+        return getattr(dispatch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _man_page_for_git(argv: list[str]) -> int | None:
     """Under git, `git memex STEP --help` opens the step's man page (None: not handled)."""
     if "GIT_EXEC_PATH" not in os.environ or len(argv) < 2 or argv[0] not in STEPS:
         return None
+    import shutil
+    import subprocess
+
     if argv[1] not in ("--help", "-h") or not shutil.which("man"):
         return None
     page = f"git-memex-{argv[0]}"
@@ -82,7 +50,15 @@ def _man_page_for_git(argv: list[str]) -> int | None:
 def main(argv: list[str] | None = None) -> None:
     args = _common.take_debug_flag(sys.argv[1:] if argv is None else argv)
     _common.guard_stdout()
+    if args and args[0] in FAST:
+        try:
+            fast = importlib.import_module(STEPS[args[0]][0]).fast
+        except Exception as exc:  # as the click path reports a step that fails to load
+            sys.exit(_common.exit_code_for(exc))
+        fast(args[1:], PROG)
     code = _man_page_for_git(args)
     if code is not None:
         sys.exit(code)
-    _common.run_command(cli, args, "git-memex")
+    from memex.adapters.cli import dispatch
+
+    _common.run_command(dispatch.cli, args, "git-memex")

@@ -143,7 +143,7 @@ def render_step(name: str) -> str:
 
 
 def render_main() -> str:
-    from memex.adapters.cli.main import cli
+    from memex.adapters.cli.dispatch import cli
 
     lines = [
         f'.TH GIT-MEMEX 1 "{DATE}" "git-memex {__version__}" "Git Memex Manual"',

@@ -1,0 +1,222 @@
+"""The fast paths of search, show and context (their own argv parse, no click) against
+the click path: the same argv tables through both, the same stdout, stderr and exit
+code; argvs the fast parser does not take go to click."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from memex.adapters.cli import _common, dispatch
+from memex.adapters.cli import context as context_cli
+from memex.adapters.cli import search as search_cli
+from memex.adapters.cli import show as show_cli
+from memex.core.errors import MemexError, UsageError
+from memex.workflows import reads
+from tests.helpers import invoke_json
+
+# (argv after `search`, whether the fast path runs it itself)
+TABLE: list[tuple[list[str], bool]] = [
+    (["deploy"], True),
+    (["deploy", "--json"], True),
+    (["--json", "deploy", "staging", "--limit", "2"], True),
+    (["deploy", "-n", "1"], True),
+    (["deploy", "-n", "007", "-n", "2"], True),
+    (["deploy", "-q"], True),
+    (["deploy", "--quiet", "--json", "--json"], True),
+    (["zebra"], True),
+    (["zebra", "-q"], True),
+    (["zebra", "--json"], True),
+    (["deploy", "--scope", "project"], True),
+    (["deploy", "--scope", "personal", "--scope", "project"], True),
+    (["deploy", "--type", "decision"], True),
+    (["deploy", "--tag", "ops"], True),
+    (["deploy", "--tag", "ops", "--tag", "team"], True),
+    (["deploy", "--tag", ""], True),
+    (["deploy", "--status", "active", "--include", "all"], True),
+    (["deploy", "--explain"], True),
+    (["naïve", "依赖", "deploy"], True),
+    (["red"], True),  # a title holding an escape sequence (shown escaped)
+    (["", "deploy"], True),
+    # click's: errors, help, forms the fast parser leaves alone
+    ([], False),
+    (["--json"], False),
+    (["deploy", "-n", "0"], False),
+    (["deploy", "-n", "x"], False),
+    (["deploy", "-n", "٣"], False),
+    (["deploy", "--limit=2"], False),
+    (["-n2", "deploy"], False),
+    (["-qn", "2", "deploy"], False),
+    (["deploy", "--scope", "nope"], False),
+    (["deploy", "--type", "Decision"], False),
+    (["deploy", "--tag"], False),
+    (["deploy", "--tag", "-x"], False),
+    (["deploy", "--bogus"], False),
+    (["deploy", "-"], False),
+    (["--", "-deploy"], False),
+    (["deploy", "--help"], False),
+    (["deploy", "--version"], False),
+    (["deploy", "--as-of", "2020-01-01"], False),
+    (["deploy", "--from-git"], False),
+    (["deploy", "--repo", "."], False),
+]
+
+
+@pytest.fixture
+def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-06-01T00:00:00Z")  # scores hold recency
+    invoke_json("capture", "Deploy through the staging VPN", "--tag", "ops", "--tag", "team")
+    invoke_json("capture", "We decided to deploy on Fridays", "--type", "decision")
+    invoke_json("capture", "naïve pnpm 依赖 deploy notes " + "detail " * 90)
+    invoke_json("capture", "a personal deploy habit", "--scope", "personal")
+    invoke_json("capture", "\x1b[31mred\x1b[0m alert on deploy")
+    (repo / ".memex").mkdir(exist_ok=True)
+    (repo / ".memex" / "broken.md").write_text("---\nid: [unclosed\n---\nbody\n")
+    # files written this second are hashed again by every refresh (racy stamps); old
+    # ones are settled, so each run below reads the same index
+    hour_ago = time.time() - 3600
+    for path in repo.parent.rglob("*.md"):
+        os.utime(path, (hour_ago, hour_ago))
+    invoke_json("search", "deploy")
+    return repo
+
+
+def _forget_use() -> None:
+    """Each run starts from the same ranking hints (a search's hits rank higher next
+    time: the index's access table)."""
+    with contextlib.closing(sqlite3.connect(".git/memex/index.sqlite")) as conn, conn:
+        conn.execute("DELETE FROM access")
+
+
+def _click_path(argv: list[str], capsys: pytest.CaptureFixture[str], step: str = "search"
+                ) -> tuple[str, str, int]:
+    _forget_use()
+    with pytest.raises(SystemExit) as exc:
+        _common.run_command(dispatch.cli, [step, *argv], "git-memex")
+    got = capsys.readouterr()
+    return got.out, got.err, int(exc.value.code or 0)
+
+
+def _fast_path(argv: list[str], capsys: pytest.CaptureFixture[str],
+               monkeypatch: pytest.MonkeyPatch, escapes: bool = False,
+               step: ModuleType = search_cli) -> tuple[str, str, int] | None:
+    """What the fast path prints and exits with, run as a process without click runs
+    it; None when it leaves ARGV to click (having printed nothing)."""
+    _forget_use()
+    with monkeypatch.context() as m:
+        m.delitem(sys.modules, "click")
+        try:
+            step.fast(argv, "git-memex")
+        except SystemExit as exc:
+            assert "click" not in sys.modules or escapes, "the fast path loaded click"
+            got = capsys.readouterr()
+            return got.out, got.err, int(exc.code or 0)
+    got = capsys.readouterr()
+    assert got.out == got.err == ""
+    return None
+
+
+def test_the_fast_path_prints_what_click_prints(
+        store: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for argv, plain in TABLE:
+        expected = _click_path(argv, capsys)
+        fast = _fast_path(argv, capsys, monkeypatch)
+        assert (fast is not None) == plain, argv
+        if fast is not None:
+            assert fast == expected, argv
+            assert expected[0] or expected[1], argv  # something to compare
+        assert not _common.quiet()  # a fast run's -q does not outlive it
+
+
+def test_show_and_context_print_what_click_prints(
+        store: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    [hit] = invoke_json("search", "Fridays")
+    full, short = hit["id"], hit["id"][:10]
+    table: list[tuple[ModuleType, list[str], bool]] = [
+        (show_cli, [full], True), (show_cli, [short, "--json"], True),
+        (show_cli, ["--json", short.lower()], True), (show_cli, ["01ZZZZ"], True),
+        (show_cli, ["0"], True), (show_cli, [], False), (show_cli, [short, full], False),
+        (show_cli, [short, "-q"], False), (show_cli, ["--", short], False),
+        (show_cli, [short, "--help"], False),
+        (context_cli, [], True), (context_cli, ["--json"], True),
+        (context_cli, ["--query", "deploy fridays"], True),
+        (context_cli, ["--query", "", "--json"], True),
+        (context_cli, ["--query", "a", "--query", "deploy"], True),
+        (context_cli, ["--hook", "claude"], True), (context_cli, ["extra"], False),
+        (context_cli, ["--hook", "other"], False), (context_cli, ["--query"], False),
+        (context_cli, ["--query=deploy"], False), (context_cli, ["--version"], False),
+    ]
+    payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                          "session_id": "s1", "cwd": str(store)}).encode()
+    for module, argv, plain in table:
+        name = module.__name__.rsplit(".", 1)[1]
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload)))
+        expected = _click_path(argv, capsys, name)
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload)))
+        fast = _fast_path(argv, capsys, monkeypatch, step=module)
+        assert (fast is not None) == plain, (name, argv)
+        if fast is not None:
+            assert fast == expected, (name, argv)
+            assert expected[0] or expected[1], (name, argv)
+
+
+def test_controls_of_the_table(store: Path, capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the table compares shows up: hits, the unreadable file's warning, the
+    quiet note; and a message holding an escape sequence (a file name), which click
+    strips from a stream that is not a terminal, is written by click on both paths."""
+    out, err, code = _click_path(["deploy"], capsys)
+    assert code == 0 and out.count("\n") >= 6 and "broken.md" in err
+    assert _click_path(["zebra"], capsys)[1].endswith("no memories match\n")
+    assert "no memories match" not in _click_path(["zebra", "-q"], capsys)[1]
+    (store / ".memex" / "\x1b[31mbad\x1b[0m.md").write_text("not front matter\n")
+    out, err, code = _click_path(["deploy"], capsys)
+    assert "bad.md" in err and "\x1b" not in err
+    assert _fast_path(["deploy"], capsys, monkeypatch, escapes=True) == (out, err, code)
+
+
+def test_failures_exit_alike(store: Path, capsys: pytest.CaptureFixture[str],
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    for error in (RuntimeError("boom"), KeyboardInterrupt(), MemexError("no"),
+                  UsageError("wrong"), PermissionError(13, "denied", "/x")):
+        def fail(*args: object, error: BaseException = error, **kwargs: object) -> None:
+            raise error
+
+        monkeypatch.setattr(reads, "search", fail)
+        expected = _click_path(["deploy"], capsys)
+        assert expected[2] in (1, 2, 3, 130) and expected[1], error
+        assert _fast_path(["deploy"], capsys, monkeypatch) == expected, error
+
+
+def test_whole_processes_agree(store: Path) -> None:
+    """The executables (`git-memex search`, `git-memex-search`) against the click path
+    run as a process, on streams of a real process."""
+    click_path = [sys.executable, "-c", "import sys; from memex.adapters.cli import "
+                  "_common, dispatch; _common.guard_stdout(); "
+                  "_common.run_command(dispatch.cli, sys.argv[1:], 'git-memex')"]
+    bindir = Path(sys.executable).parent
+    [hit] = invoke_json("search", "Fridays")
+    for step, argv, exe in (
+            ("search", ["deploy", "--json", "-n", "2"], ["git-memex-search"]),
+            ("search", ["zebra"], ["git-memex", "search"]),
+            ("show", [hit["id"]], ["git-memex", "show"]),
+            ("context", ["--query", "deploy"], ["git-memex-context"])):
+        _forget_use()
+        expected = subprocess.run([*click_path, step, *argv], capture_output=True)
+        assert expected.returncode == 0 and (expected.stdout or expected.stderr)
+        _forget_use()
+        got = subprocess.run([str(bindir / exe[0]), *exe[1:], *argv], capture_output=True)
+        assert (got.stdout, got.stderr, got.returncode) == (
+            expected.stdout, expected.stderr, expected.returncode), exe
