@@ -153,7 +153,7 @@ def test_a_certificate_is_public_and_left_alone() -> None:
 
 def test_a_random_value_under_a_neutral_name_is_masked() -> None:
     value = _random(_ALNUM, 36)
-    for text in (f"sumOfExposures = {value};", f"cloudflare: \"{value}\"", f"x={value}"):
+    for text in (f"exposures = {value};", f"cloudflare: \"{value}\"", f"x={value}"):
         assert _masked(text, value), text
 
 
@@ -205,3 +205,73 @@ def test_base64_of_credentials_is_still_masked() -> None:
     for raw in ("admin:hunter2hunter2", "mypassword", "S!B*d$zDsb="):
         token = base64.b64encode(raw.encode()).decode()
         assert _masked(f"use {token} here", token), raw
+
+
+def test_a_value_named_as_a_number_or_a_checksum_is_left_alone() -> None:
+    value = _random(_ALNUM, 64)
+    for text in (f"sumOfExposures = {value};", f"itemCount: {value}", f"md5sum: {value}"):
+        assert redact.redact(text).text == text, text
+    for text in (f"sumo_access_key = {value}", f"SUMO_KEY: {value}", f"summary = {value}"):
+        assert _masked(text, value), text
+
+
+# Values the vendor publishes as examples (Microsoft's nuget.config reference, the Firebase
+# SDKs' test keys): public, kept readable wherever they stand.
+_PUBLISHED = ('<add key="ClearTextPassword" value="33f!!lloppa" />',
+              '<add key="ClearTextPassword" value="hal+9ooo_da!sY" />',
+              "apiKey: 'AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM'",
+              "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY")
+
+
+@pytest.mark.parametrize("text", _PUBLISHED)
+def test_a_vendors_published_example_is_left_alone(text: str) -> None:
+    assert redact.redact(text).text == text
+
+
+def _near_misses() -> list[tuple[str, str]]:
+    """(a near miss of a fixed format, the same text with a key of the exact format)."""
+    hexdigits, url64 = "0123456789abcdef", _ALNUM + "_-"
+    digits, b64 = string.digits, _B64
+    bedrock = "bedrock-api-key-" + "YmVkcm9jay5hbWF6b25hd3MuY29t"
+    return [
+        ("AIza" + _random(url64, 42), "AIza" + _random(url64, 35)),  # 35 after AIza
+        ("sntryu_" + _random(hexdigits, 63), "sntryu_" + _random(hexdigits, 64)),
+        ("sntryu_" + _random(hexdigits, 65), "sntryu_" + _random(hexdigits, 64)),
+        ("sgp_local_" + _random(hexdigits, 20) + "G" + _random(hexdigits, 19),
+         "sgp_local_" + _random(hexdigits, 40)),  # hex only
+        ("sgp_" + _random(hexdigits, 20) + "_" + _random(hexdigits, 40),
+         "sgp_" + _random(hexdigits, 16) + "_" + _random(hexdigits, 40)),
+        (f'"token1": "xoxp-{_random(digits, 10)}"',
+         f'"token1": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
+         f'{_random(hexdigits, 32)}"'),
+        (f'"token3": "xoxp-1234-1234-1234-{_random(hexdigits, 32)}"',
+         f'"token3": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
+         f'{_random(hexdigits, 32)}"'),
+        ("DATABRICKS_TOKEN=dapi" + _random(hexdigits, 28) + "defg",
+         "DATABRICKS_TOKEN=dapi" + _random(hexdigits, 32)),
+        (f'telegram_api_token = "{_random(digits, 4)}:A{_random(url64, 34)}"',
+         f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 34)}"'),
+        (f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 39)}"',
+         f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 34)}"'),
+        ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3Mu" + _random(b64, 4),
+         bedrock + _random(b64, 40)),
+        (f"meraki_token = {_random(hexdigits, 64)}R21",
+         f"meraki_token = {_random(hexdigits, 40)}"),
+        (f"meraki-api-key: {_random(hexdigits, 4)}F{_random(hexdigits, 35)}",
+         f"meraki-api-key: {_random(hexdigits, 40)}"),
+        (f"SUMO_ACCESS_KEY: {_random(_ALNUM, 9)}1", f"SUMO_ACCESS_KEY: {_random(_ALNUM, 64)}"),
+        ("sumo_access_id = " + _random(_ALNUM, 14), "sumo_access_id = su" + _random(_ALNUM, 12)),
+    ]
+
+
+@pytest.mark.parametrize(("near", "exact"), _near_misses())
+def test_a_near_miss_of_a_fixed_format_is_no_key_the_format_is(near: str, exact: str) -> None:
+    assert redact.redact(near).text == near
+    out = redact.redact(exact).text
+    assert out != exact and out.endswith("x" * 8) or out.endswith('x"'), out
+
+
+def test_a_named_format_spares_no_password() -> None:
+    password = _random(_ALNUM, 10) + "!7"
+    for text in (f"SUMO_PASSWORD={password}", f'meraki_password = "{password}"'):
+        assert _masked(text, password), text

@@ -150,6 +150,9 @@ _PUBLIC_NAME = re.compile(
     r"|checksum|digest|hash|etag|nonce|uuid|guid|(?<!not_)(?<!not)commit|revision|accessor"
     r"|signature"
     f"|{FAKE_NAME})"
+    # a number or a checksum: sumOfValues, md5sum, itemCount, total, keySize, length
+    r"|(?:(?<![A-Za-z])(?:sum|count|total|size|length)|(?<=[a-z0-9])(?:Sum|Count|Total|Size"
+    r"|Length))(?![a-z])"
     r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
 )
 # An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``

@@ -284,6 +284,102 @@ _SIDEKIQ = re.compile(
     r"CONTRIBSYS__COM[A-Za-z_]*[\"']?\s*(?::{1,3}=|[:=])\s*[\"']?(?P<s>[a-f0-9]{8}:[a-f0-9]{8})"
 )
 
+# Vendors' published example values, found by their first four characters.
+_KNOWN_PUBLIC: dict[str, tuple[str, ...]] = {}
+for _value in sorted(secret_rules.KNOWN_PUBLIC):
+    _KNOWN_PUBLIC[_value[:4]] = (*_KNOWN_PUBLIC.get(_value[:4], ()), _value)
+# A near miss starts a run of token characters (nothing of a token before it) and runs on
+# over every token character.
+_NEAR_MISSES = tuple(
+    (needle, re.compile(f"(?:{shape})[A-Za-z0-9_+/=~.:!#$%&*@^-]*"))
+    for needle, shape in secret_rules.NEAR_MISSES)
+_BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
+_MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
+
+# A provider named in a key name, and the separator and value after that name
+_NAMED_FORMATS = tuple((kind, name, re.compile(shape)) for kind, name, shape
+                       in secret_rules.NAMED_FORMATS)
+_NAMED_VALUE = re.compile(
+    r"[A-Za-z0-9_.-]{0,60}[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?(?P<v>[^\s\"'`,;)\\]+)")
+# A value of a named format: (start, end, kind, whether it fits the provider's shape)
+_Named = tuple[int, int, str, bool]
+
+
+def _all_places(text: str, needle: str) -> list[int]:
+    out: list[int] = []
+    at = text.find(needle)
+    while at != -1:
+        out.append(at)
+        at = text.find(needle, at + len(needle))
+    return out
+
+
+def _named_values(text: str, low: str) -> list[_Named]:
+    """The values of the names that hold a provider of :data:`secret_rules.NAMED_FORMATS`
+    (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
+    lower case."""
+    out: list[_Named] = []
+    for kind, name, shape in _NAMED_FORMATS:
+        forms = (name, name.capitalize(), name.upper())
+        if len(low) == len(text):  # one search in lower case, then the three forms
+            places = _all_places(low, name)
+        else:
+            places = sorted(at for form in forms for at in _all_places(text, form))
+        for found in places:
+            if text[found : found + len(name)] not in forms:
+                continue
+            m = _NAMED_VALUE.match(text, found + len(name))
+            if m is None or _PASSWORD_WORD.search(
+                    text, _name_start(text, found), m.start("v")) is not None:
+                continue
+            out.append((m.start("v"), m.end("v"), kind,
+                        shape.fullmatch(m.group("v")) is not None))
+    return out
+
+def _spared(text: str, cands: list[_Cand], named: list[_Named]) -> bytearray | None:
+    """What no detector may mask (a mark per character, None when nothing): a vendor's
+    published example, and a near miss of a fixed format (a run that starts with a format's
+    prefix, which no format rule found, or the value of a provider's name that does not fit
+    the provider's shape)."""
+    out: bytearray | None = None
+    spans = [(start, end) for start, end, _kind, fits in named if not fits]
+    for head, values in _KNOWN_PUBLIC.items():
+        if head in text:
+            spans.extend((at, at + len(value)) for value in values
+                         for at in _all_places(text, value))
+    formats: bytearray | None = None  # what the format rules found
+    for needle, shape in _NEAR_MISSES:
+        for m in _near_misses(text, needle, shape):
+            if formats is None:
+                formats = bytearray(len(text))
+                for prio, start, end, _kind, _masked in cands:
+                    if prio <= len(_TOKEN_RULES):
+                        formats[start:end] = b"\x01" * (end - start)
+            if formats.find(1, m.start(), m.end()) == -1:
+                spans.append(m.span())
+    for start, end in spans:
+        out = out if out is not None else bytearray(len(text))
+        out[start:end] = b"\x01" * (end - start)
+    return out
+
+
+def _near_misses(text: str, needle: str, shape: re.Pattern[str]) -> list[re.Match[str]]:
+    """The runs of token characters that start with ``shape`` around a ``needle``."""
+    out: list[re.Match[str]] = []
+    at = text.find(needle)
+    while at != -1:
+        start = at
+        while start > 0 and at - start <= _MAX_NEAR_HEAD and text[start - 1] in _BEFORE_TOKEN:
+            start -= 1
+        m = shape.match(text, start) if at - start <= _MAX_NEAR_HEAD else None
+        if m is not None and m.end() > at:
+            out.append(m)
+            at = text.find(needle, m.end())
+        else:
+            at = text.find(needle, at + 1)
+    return out
+
+
 _PRIVATE_OPEN = re.compile(r"<private\s*>", re.IGNORECASE)
 _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
@@ -518,8 +614,7 @@ def _next_document(text: str, pos: int) -> int:
     return len(text) if end == -1 else end
 
 
-def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
-    low = text.lower()
+def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
     keys = _ASSIGN_KEY.finditer(low) if len(low) == len(text) else _ASSIGN_KEY_I.finditer(text)
     camel = _CAMEL_KEY.finditer(text) if "Key" in text else iter(())
     reached = 0  # key words before this were part of an earlier key or value
@@ -579,12 +674,21 @@ def _detect(text: str) -> list[_Hit]:
     _pem_candidates(text, 0, cands)
     _run_candidates(text, cands)
     _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
-    _assignment_candidates(text, len(_TOKEN_RULES) + 2, cands)
+    low = text.lower()
+    _assignment_candidates(text, low, len(_TOKEN_RULES) + 2, cands)
     for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
+    named = _named_values(text, low)
+    for start, end, kind, fits in named:
+        value = text[start:end]
+        if fits and _valid_token(secret_rules.NOT_FILLER, value):
+            cands.append((len(_TOKEN_RULES) + 1, start, end, kind, _is_masked(value)))
     if not cands:
         return []
+    spared = _spared(text, cands, named)
+    if spared is not None:
+        cands = [c for c in cands if spared.find(1, c[1], c[2]) == -1]
     cands.sort()
     claimed = bytearray(len(text))
     taken: list[_Cand] = []
