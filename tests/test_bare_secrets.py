@@ -275,3 +275,15 @@ def test_a_named_format_spares_no_password() -> None:
     password = _random(_ALNUM, 10) + "!7"
     for text in (f"SUMO_PASSWORD={password}", f'meraki_password = "{password}"'):
         assert _masked(text, password), text
+
+
+def test_a_providers_id_under_its_name_is_masked_alone_it_is_an_id() -> None:
+    # keys of a fixed shape with no prefix: the provider's name beside them says what they are
+    hexdigits = "0123456789abcdef"
+    uuid = "-".join(_random(hexdigits, n) for n in (8, 4, 4, 4, 12))
+    ids = (("asana_client_id = ", _random(string.digits, 16)),
+           ('"discordClientId": "', _random(string.digits, 18)),
+           ("MESSAGEBIRD_CLIENT_ID=", uuid))
+    for name, value in ids:
+        assert _masked(name + value, value), name
+        assert redact.redact(f"use {value} here").text == f"use {value} here"

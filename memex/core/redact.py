@@ -297,12 +297,12 @@ _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
 _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
 
 # A provider named in a key name, and the separator and value after that name
-_NAMED_FORMATS = tuple((kind, name, re.compile(shape)) for kind, name, shape
+_NAMED_FORMATS = tuple((kind, names, re.compile(shape), strict) for kind, names, shape, strict
                        in secret_rules.NAMED_FORMATS)
 _NAMED_VALUE = re.compile(
     r"[A-Za-z0-9_.-]{0,60}[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?(?P<v>[^\s\"'`,;)\\]+)")
-# A value of a named format: (start, end, kind, whether it fits the provider's shape)
-_Named = tuple[int, int, str, bool]
+# A value of a named format: (start, end, kind, fits the provider's shape, strict format)
+_Named = tuple[int, int, str, bool, bool]
 
 
 def _all_places(text: str, needle: str) -> list[int]:
@@ -319,21 +319,22 @@ def _named_values(text: str, low: str) -> list[_Named]:
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
     lower case."""
     out: list[_Named] = []
-    for kind, name, shape in _NAMED_FORMATS:
-        forms = (name, name.capitalize(), name.upper())
-        if len(low) == len(text):  # one search in lower case, then the three forms
-            places = _all_places(low, name)
-        else:
-            places = sorted(at for form in forms for at in _all_places(text, form))
-        for found in places:
-            if text[found : found + len(name)] not in forms:
-                continue
-            m = _NAMED_VALUE.match(text, found + len(name))
-            if m is None or _PASSWORD_WORD.search(
-                    text, _name_start(text, found), m.start("v")) is not None:
-                continue
-            out.append((m.start("v"), m.end("v"), kind,
-                        shape.fullmatch(m.group("v")) is not None))
+    for kind, names, shape, strict in _NAMED_FORMATS:
+        for name in names:
+            forms = (name, name.capitalize(), name.upper())
+            if len(low) == len(text):  # one search in lower case, then the three forms
+                places = _all_places(low, name)
+            else:
+                places = sorted(at for form in forms for at in _all_places(text, form))
+            for found in places:
+                if text[found : found + len(name)] not in forms:
+                    continue
+                m = _NAMED_VALUE.match(text, found + len(name))
+                if m is None or _PASSWORD_WORD.search(
+                        text, _name_start(text, found), m.start("v")) is not None:
+                    continue
+                out.append((m.start("v"), m.end("v"), kind,
+                            shape.fullmatch(m.group("v")) is not None, strict))
     return out
 
 def _spared(text: str, cands: list[_Cand], named: list[_Named]) -> bytearray | None:
@@ -342,7 +343,7 @@ def _spared(text: str, cands: list[_Cand], named: list[_Named]) -> bytearray | N
     prefix, which no format rule found, or the value of a provider's name that does not fit
     the provider's shape)."""
     out: bytearray | None = None
-    spans = [(start, end) for start, end, _kind, fits in named if not fits]
+    spans = [(start, end) for start, end, _kind, fits, strict in named if strict and not fits]
     for head, values in _KNOWN_PUBLIC.items():
         if head in text:
             spans.extend((at, at + len(value)) for value in values
@@ -680,7 +681,7 @@ def _detect(text: str) -> list[_Hit]:
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
     named = _named_values(text, low)
-    for start, end, kind, fits in named:
+    for start, end, kind, fits, _strict in named:
         value = text[start:end]
         if fits and _valid_token(secret_rules.NOT_FILLER, value):
             cands.append((len(_TOKEN_RULES) + 1, start, end, kind, _is_masked(value)))

@@ -257,14 +257,23 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 )
 
 # Keys with no prefix whose provider fixes their shape: the value of a name that holds the
-# provider's name (not a password) is that provider's key when it fits the shape, and no key
-# of that provider when it does not (a near miss, as above).  Each entry: the kind, the
-# provider's name (in lower case; key names write it so, capitalised or in upper case), and
-# the shapes of its keys.
-NAMED_FORMATS: tuple[tuple[str, str, str], ...] = (
+# provider's name (not a password) is that provider's key when it fits one of the shapes.
+# Where the provider issues no other kind of key (``strict``), a value that does not fit is
+# no key of that provider either (a near miss, as above) and no detector masks it.  Each
+# entry: the kind, the provider's names (in lower case; key names write them so,
+# capitalised or in upper case), the shapes of its keys, strict.
+NAMED_FORMATS: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (
     # Cisco Meraki API keys: 40 lower-case hex
-    ("cisco-meraki-api-key", "meraki", "[0-9a-f]{40}"),
+    ("cisco-meraki-api-key", ("meraki",), "[0-9a-f]{40}", True),
     # Sumo Logic: an access id (su + 12), an access key (64)
-    ("sumologic-key", "sumo", "su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}"),
+    ("sumologic-key", ("sumo",), "su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", True),
+    # Asana: a client id (16 digits), a client secret (32)
+    ("asana-key", ("asana",), "[0-9]{16}|[A-Za-z0-9]{32}", False),
+    # Discord: an application's public key (64 hex), client id (18 digits), client secret
+    # (32); bot tokens have a format of their own
+    ("discord-key", ("discord",), "[0-9a-fA-F]{64}|[0-9]{18}|[A-Za-z0-9=_-]{32}", False),
+    # MessageBird: an API key (25), a client id (a UUID)
+    ("messagebird-key", ("messagebird", "message_bird", "message-bird"),
+     "[A-Za-z0-9]{25}|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}", False),
 )
 
