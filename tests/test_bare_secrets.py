@@ -283,7 +283,15 @@ def test_a_providers_id_under_its_name_is_masked_alone_it_is_an_id() -> None:
     uuid = "-".join(_random(hexdigits, n) for n in (8, 4, 4, 4, 12))
     ids = (("asana_client_id = ", _random(string.digits, 16)),
            ('"discordClientId": "', _random(string.digits, 18)),
-           ("MESSAGEBIRD_CLIENT_ID=", uuid))
+           ("MESSAGEBIRD_CLIENT_ID=", uuid), ("hubspot_api_key: ", uuid.upper()),
+           ("SNYK_TOKEN=", uuid), ('"kucoinApiKey": "', _random(hexdigits, 24)))
     for name, value in ids:
         assert _masked(name + value, value), name
         assert redact.redact(f"use {value} here").text == f"use {value} here"
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_plaid_access_token_is_masked_by_its_prefix(sentence: str) -> None:
+    hexdigits = "0123456789abcdef"
+    token = "access-production-" + "-".join(_random(hexdigits, n) for n in (8, 4, 4, 4, 12))
+    assert _masked(sentence.format(token), token)

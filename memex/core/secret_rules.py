@@ -215,6 +215,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
        checks=NOT_FILLER | DIGIT),
     _r("new-relic-key", "NR(?:AK|JS|II)-", "[A-Za-z0-9-]{19,32}" + _END, "NRAK-", "NRJS-",
        "NRII-", width=5, checks=NOT_FILLER | DIGIT),
+    _r("plaid-access-token", "access-(?:sandbox|development|production)-",
+       "[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}" + _END, "access-sandbox-",
+       "access-development-", "access-production-", width=0, before=WORD_BEFORE),
     _r("settlemint-token", "sm_(?:aat|pat|sat)_", "[a-z0-9]{16}" + _END, "sm_", width=7),
     _r("jwt", "ey", "[A-Za-z0-9_-]{10,}\\.ey[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_/+-]*={0,2}", ".ey",
        checks=NOT_FILLER | MIXED),
@@ -262,6 +265,7 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 # no key of that provider either (a near miss, as above) and no detector masks it.  Each
 # entry: the kind, the provider's names (in lower case; key names write them so,
 # capitalised or in upper case), the shapes of its keys, strict.
+_UUID = "[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
 NAMED_FORMATS: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (
     # Cisco Meraki API keys: 40 lower-case hex
     ("cisco-meraki-api-key", ("meraki",), "[0-9a-f]{40}", True),
@@ -274,6 +278,17 @@ NAMED_FORMATS: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (
     ("discord-key", ("discord",), "[0-9a-fA-F]{64}|[0-9]{18}|[A-Za-z0-9=_-]{32}", False),
     # MessageBird: an API key (25), a client id (a UUID)
     ("messagebird-key", ("messagebird", "message_bird", "message-bird"),
-     "[A-Za-z0-9]{25}|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}", False),
+     f"[A-Za-z0-9]{{25}}|{_UUID}", False),
+    # Plaid: a client id (24), a secret (30), an access token (its own prefix, below)
+    ("plaid-key", ("plaid",), "[A-Za-z0-9]{24}|[A-Za-z0-9]{30}", False),
+    # API keys that are UUIDs (Heroku's older keys, HubSpot, Snyk, Squarespace), Sendbird
+    # (40 hex), KuCoin (24 hex), Airtable's older API keys (17)
+    ("heroku-api-key", ("heroku",), _UUID, False),
+    ("hubspot-api-key", ("hubspot",), _UUID, False),
+    ("snyk-api-token", ("snyk",), _UUID, False),
+    ("squarespace-token", ("squarespace",), _UUID, False),
+    ("sendbird-token", ("sendbird",), f"[0-9a-fA-F]{{40}}|{_UUID}", False),
+    ("kucoin-key", ("kucoin",), f"[0-9a-fA-F]{{24}}|{_UUID}", False),
+    ("airtable-api-key", ("airtable",), "[A-Za-z0-9]{17}", False),
 )
 
