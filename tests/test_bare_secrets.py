@@ -287,6 +287,7 @@ def test_a_providers_id_under_its_name_is_masked_alone_it_is_an_id() -> None:
            ("SNYK_TOKEN=", uuid), ('"kucoinApiKey": "', _random(hexdigits, 24)))
     for name, value in ids:
         assert _masked(name + value, value), name
+    for value in (uuid, ids[0][1], ids[1][1]):  # alone, a UUID or a number is an id
         assert redact.redact(f"use {value} here").text == f"use {value} here"
 
 
