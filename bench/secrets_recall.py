@@ -70,6 +70,8 @@ _PREFIXES = sorted((
     "p8e-", "pat", "sgp_local_", "su", "sc_", "b_", "dnkey-", "EZAK", "EZTK", "s-s4t2ud-",
     "s-s4t2af-", "pk.",
     "NRAK-", "NRJS-", "NRII-", "sm_aat_", "sm_pat_", "sm_sat_", "ZXlK", "eyJ", "-----BEGIN",
+    "sqp_", "squ_", "sqa_", "tfc_", "access-sandbox-", "access-development-",
+    "access-production-",
 ), key=len, reverse=True)
 _SUFFIXES = ("AA", "-X")  # anthropic keys end in AA, flutterwave keys in -X
 _MARKERS = ("T3BlbkFJ", ".atlasv1.", ".acc_", ":A", "Q~", "-us", ".eyJ", "eyJ",
