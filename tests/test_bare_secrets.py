@@ -216,11 +216,11 @@ def test_a_value_named_as_a_number_or_a_checksum_is_left_alone() -> None:
 
 
 # Values the vendor publishes as examples (Microsoft's nuget.config reference, the Firebase
-# SDKs' test keys): public, kept readable wherever they stand.
+# Android SDK's test keys): public, kept readable wherever they stand.
 _PUBLISHED = ('<add key="ClearTextPassword" value="33f!!lloppa" />',
               '<add key="ClearTextPassword" value="hal+9ooo_da!sY" />',
-              "apiKey: 'AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM'",
-              "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY")
+              "apiKey: 'AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs'",
+              "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU")
 
 
 @pytest.mark.parametrize("text", _PUBLISHED)
@@ -296,3 +296,19 @@ def test_a_plaid_access_token_is_masked_by_its_prefix(sentence: str) -> None:
     hexdigits = "0123456789abcdef"
     token = "access-production-" + "-".join(_random(hexdigits, n) for n in (8, 4, 4, 4, 12))
     assert _masked(sentence.format(token), token)
+
+
+def test_base64_of_a_binary_message_with_a_json_payload_is_data() -> None:
+    import base64
+
+    # msgpack-style: binary header, a JSON payload, a binary signature (a signed message)
+    payload = '{"body":{"host":"example.org","kid":"' + _random(_ALNUM, 40) + '"}}'
+    raw = b"\x83\xa4body\x86\xa8detached\xc3" + payload.encode() + bytes(
+        _RNG.randrange(256) for _ in range(64))
+    text = base64.b64encode(raw).decode()
+    assert redact.redact(text).text == text
+    key = base64.b64encode(bytes(_RNG.randrange(256) for _ in range(96))).decode()
+    assert _masked(f"use {key} here", key)
+    docker = base64.b64encode(('{"auths":{"https://registry.example/v1/":{"auth":"'
+                               + _random(_ALNUM, 24) + '"}}}\n').encode()).decode()
+    assert _masked(f"use {docker} here", docker)  # a Docker config gives a credential

@@ -287,11 +287,16 @@ def _encoded_text(run: str) -> bool:
     body = run.rstrip("=")[: _SAMPLE * 4]  # whole quads: the start decodes on its own
     try:
         raw = base64.b64decode(body.replace("-", "+").replace("_", "/") + "=" * (-len(body) % 4))
-        decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return False
-    if not decoded.isprintable():
-        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except ValueError:
+        decoded = ""
+    if not decoded or not decoded.isprintable():
+        # a binary container that holds a JSON document (a signed message, msgpack with
+        # a JSON payload): structured data; key material is random bytes
+        return _JSON_INSIDE.search(raw) is not None and _JSON_CREDENTIAL.search(raw) is None
     if " " in decoded or decoded[:1] in "{[<":
         return True
     # a name (``data-value1``), not a password or ``user:password`` that an Authorization
@@ -301,6 +306,10 @@ def _encoded_text(run: str) -> bool:
 
 
 _ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_JSON_INSIDE = re.compile(rb'\{"[A-Za-z_][A-Za-z0-9_]{0,40}":["{\[0-9tfn]')
+# ... unless it gives a credential a value ({"auth":"..."} of a Docker config)
+_JSON_CREDENTIAL = re.compile(
+    rb'"[A-Za-z_]{0,30}(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z_]{0,30}":"', re.IGNORECASE)
 _CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
 
 
