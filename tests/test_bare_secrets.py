@@ -271,6 +271,11 @@ def test_a_near_miss_of_a_fixed_format_is_no_key_the_format_is(near: str, exact:
     assert out != exact and out.endswith("x" * 8) or out.endswith('x"'), out
 
 
+def test_a_random_key_after_a_short_number_and_a_colon_is_no_near_miss() -> None:
+    key = "A" + _random(_ALNUM, 39)  # "2:A..." is no Telegram bot id (5-16 digits)
+    assert _masked(f"use 2:{key} here", key)
+
+
 def test_a_named_format_spares_no_password() -> None:
     password = _random(_ALNUM, 10) + "!7"
     for text in (f"SUMO_PASSWORD={password}", f'meraki_password = "{password}"'):

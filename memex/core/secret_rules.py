@@ -254,7 +254,7 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
     ("sgp_", "sgp_"),  # Sourcegraph: 40 hex, optionally after 16 hex or "local"
     ("xox", "xox[pbe]-"),  # Slack bot and user tokens: numeric parts, then the secret
     ("dapi", "dapi"),  # Databricks: 32 hex, optional -digit
-    (":A", "[0-9]+:A"),  # Telegram bots: 5-16 digits, ":A", 34
+    (":A", "[0-9]{3,20}:A"),  # Telegram bots: 5-16 digits, ":A", 34
     ("bedrock-api-key-", "bedrock-api-key-"),  # Bedrock short-lived: base64 of its URL
 )
 
