@@ -295,6 +295,8 @@ _NEAR_MISSES = tuple(
     for needle, shape in secret_rules.NEAR_MISSES)
 _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
 _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
+_NEAR_BACK = 256  # how far before a candidate a near miss that it overlaps may start
+_LONGEST_PUBLIC = max(map(len, secret_rules.KNOWN_PUBLIC))
 
 # A provider named in a key name, and the separator and value after that name
 _NAMED_FORMATS = tuple((kind, names, re.compile(shape), strict) for kind, names, shape, strict
@@ -319,10 +321,13 @@ def _named_values(text: str, low: str) -> list[_Named]:
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
     lower case."""
     out: list[_Named] = []
+    same = len(low) == len(text)  # one search in lower case, then the three forms
     for kind, names, shape, strict in _NAMED_FORMATS:
         for name in names:
+            if same and name not in low:
+                continue
             forms = (name, name.capitalize(), name.upper())
-            if len(low) == len(text):  # one search in lower case, then the three forms
+            if same:
                 places = _all_places(low, name)
             else:
                 places = sorted(at for form in forms for at in _all_places(text, form))
@@ -337,37 +342,47 @@ def _named_values(text: str, low: str) -> list[_Named]:
                             shape.fullmatch(m.group("v")) is not None, strict))
     return out
 
-def _spared(text: str, cands: list[_Cand], named: list[_Named]) -> bytearray | None:
-    """What no detector may mask (a mark per character, None when nothing): a vendor's
-    published example, and a near miss of a fixed format (a run that starts with a format's
-    prefix, which no format rule found, or the value of a provider's name that does not fit
-    the provider's shape)."""
-    out: bytearray | None = None
-    spans = [(start, end) for start, end, _kind, fits, strict in named if strict and not fits]
-    for head, values in _KNOWN_PUBLIC.items():
-        if head in text:
-            spans.extend((at, at + len(value)) for value in values
-                         for at in _all_places(text, value))
+def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]:
+    """``cands`` without what no detector may mask: a vendor's published example, and a
+    near miss of a fixed format (a run that starts with a format's prefix, which no format
+    rule found, or the value of a provider's name that does not fit the provider's shape).
+    Looked for around each candidate only, so the cost follows the candidates."""
+    spared = [(start, end) for start, end, _kind, fits, strict in named if strict and not fits]
     formats: bytearray | None = None  # what the format rules found
-    for needle, shape in _NEAR_MISSES:
-        for m in _near_misses(text, needle, shape):
-            if formats is None:
-                formats = bytearray(len(text))
-                for prio, start, end, _kind, _masked in cands:
-                    if prio <= len(_TOKEN_RULES):
-                        formats[start:end] = b"\x01" * (end - start)
-            if formats.find(1, m.start(), m.end()) == -1:
-                spans.append(m.span())
-    for start, end in spans:
-        out = out if out is not None else bytearray(len(text))
-        out[start:end] = b"\x01" * (end - start)
-    return out
+    kept: list[_Cand] = []
+    for cand in cands:
+        _prio, start, end, _kind, _masked = cand
+        lo = max(0, start - _NEAR_BACK)
+        near = [(m.start(), m.end()) for needle, shape in _NEAR_MISSES
+                for m in _near_misses(text, needle, shape, lo, end) if start < m.end()]
+        if near and formats is None:
+            formats = bytearray(len(text))
+            for prio, f_start, f_end, _k, _m in cands:
+                if prio <= len(_TOKEN_RULES):
+                    formats[f_start:f_end] = b"\x01" * (f_end - f_start)
+        if any(a < end and start < b for a, b in spared) or _published(text, start, end) or \
+                any(formats is not None and formats.find(1, a, b) == -1 for a, b in near):
+            continue
+        kept.append(cand)
+    return kept
 
 
-def _near_misses(text: str, needle: str, shape: re.Pattern[str]) -> list[re.Match[str]]:
-    """The runs of token characters that start with ``shape`` around a ``needle``."""
+def _published(text: str, start: int, end: int) -> bool:
+    """Does a vendor's published example overlap ``start:end``?"""
+    for head, values in _KNOWN_PUBLIC.items():
+        if text.find(head, max(0, start - _LONGEST_PUBLIC), end) != -1:
+            for value in values:
+                if text.find(value, max(0, start - len(value) + 1), end + len(value) - 1) != -1:
+                    return True
+    return False
+
+
+def _near_misses(text: str, needle: str, shape: re.Pattern[str], lo: int, hi: int
+                 ) -> list[re.Match[str]]:
+    """The runs of token characters that start with ``shape`` around a ``needle`` found
+    between ``lo`` and ``hi``."""
     out: list[re.Match[str]] = []
-    at = text.find(needle)
+    at = text.find(needle, lo, hi)
     while at != -1:
         start = at
         while start > 0 and at - start <= _MAX_NEAR_HEAD and text[start - 1] in _BEFORE_TOKEN:
@@ -375,9 +390,9 @@ def _near_misses(text: str, needle: str, shape: re.Pattern[str]) -> list[re.Matc
         m = shape.match(text, start) if at - start <= _MAX_NEAR_HEAD else None
         if m is not None and m.end() > at:
             out.append(m)
-            at = text.find(needle, m.end())
+            at = text.find(needle, m.end(), hi)
         else:
-            at = text.find(needle, at + 1)
+            at = text.find(needle, at + 1, hi)
     return out
 
 
@@ -687,9 +702,7 @@ def _detect(text: str) -> list[_Hit]:
             cands.append((len(_TOKEN_RULES) + 1, start, end, kind, _is_masked(value)))
     if not cands:
         return []
-    spared = _spared(text, cands, named)
-    if spared is not None:
-        cands = [c for c in cands if spared.find(1, c[1], c[2]) == -1]
+    cands = _unspared(text, cands, named)
     cands.sort()
     claimed = bytearray(len(text))
     taken: list[_Cand] = []
