@@ -28,10 +28,11 @@ pieces beside them, so a random key cut by ``_`` or ``/`` is masked whole while 
 identifier around it is kept.  Runs that follow a digest or public-key marker
 (``sha512-``, ``h1:``, ``ssh-ed25519``), the bodies of armoured blocks that hold no private
 key, the parts of a SOPS ``ENC[...]`` value and base64 of text are not secrets and are
-skipped; so are runs that say they are placeholders and values whose name says they are ids,
-public, signatures or not real (``wrongLength``, ``fake_key``).  A run of short groups with no
-random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string its groups make
-together.
+skipped (also base64 of a binary message that holds a JSON object); so are runs that say
+they are placeholders and values whose name says they are ids, public, signatures, numbers,
+checksums or not real (``wrongLength``, ``fake_key``, ``sumOfValues``).  A run of short
+groups with no random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string
+its groups make together.
 
 The figures behind the thresholds (how many secrets each catches, how many ordinary texts
 each touches) are in docs/benchmarks.md and docs/decisions.md; ``bench/redact_normal.py``

@@ -10,9 +10,12 @@ Two operations share one detector:
   files that arrived by git (pre-commit hook, ``verify``).
 
 Secrets are found three ways, in this order of priority: by their format (the token rules of
-:mod:`memex.core.secret_rules`), by their context (an assignment to a password/secret/token
+:mod:`memex.core.secret_rules`, and its keyword formats: a value of the provider's shape
+beside the provider's name), by their context (an assignment to a password/secret/token
 name, credentials in a URL, an ``Authorization:`` header, a private key block), and, for a
-random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).
+random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).  No
+detector masks a vendor's published example or a near miss of a fixed format (a token
+that starts with a format's prefix but does not fit it).
 
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
@@ -341,6 +344,7 @@ def _named_values(text: str, low: str) -> list[_Named]:
                 out.append((m.start("v"), m.end("v"), kind,
                             shape.fullmatch(m.group("v")) is not None, strict))
     return out
+
 
 def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]:
     """``cands`` without what no detector may mask: a vendor's published example, and a
