@@ -49,7 +49,8 @@ _FAMILY_ALIAS = {"jwt-base64": "jwt", "private-key": "private-key", "generic-api
 # Format literals kept by the fresh generator: a provider's prefix or an inner marker is part
 # of the format, everything else is random.
 _PREFIXES = sorted((
-    "AKIA", "ASIA", "ABIA", "ACCA", "ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-", "AIza", "LTAI",
+    "AKIA", "ASIA", "ABIA", "ACCA", "ABSKQmVkcm9ja0FQSUtleS",
+    "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t", "bedrock-api-key-", "AIza", "LTAI",
     "dop_v1_", "doo_v1_", "dor_v1_", "HRKU-AA", "dapi", "dt0c01.", "dp.pt.", "fm1a_", "fm1r_",
     "fm2_", "fo1_", "hvs.", "hvb.", "s.", "AQVN", "YC", "t1.", "v1.0-", "4b1d", "tk-us-",
     "sha256~", "AKCp", "cmVmd", "AGE-SECRET-KEY-1", "A3-", "ops_eyJ", "ghp_", "gho_", "ghu_",
@@ -66,8 +67,11 @@ _PREFIXES = sorted((
     "EAAA", "sq0atp-", "sq0csp-", "shpat_", "shpca_", "shppa_", "shpss_", "shippo_live_",
     "shippo_test_", "FLWPUBK_TEST-", "FLWSECK_TEST-", "live_", "test_pub_", "test_",
     "duffel_test_", "duffel_live_", "pscale_pw_", "pscale_tkn_", "pscale_oauth_", "fio-u-",
-    "p8e-", "pat", "sc_", "b_", "dnkey-", "EZAK", "EZTK", "s-s4t2ud-", "s-s4t2af-", "pk.",
+    "p8e-", "pat", "sgp_local_", "su", "sc_", "b_", "dnkey-", "EZAK", "EZTK", "s-s4t2ud-",
+    "s-s4t2af-", "pk.",
     "NRAK-", "NRJS-", "NRII-", "sm_aat_", "sm_pat_", "sm_sat_", "ZXlK", "eyJ", "-----BEGIN",
+    "sqp_", "squ_", "sqa_", "tfc_", "access-sandbox-", "access-development-",
+    "access-production-",
 ), key=len, reverse=True)
 _SUFFIXES = ("AA", "-X")  # anthropic keys end in AA, flutterwave keys in -X
 _MARKERS = ("T3BlbkFJ", ".atlasv1.", ".acc_", ":A", "Q~", "-us", ".eyJ", "eyJ",

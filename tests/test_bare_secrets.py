@@ -153,7 +153,7 @@ def test_a_certificate_is_public_and_left_alone() -> None:
 
 def test_a_random_value_under_a_neutral_name_is_masked() -> None:
     value = _random(_ALNUM, 36)
-    for text in (f"sumOfExposures = {value};", f"cloudflare: \"{value}\"", f"x={value}"):
+    for text in (f"exposures = {value};", f"cloudflare: \"{value}\"", f"x={value}"):
         assert _masked(text, value), text
 
 
@@ -205,3 +205,114 @@ def test_base64_of_credentials_is_still_masked() -> None:
     for raw in ("admin:hunter2hunter2", "mypassword", "S!B*d$zDsb="):
         token = base64.b64encode(raw.encode()).decode()
         assert _masked(f"use {token} here", token), raw
+
+
+def test_a_value_named_as_a_number_or_a_checksum_is_left_alone() -> None:
+    value = _random(_ALNUM, 64)
+    for text in (f"sumOfExposures = {value};", f"itemCount: {value}", f"md5sum: {value}"):
+        assert redact.redact(text).text == text, text
+    for text in (f"sumo_access_key = {value}", f"SUMO_KEY: {value}", f"summary = {value}"):
+        assert _masked(text, value), text
+
+
+# Values the vendor publishes as examples (Microsoft's nuget.config reference, the Firebase
+# Android SDK's test keys): public, kept readable wherever they stand.
+_PUBLISHED = ('<add key="ClearTextPassword" value="33f!!lloppa" />',
+              '<add key="ClearTextPassword" value="hal+9ooo_da!sY" />',
+              "apiKey: 'AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs'",
+              "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU")
+
+
+@pytest.mark.parametrize("text", _PUBLISHED)
+def test_a_vendors_published_example_is_left_alone(text: str) -> None:
+    assert redact.redact(text).text == text
+
+
+def _near_misses() -> list[tuple[str, str]]:
+    """(a near miss of a fixed format, the same text with a key of the exact format)."""
+    hexdigits, url64 = "0123456789abcdef", _ALNUM + "_-"
+    digits, b64 = string.digits, _B64
+    bedrock = "bedrock-api-key-" + "YmVkcm9jay5hbWF6b25hd3MuY29t"
+    return [
+        ("AIza" + _random(url64, 42), "AIza" + _random(url64, 35)),  # 35 after AIza
+        ("sntryu_" + _random(hexdigits, 63), "sntryu_" + _random(hexdigits, 64)),
+        ("sntryu_" + _random(hexdigits, 65), "sntryu_" + _random(hexdigits, 64)),
+        ("sgp_local_" + _random(hexdigits, 20) + "G" + _random(hexdigits, 19),
+         "sgp_local_" + _random(hexdigits, 40)),  # hex only
+        ("sgp_" + _random(hexdigits, 20) + "_" + _random(hexdigits, 40),
+         "sgp_" + _random(hexdigits, 16) + "_" + _random(hexdigits, 40)),
+        (f'"token1": "xoxp-{_random(digits, 10)}"',
+         f'"token1": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
+         f'{_random(hexdigits, 32)}"'),
+        (f'"token3": "xoxp-1234-1234-1234-{_random(hexdigits, 32)}"',
+         f'"token3": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
+         f'{_random(hexdigits, 32)}"'),
+        ("DATABRICKS_TOKEN=dapi" + _random(hexdigits, 28) + "defg",
+         "DATABRICKS_TOKEN=dapi" + _random(hexdigits, 32)),
+        (f'telegram_api_token = "{_random(digits, 4)}:A{_random(url64, 34)}"',
+         f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 34)}"'),
+        (f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 39)}"',
+         f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 34)}"'),
+        ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3Mu" + _random(b64, 4),
+         bedrock + _random(b64, 40)),
+        (f"meraki_token = {_random(hexdigits, 64)}R21",
+         f"meraki_token = {_random(hexdigits, 40)}"),
+        (f"meraki-api-key: {_random(hexdigits, 4)}F{_random(hexdigits, 35)}",
+         f"meraki-api-key: {_random(hexdigits, 40)}"),
+        (f"SUMO_ACCESS_KEY: {_random(_ALNUM, 9)}1", f"SUMO_ACCESS_KEY: {_random(_ALNUM, 64)}"),
+        ("sumo_access_id = " + _random(_ALNUM, 14), "sumo_access_id = su" + _random(_ALNUM, 12)),
+    ]
+
+
+@pytest.mark.parametrize(("near", "exact"), _near_misses())
+def test_a_near_miss_of_a_fixed_format_is_no_key_the_format_is(near: str, exact: str) -> None:
+    assert redact.redact(near).text == near
+    out = redact.redact(exact).text
+    assert out != exact and out.endswith("x" * 8) or out.endswith('x"'), out
+
+
+def test_a_random_key_after_a_short_number_and_a_colon_is_no_near_miss() -> None:
+    key = "A" + _random(_ALNUM, 39)  # "2:A..." is no Telegram bot id (5-16 digits)
+    assert _masked(f"use 2:{key} here", key)
+
+
+def test_a_named_format_spares_no_password() -> None:
+    password = _random(_ALNUM, 10) + "!7"
+    for text in (f"SUMO_PASSWORD={password}", f'meraki_password = "{password}"'):
+        assert _masked(text, password), text
+
+
+def test_a_providers_id_under_its_name_is_masked_alone_it_is_an_id() -> None:
+    # keys of a fixed shape with no prefix: the provider's name beside them says what they are
+    hexdigits = "0123456789abcdef"
+    uuid = "-".join(_random(hexdigits, n) for n in (8, 4, 4, 4, 12))
+    ids = (("asana_client_id = ", _random(string.digits, 16)),
+           ('"discordClientId": "', _random(string.digits, 18)),
+           ("MESSAGEBIRD_CLIENT_ID=", uuid), ("message_bird_client_id: ", uuid.upper()))
+    for name, value in ids:
+        assert _masked(name + value, value), name
+    for value in (uuid, ids[0][1], ids[1][1]):  # alone, a UUID or a number is an id
+        assert redact.redact(f"use {value} here").text == f"use {value} here"
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_plaid_access_token_is_masked_by_its_prefix(sentence: str) -> None:
+    hexdigits = "0123456789abcdef"
+    token = "access-production-" + "-".join(_random(hexdigits, n) for n in (8, 4, 4, 4, 12))
+    assert _masked(sentence.format(token), token)
+
+
+def test_base64_of_a_binary_message_with_a_json_payload_is_data() -> None:
+    import base64
+
+    # msgpack-style: binary header, a JSON payload, a binary signature (a signed message)
+    payload = '{"body":{"host":"example.org","kid":"' + _random(_ALNUM, 40) + '"}}'
+    raw = b"\x83\xa4body\x86\xa8detached\xc3" + payload.encode() + bytes(
+        _RNG.randrange(256) for _ in range(64))
+    text = base64.b64encode(raw).decode()
+    assert redact.redact(text).text == text
+    key = base64.b64encode(bytes(_RNG.randrange(256) for _ in range(96))).decode()
+    assert _masked(f"use {key} here", key)
+    docker = base64.b64encode(('{"auths":{"https://registry.example/v1/":{"auth":"'
+                               + _random(_ALNUM, 24) + '"}}}\n').encode()).decode()
+    assert _masked(f"use {docker} here", docker)  # a Docker config gives a credential

@@ -46,7 +46,8 @@ FAMILIES = [
     ("gitlab-token", "gl" + "rt-" + rnd(20)),
     ("gitlab-token", "gl" + "dt-" + rnd(20)),
     ("huggingface-token", "hf" + "_" + rnd(34, LETTERS)),
-    ("slack-token", "xo" + "xp-" + "1234567890" + "-0987654321-" + rnd(32, HEX)),
+    ("slack-token", "xo" + "xp-" + "1234567890" + "-0987654321-" + "112233445566-"
+     + rnd(32, HEX)),  # Slack's user tokens: three numeric ids, then the secret
     ("slack-token", "xa" + "pp-" + "1-" + rnd(11, UD) + "-" + "1234567890123-" + rnd(64, HEX)),
     ("telegram-bot-token", "1234" + "56789:A" + rnd(34)),
     ("twilio-api-key", "S" + "K" + rnd(32, HEX)),

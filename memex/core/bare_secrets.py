@@ -28,10 +28,11 @@ pieces beside them, so a random key cut by ``_`` or ``/`` is masked whole while 
 identifier around it is kept.  Runs that follow a digest or public-key marker
 (``sha512-``, ``h1:``, ``ssh-ed25519``), the bodies of armoured blocks that hold no private
 key, the parts of a SOPS ``ENC[...]`` value and base64 of text are not secrets and are
-skipped; so are runs that say they are placeholders and values whose name says they are ids,
-public, signatures or not real (``wrongLength``, ``fake_key``).  A run of short groups with no
-random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string its groups make
-together.
+skipped (also base64 of a binary message that holds a JSON object); so are runs that say
+they are placeholders and values whose name says they are ids, public, signatures, numbers,
+checksums or not real (``wrongLength``, ``fake_key``, ``sumOfValues``).  A run of short
+groups with no random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string
+its groups make together.
 
 The figures behind the thresholds (how many secrets each catches, how many ordinary texts
 each touches) are in docs/benchmarks.md and docs/decisions.md; ``bench/redact_normal.py``
@@ -150,6 +151,9 @@ _PUBLIC_NAME = re.compile(
     r"|checksum|digest|hash|etag|nonce|uuid|guid|(?<!not_)(?<!not)commit|revision|accessor"
     r"|signature"
     f"|{FAKE_NAME})"
+    # a number or a checksum: sumOfValues, md5sum, itemCount, total, keySize, length
+    r"|(?:(?<![A-Za-z])(?:sum|count|total|size|length)|(?<=[a-z0-9])(?:Sum|Count|Total|Size"
+    r"|Length))(?![a-z])"
     r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
 )
 # An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
@@ -284,11 +288,16 @@ def _encoded_text(run: str) -> bool:
     body = run.rstrip("=")[: _SAMPLE * 4]  # whole quads: the start decodes on its own
     try:
         raw = base64.b64decode(body.replace("-", "+").replace("_", "/") + "=" * (-len(body) % 4))
-        decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return False
-    if not decoded.isprintable():
-        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except ValueError:
+        decoded = ""
+    if not decoded or not decoded.isprintable():
+        # a binary container that holds a JSON document (a signed message, msgpack with
+        # a JSON payload): structured data; key material is random bytes
+        return _JSON_INSIDE.search(raw) is not None and _JSON_CREDENTIAL.search(raw) is None
     if " " in decoded or decoded[:1] in "{[<":
         return True
     # a name (``data-value1``), not a password or ``user:password`` that an Authorization
@@ -298,6 +307,10 @@ def _encoded_text(run: str) -> bool:
 
 
 _ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_JSON_INSIDE = re.compile(rb'\{"[A-Za-z_][A-Za-z0-9_]{0,40}":["{\[0-9tfn]')
+# ... unless it gives a credential a value ({"auth":"..."} of a Docker config)
+_JSON_CREDENTIAL = re.compile(
+    rb'"[A-Za-z_]{0,30}(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z_]{0,30}":"', re.IGNORECASE)
 _CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
 
 

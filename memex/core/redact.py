@@ -10,9 +10,12 @@ Two operations share one detector:
   files that arrived by git (pre-commit hook, ``verify``).
 
 Secrets are found three ways, in this order of priority: by their format (the token rules of
-:mod:`memex.core.secret_rules`), by their context (an assignment to a password/secret/token
+:mod:`memex.core.secret_rules`, and its keyword formats: a value of the provider's shape
+beside the provider's name), by their context (an assignment to a password/secret/token
 name, credentials in a URL, an ``Authorization:`` header, a private key block), and, for a
-random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).
+random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).  No
+detector masks a vendor's published example or a near miss of a fixed format (a token
+that starts with a format's prefix but does not fit it).
 
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
@@ -284,6 +287,119 @@ _SIDEKIQ = re.compile(
     r"CONTRIBSYS__COM[A-Za-z_]*[\"']?\s*(?::{1,3}=|[:=])\s*[\"']?(?P<s>[a-f0-9]{8}:[a-f0-9]{8})"
 )
 
+# Vendors' published example values, found by their first four characters.
+_KNOWN_PUBLIC: dict[str, tuple[str, ...]] = {}
+for _value in sorted(secret_rules.KNOWN_PUBLIC):
+    _KNOWN_PUBLIC[_value[:4]] = (*_KNOWN_PUBLIC.get(_value[:4], ()), _value)
+# A near miss starts a run of token characters (nothing of a token before it) and runs on
+# over every token character.
+_NEAR_MISSES = tuple(
+    (needle, re.compile(f"(?:{shape})[A-Za-z0-9_+/=~.:!#$%&*@^-]*"))
+    for needle, shape in secret_rules.NEAR_MISSES)
+_BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
+_MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
+_NEAR_BACK = 256  # how far before a candidate a near miss that it overlaps may start
+_LONGEST_PUBLIC = max(map(len, secret_rules.KNOWN_PUBLIC))
+
+# A provider named in a key name, and the separator and value after that name
+_NAMED_FORMATS = tuple((kind, names, re.compile(shape), strict) for kind, names, shape, strict
+                       in secret_rules.NAMED_FORMATS)
+_NAMED_VALUE = re.compile(
+    r"[A-Za-z0-9_.-]{0,60}[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?(?P<v>[^\s\"'`,;)\\]+)")
+# A value of a named format: (start, end, kind, fits the provider's shape, strict format)
+_Named = tuple[int, int, str, bool, bool]
+
+
+def _all_places(text: str, needle: str) -> list[int]:
+    out: list[int] = []
+    at = text.find(needle)
+    while at != -1:
+        out.append(at)
+        at = text.find(needle, at + len(needle))
+    return out
+
+
+def _named_values(text: str, low: str) -> list[_Named]:
+    """The values of the names that hold a provider of :data:`secret_rules.NAMED_FORMATS`
+    (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
+    lower case."""
+    out: list[_Named] = []
+    same = len(low) == len(text)  # one search in lower case, then the three forms
+    for kind, names, shape, strict in _NAMED_FORMATS:
+        for name in names:
+            if same and name not in low:
+                continue
+            forms = (name, name.capitalize(), name.upper())
+            if same:
+                places = _all_places(low, name)
+            else:
+                places = sorted(at for form in forms for at in _all_places(text, form))
+            for found in places:
+                if text[found : found + len(name)] not in forms:
+                    continue
+                m = _NAMED_VALUE.match(text, found + len(name))
+                if m is None or _PASSWORD_WORD.search(
+                        text, _name_start(text, found), m.start("v")) is not None:
+                    continue
+                out.append((m.start("v"), m.end("v"), kind,
+                            shape.fullmatch(m.group("v")) is not None, strict))
+    return out
+
+
+def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]:
+    """``cands`` without what no detector may mask: a vendor's published example, and a
+    near miss of a fixed format (a run that starts with a format's prefix, which no format
+    rule found, or the value of a provider's name that does not fit the provider's shape).
+    Looked for around each candidate only, so the cost follows the candidates."""
+    spared = [(start, end) for start, end, _kind, fits, strict in named if strict and not fits]
+    formats: bytearray | None = None  # what the format rules found
+    kept: list[_Cand] = []
+    for cand in cands:
+        _prio, start, end, _kind, _masked = cand
+        lo = max(0, start - _NEAR_BACK)
+        near = [(m.start(), m.end()) for needle, shape in _NEAR_MISSES
+                for m in _near_misses(text, needle, shape, lo, end) if start < m.end()]
+        if near and formats is None:
+            formats = bytearray(len(text))
+            for prio, f_start, f_end, _k, _m in cands:
+                if prio <= len(_TOKEN_RULES):
+                    formats[f_start:f_end] = b"\x01" * (f_end - f_start)
+        if any(a < end and start < b for a, b in spared) or _published(text, start, end) or \
+                any(formats is not None and formats.find(1, a, b) == -1 for a, b in near):
+            continue
+        kept.append(cand)
+    return kept
+
+
+def _published(text: str, start: int, end: int) -> bool:
+    """Does a vendor's published example overlap ``start:end``?"""
+    for head, values in _KNOWN_PUBLIC.items():
+        if text.find(head, max(0, start - _LONGEST_PUBLIC), end) != -1:
+            for value in values:
+                if text.find(value, max(0, start - len(value) + 1), end + len(value) - 1) != -1:
+                    return True
+    return False
+
+
+def _near_misses(text: str, needle: str, shape: re.Pattern[str], lo: int, hi: int
+                 ) -> list[re.Match[str]]:
+    """The runs of token characters that start with ``shape`` around a ``needle`` found
+    between ``lo`` and ``hi``."""
+    out: list[re.Match[str]] = []
+    at = text.find(needle, lo, hi)
+    while at != -1:
+        start = at
+        while start > 0 and at - start <= _MAX_NEAR_HEAD and text[start - 1] in _BEFORE_TOKEN:
+            start -= 1
+        m = shape.match(text, start) if at - start <= _MAX_NEAR_HEAD else None
+        if m is not None and m.end() > at:
+            out.append(m)
+            at = text.find(needle, m.end(), hi)
+        else:
+            at = text.find(needle, at + 1, hi)
+    return out
+
+
 _PRIVATE_OPEN = re.compile(r"<private\s*>", re.IGNORECASE)
 _PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 
@@ -518,8 +634,7 @@ def _next_document(text: str, pos: int) -> int:
     return len(text) if end == -1 else end
 
 
-def _assignment_candidates(text: str, prio: int, out: list[_Cand]) -> None:
-    low = text.lower()
+def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
     keys = _ASSIGN_KEY.finditer(low) if len(low) == len(text) else _ASSIGN_KEY_I.finditer(text)
     camel = _CAMEL_KEY.finditer(text) if "Key" in text else iter(())
     reached = 0  # key words before this were part of an earlier key or value
@@ -579,12 +694,19 @@ def _detect(text: str) -> list[_Hit]:
     _pem_candidates(text, 0, cands)
     _run_candidates(text, cands)
     _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
-    _assignment_candidates(text, len(_TOKEN_RULES) + 2, cands)
+    low = text.lower()
+    _assignment_candidates(text, low, len(_TOKEN_RULES) + 2, cands)
     for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
+    named = _named_values(text, low)
+    for start, end, kind, fits, _strict in named:
+        value = text[start:end]
+        if fits and _valid_token(secret_rules.NOT_FILLER, value):
+            cands.append((len(_TOKEN_RULES) + 1, start, end, kind, _is_masked(value)))
     if not cands:
         return []
+    cands = _unspared(text, cands, named)
     cands.sort()
     claimed = bytearray(len(text))
     taken: list[_Cand] = []
