@@ -145,6 +145,30 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
             return ["env", "-C", str(target), f"GIT_MEMEX_HOME={tmp / 'import-home'}", exe,
                     "import", str(tmp / "export.jsonl")]
 
+        index = repo / ".git" / "memex" / "index.sqlite"
+        # Floors beside the commands, in the same runs: what list --json cannot avoid
+        # (inflating every stored body) and what import cannot (creating its files: a
+        # temp file each, written, renamed, one flush).
+        decompress = [sys.executable, "-c", "import sqlite3, sys, zlib\n"
+                      "for (b,) in sqlite3.connect(sys.argv[1]).execute("
+                      "'SELECT zbody FROM memories'):\n"
+                      "    zlib.decompress(b) if type(b) is bytes else b", str(index)]
+
+        def create_files() -> list[str]:
+            target = tmp / "control-files"
+            shutil.rmtree(target, ignore_errors=True)
+            return [sys.executable, "-c", "import json, os, sys\n"
+                    "os.mkdir(sys.argv[2]); lines = open(sys.argv[1]).read().splitlines()\n"
+                    "for n, line in enumerate(lines[1:]):\n"
+                    "    tmp = os.path.join(sys.argv[2], f'.{n}.tmp')\n"
+                    "    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)\n"
+                    "    os.write(fd, json.loads(line)['text'].encode()); os.close(fd)\n"
+                    "os.sync()\n"
+                    "for n in range(len(lines) - 1):\n"
+                    "    os.replace(os.path.join(sys.argv[2], f'.{n}.tmp'), "
+                    "os.path.join(sys.argv[2], f'{n}.md'))\n",
+                    str(tmp / "export.jsonl"), str(target)]
+
         commands = {
             "capture": capture,
             "context": lambda: [exe, "context"],
@@ -160,6 +184,8 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
             f"git grep -l {WORD} (floor)": lambda: ["git", "grep", "-l", WORD],
             "reindex --full": lambda: [exe, "reindex", "--full", "-q"],
             "import (its own export, fresh repo)": import_export,
+            "list --json floor: decompress every body (control)": lambda: decompress,
+            "import floor: create its files (control)": create_files,
         }
         commands = {k: v for k, v in commands.items() if (not only and k != "reindex --full")
                     or any(o in k for o in only)}

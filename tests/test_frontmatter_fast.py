@@ -196,3 +196,19 @@ def test_the_refused_characters_are_exactly_what_yaml_does_not_print() -> None:
         allowed = any(low <= point <= high for low, high in printable)
         refused = frontmatter._NOT_SIMPLE.search(chr(point)) is not None
         assert refused != allowed, hex(point)
+
+
+def test_a_short_text_is_written_the_same_from_the_cache_in_a_block_and_a_flow() -> None:
+    """_scalar keeps short texts' results apart for block and flow values (a colon is
+    plain in one, quoted in the other): a cached answer equals a fresh one."""
+    from memex.core import frontmatter
+
+    values = ["project", "a: b", "a:b", "yes", "1.0", "2026-11-01T00:00:00Z", "2026-11-01",
+              "", "ünï", "x\x7f", "local:me@example.com", "#tag", "null", "x" * 64,
+              "y" * 65]
+    for _ in range(2):
+        for value in values:
+            for in_flow in (False, True):
+                assert frontmatter._scalar(value, in_flow) == frontmatter._text_scalar(
+                    value, in_flow)
+    assert frontmatter._scalar("a:b", True) != frontmatter._scalar("a:b", False)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +107,98 @@ def test_one_detector_pass_for_a_clean_entry_and_the_same_files_as_two(
     assert len(scans) == 3 + 5 * 2  # a clean entry once; a leaking one again when masked
     monkeypatch.setattr(portable, "_clean_text", lambda *_: None)  # fields, then text
     assert run(tmp_path / "two") == one_pass
+
+
+def _personal_archive(tmp_path: Path, count: int) -> tuple[Path, list[str]]:
+    from tests.test_portable import entry, make_text
+
+    texts = [make_text(f"batch note {n}") for n in range(count)]
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join([json.dumps({"format": "git-memex-export", "version": 1}),
+                                  *(entry(t, f"{i}.md") for i, t in texts)]) + "\n")
+    return archive, [i for i, _ in texts]
+
+
+def _left_over(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.name.endswith(".memex-tmp")]
+
+
+def test_a_batch_that_cannot_be_flushed_leaves_nothing_half_written(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flush of the second of three batches fails mid-import: its files are refused
+    (no temp file, no target), the batches before and after it are written whole."""
+    from memex.storage import store
+    from memex.workflows import portable
+
+    archive, ids = _personal_archive(tmp_path, 5)
+    home = tmp_path / "home"
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    monkeypatch.setattr(portable, "IMPORT_BATCH", 2)
+    calls: list[int] = []
+    real = store.flush_files
+
+    def flush(files: list[str], folders: Any) -> None:
+        calls.append(len(files))
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(files, folders)
+
+    monkeypatch.setattr(store, "flush_files", flush)
+    report = portable.import_path(homes.workspace(), archive)
+    assert calls == [2, 2, 1]
+    assert [i for i, _ in report.imported] == ids[:2] + ids[4:]
+    assert [w for w, _ in report.rejected] and all(
+        "No space left on device" in why for _, why in report.rejected)
+    assert len(report.rejected) == 2
+    on_disk = sorted(p.stem for p in (home / "personal").glob("*.md"))
+    assert on_disk == sorted(ids[:2] + ids[4:])
+    assert not _left_over(tmp_path) and not _left_over(repo)
+    for path in (home / "personal").glob("*.md"):
+        assert path.read_text(encoding="utf-8").startswith("---\n")
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_where_there_is_no_syncfs_each_file_is_fsynced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: bool) -> None:
+    """The fallback flush (no syncfs: not Linux) fsyncs every staged file; an fsync
+    that fails refuses the whole batch and leaves no temp file or target."""
+    from memex.storage import store
+
+    monkeypatch.setattr(store, "_SYNCFS", [None])
+    synced: list[int] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        if fails and len(synced) == 3:
+            raise OSError(5, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    folder = tmp_path / "mem"
+    files = [(folder / f"{n}.md", f"text {n}\n") for n in range(6)]
+    failed = store.write_new_files(files)
+    assert len(synced) == 6 or fails
+    if fails:
+        assert sorted(p for p, _ in failed) == sorted(p for p, _ in files)
+        assert not list(folder.iterdir())
+    else:
+        assert not failed
+        assert sorted(p.read_text() for p in folder.iterdir()) == [t for _, t in files]
+
+
+def test_syncfs_is_what_flushes_on_linux_and_its_failure_refuses_the_batch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memex.storage import store
+
+    if store._syncfs() is None:
+        pytest.skip("no syncfs here (not Linux)")
+    calls: list[int] = []
+    monkeypatch.setattr(store, "_SYNCFS", [lambda fd: calls.append(fd) or 0])
+    folder = tmp_path / "mem"
+    assert not store.write_new_files([(folder / "a.md", "a\n"), (folder / "b.md", "b\n")])
+    assert len(calls) == 1  # one file system, one flush
+    monkeypatch.setattr(store, "_SYNCFS", [lambda fd: -1])
+    failed = store.write_new_files([(folder / "c.md", "c\n")])
+    assert [p.name for p, _ in failed] == ["c.md"]
+    assert sorted(p.name for p in folder.iterdir()) == ["a.md", "b.md"]

@@ -43,6 +43,8 @@ LAZY: Mapping[str, str] = {
     "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
     "memex.core.redact": "writes only: ~100 secret patterns compile on import (~20 ms)",
     "inotify_simple": "the MCP server's file-system notices: optional, Linux only",
+    "ctypes": "syncfs(2) for import's flush only (Linux; os has no binding)",
+    "concurrent.futures": "import's flush, an fsync per file, only where there is no syncfs",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

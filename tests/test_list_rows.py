@@ -134,3 +134,55 @@ def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
     with redirect_stdout(out):
         _common.emit_json_stream(iter(items))
     assert out.getvalue() == json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=6), _values, max_size=6)
+                | _values, max_size=3))
+def test_the_byte_stream_path_writes_what_json_dumps_writes(items: list[object]) -> None:
+    """On a UTF-8 stdout over a byte stream the elements' parts are encoded one by one
+    and written to the bytes below: the same bytes as the text path."""
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
+    with redirect_stdout(text):
+        assert _common._utf8_stdout() is not None
+        _common.emit_json_stream(iter(items))
+        text.flush()
+    expected = json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+    assert raw.getvalue() == expected.encode("utf-8")
+
+
+def test_rows_of_the_list_shape_take_the_one_call_path_and_write_json_dumps_bytes() -> None:
+    """A row as `list --json` builds it (front matter, then body, path, home and a
+    summary ending in an ellipsis; non-ASCII in a short field, nested lists, an empty
+    list, a long title) and its variants: the parts joined equal json.dumps."""
+    row: dict[str, object] = {
+        "id": "01ABC", "schema_version": 2, "title": "déploiement " + "x" * 250,
+        "tags": ["ci", "部署"], "aliases": [], "pinned": False, "importance": None,
+        "review_history": [{"at": "2026-10-01T00:00:00Z", "by": "local:a@example.com"}],
+        "ratio": 0.5, "nan": float("nan"), "big": 2**70,
+        "body": "line one\nline \"two\"\t\\ end " * 40, "path": "/tmp/x/01ABC.md",
+        "home": "repo", "summary": "déploiement: line one line \"two\" \u2026",
+    }
+    variants = [row, {**row, "tags": []}, {**row, "body": "short"},
+                {**row, "summary": "plain"}, {"only": "x" * 300}, {"a": None},
+                {**row, 1: [1]}, {**row, "del": "\x7f" * 300}]
+    for item in variants:
+        assert _common._element(item) == json.dumps(
+            [item], ensure_ascii=False, indent=2)[4:-2]
+    assert _common._shape(tuple(map(type, row.values()))) is not None
+
+
+def test_values_of_other_types_are_written_as_json_dumps_writes_them() -> None:
+    """A tuple, a str subclass or an object json writes by `default=str` is never part
+    of a run of plain values (a tuple there was written on one line)."""
+    class Label(str):
+        pass
+
+    items = [{"a": (1, 2), "b": ()}, {"t": Label("x"), "p": Path("/tmp/y")},
+             {"n": [1, (2, 3)], "long": "y" * 300}]
+    out = io.StringIO()
+    with redirect_stdout(out):
+        _common.emit_json_stream(iter(items))
+    assert out.getvalue() == json.dumps(items, ensure_ascii=False, indent=2,
+                                        default=str) + "\n"

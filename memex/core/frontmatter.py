@@ -58,6 +58,24 @@ def _scalar(value: Any, in_flow: bool = False) -> str:
     if isinstance(value, int):
         return str(value)
     text = str(value)
+    if type(value) is str and len(text) <= 64:  # the same few values on every memory
+        written = _WRITTEN[in_flow].get(text)
+        if written is None:
+            written = _text_scalar(text, in_flow)
+            cache = _WRITTEN[in_flow]
+            if len(cache) >= 4096:
+                cache.clear()
+            cache[text] = written
+        return written
+    return _text_scalar(text, in_flow)
+
+
+# _text_scalar's short results (a bulk write emits the same scopes, states, tags and
+# identities on every memory), in a block and in a flow list.
+_WRITTEN: tuple[dict[str, str], dict[str, str]] = ({}, {})
+
+
+def _text_scalar(text: str, in_flow: bool) -> str:
     if _TIME_PLAIN.match(text):
         return text
     if _PLAIN.match(text) and not _NOT_PLAIN.match(text) and not (in_flow and ":" in text):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +64,7 @@ def each_json(ws: Workspace, scopes: Iterable[str] | None = None,
     wanted = sorted(set(scopes)) if scopes is not None else None
     rows = views.newest_rows(ws, wanted, live_only=not include_all and as_of is None,
                              page=256)
-    items = (data for data in map(_row_json, rows)
+    items = (data for data in map(_row_reader(), rows)
              if include_all or _eligible(data, at, as_of))
     return _logged(log_in or ws, itertools.islice(items, limit)), View(
         quarantined=quarantined, warnings=warnings)
@@ -82,33 +82,41 @@ def _eligible(data: dict[str, object], at: str, as_of: str | None) -> bool:
 _MISSING: dict[tuple[str, ...], dict[str, object]] = {}
 
 
-def _row_json(row: tuple[Any, ...]) -> dict[str, object]:
-    """`as_json` of an index row (views.newest_rows) without the Memory: the stored doc
-    is the memory's front_matter() as JSON (build.memory_row), so it is that dict; only
-    a row that chain completion changed (eff_*, rare) goes through a Memory."""
+def _row_reader() -> Callable[[tuple[Any, ...]], dict[str, object]]:
+    """row_json, with the index functions it calls once a row at hand."""
     from memex.index import build, views
 
-    _rowid, path, home, doc, zbody, eff_status, eff_retired, eff_by = row
-    body = build.body_text(zbody)
-    if eff_status is None and eff_retired is None and eff_by is None:
-        data: dict[str, object] = json.loads(doc)
-        shape = tuple(data)
-        missing = _MISSING.get(shape)
-        if missing is None:
-            missing = {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if n not in data}
-            if len(_MISSING) < 512:
-                _MISSING[shape] = missing
-        data.update(missing)
-        title = data["title"]
-    else:
-        memory = views.as_read(doc, zbody, eff_status, eff_retired, eff_by)
-        data = _fields(memory)
-        title = memory.title
-    data["body"] = body
-    data["path"] = path
-    data["home"] = home
-    data["summary"] = model.summarise(title, body)  # type: ignore[arg-type]
-    return data
+    body_text, as_read, loads, summarise = build.body_text, views.as_read, json.loads, \
+        model.summarise
+
+    def row_json(row: tuple[Any, ...]) -> dict[str, object]:
+        """`as_json` of an index row (views.newest_rows) without the Memory: the stored
+        doc is the memory's front_matter() as JSON (build.memory_row), so it is that
+        dict; only a row that chain completion changed (eff_*, rare) goes through a
+        Memory."""
+        _rowid, path, home, doc, zbody, eff_status, eff_retired, eff_by = row
+        body = body_text(zbody)
+        if eff_status is None and eff_retired is None and eff_by is None:
+            data: dict[str, object] = loads(doc)
+            shape = tuple(data)
+            missing = _MISSING.get(shape)
+            if missing is None:
+                missing = {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if n not in data}
+                if len(_MISSING) < 512:
+                    _MISSING[shape] = missing
+            data.update(missing)
+            title = data["title"]
+        else:
+            memory = as_read(doc, zbody, eff_status, eff_retired, eff_by)
+            data = _fields(memory)
+            title = memory.title
+        data["body"] = body
+        data["path"] = path
+        data["home"] = home
+        data["summary"] = summarise(title, body)  # type: ignore[arg-type]
+        return data
+
+    return row_json
 
 
 def _fields(memory: model.Memory) -> dict[str, object]:

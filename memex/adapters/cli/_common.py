@@ -8,6 +8,7 @@ is loaded, so the click path writes exactly what it wrote before.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import functools
 import json
@@ -129,16 +130,58 @@ def emit_json(data: object) -> None:
 
 def emit_json_stream(items: Iterable[object]) -> None:
     """A JSON array written one element at a time, byte for byte what emit_json writes
-    for the list of them (written out every 64 elements)."""
+    for the list of them (written out every 64 elements). Where stdout is UTF-8 text
+    over a byte stream, the elements' parts are encoded one by one and written to that
+    stream: an ASCII part is copied, a non-ASCII one (a summary's ellipsis) does not
+    make the whole element a wide string, and click's search for terminal colour codes
+    (JSON escapes ESC, so there are none) is not run over every byte."""
+    binary = _utf8_stdout()
     opened = False
-    pending: list[str] = []
-    for item in items:
-        pending.append((",\n  " if opened else "[\n  ") + _element(item))
+    if binary is None:
+        pending: list[str] = []
+        for item in items:
+            pending.append(",\n  " if opened else "[\n  ")
+            pending.extend(_parts(item))
+            opened = True
+            if len(pending) >= 64 * 8:
+                echo("".join(pending), nl=False)
+                pending.clear()
+        echo("".join(pending) + ("\n]" if opened else "[]"))
+        return
+    stream, encode = binary
+    sys.stdout.flush()
+    chunk: list[bytes] = []
+    for count, item in enumerate(items, 1):
+        chunk.append(b",\n  " if opened else b"[\n  ")
+        chunk.extend(map(encode, _parts(item)))
         opened = True
-        if len(pending) == 64:
-            echo("".join(pending), nl=False)
-            pending.clear()
-    echo("".join(pending) + ("\n]" if opened else "[]"))
+        if count % 64 == 0:
+            stream.write(b"".join(chunk))
+            chunk.clear()
+    chunk.append(b"\n]\n" if opened else b"[]\n")
+    stream.write(b"".join(chunk))
+    stream.flush()
+
+
+def _utf8_stdout() -> tuple[Any, Callable[[str], bytes]] | None:
+    """stdout's byte stream and the encoding its text layer applies, when that layer is
+    UTF-8 with no newline translation (the one click.echo writes through); else None."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or os.linesep != "\n":
+        return None
+    try:
+        utf8 = codecs.lookup(out.encoding).name == "utf-8"
+    except (AttributeError, LookupError, TypeError):
+        return None
+    if not utf8:
+        return None
+    if isinstance(out, _PipeSafeStream):  # the bytes survive a reader going away too
+        buffer = _PipeSafeStream(buffer)
+    errors = getattr(out, "errors", None) or "strict"
+    if errors == "strict":
+        return buffer, str.encode
+    return buffer, functools.partial(str.encode, encoding="utf-8", errors=errors)
 
 
 # The C encoder (json's when there is no indent) writes an element's scalars and empty
@@ -147,6 +190,15 @@ def emit_json_stream(items: Iterable[object]) -> None:
 _FLAT = json.JSONEncoder(ensure_ascii=False, separators=(",\n    ", ": "), default=str).encode
 _STRING = json.encoder.encode_basestring
 _ASCII = json.encoder.encode_basestring_ascii
+# _FLAT made once, without the look for cycles (for mappings of scalars: none to find).
+_MAKE: Any = getattr(json.encoder, "c_make_encoder", None)
+_SCALARS = (_MAKE(None, str, _STRING, None, ": ", ",\n    ", False, False, True)
+            if _MAKE is not None else None)
+_SCALAR = frozenset({str, int, float, bool, type(None)})
+LONG = 200  # a text longer than this is written by _string, apart from the C encoder's run
+# An element's value types -> the positions of its lists and mappings and of its texts
+# (None: a value of another type is there): a row of a known shape is not looped over.
+_SHAPES: dict[tuple[type, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] = {}
 
 
 def _string(text: str) -> str:
@@ -164,16 +216,76 @@ def _nested(value: object, indent: str) -> str:
         "\n", "\n" + indent)
 
 
+def _shape(types: tuple[type, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    if types in _SHAPES:
+        return _SHAPES[types]
+    shape = None
+    if all(t in _SCALAR or t is list or t is dict for t in types):
+        shape = (tuple(i for i, t in enumerate(types) if t is list or t is dict),
+                 tuple(i for i, t in enumerate(types) if t is str))
+    if len(_SHAPES) < 512:
+        _SHAPES[types] = shape
+    return shape
+
+
 def _element(item: object) -> str:
     """json.dumps(item, ensure_ascii=False, indent=2, default=str) as an element of a
-    top-level array (two spaces deep): runs of flat values through the C encoder, long
-    texts and non-empty lists and mappings one by one."""
+    top-level array (two spaces deep)."""
+    return "".join(_parts(item))
+
+
+def _parts(item: object) -> list[str]:
+    """_element as texts written one after another. A mapping of plain values is one
+    call of the C encoder with its non-empty lists and mappings and its long texts
+    written as null: no text the encoder writes holds a newline, so its item separator
+    splits that into the items, and each value set apart takes its null's place as a
+    part of its own. Else _mixed."""
     if type(item) is not dict or not item:
-        return _nested(item, "  ")
+        return [_nested(item, "  ")]
+    shape = _shape(tuple(map(type, item.values())))
+    if shape is None:
+        return [_mixed(item)]
+    values = list(item.values())
+    nested = [i for i in shape[0] if values[i]]
+    long = [i for i in shape[1] if len(values[i]) > LONG]
+    if not nested and not long:
+        return ["{\n    ", _flat(item)[1:-1], "\n  }"]
+    flat = dict(item)
+    keys = list(item)
+    apart = sorted(nested + long)
+    for i in apart:
+        flat[keys[i]] = None
+    items = _flat(flat)[1:-1].split(",\n    ")
+    parts = ["{\n    "]
+    start = 0
+    for i in apart:
+        if i > start:
+            parts += (",\n    ".join(items[start:i]), ",\n    ")
+        value = values[i]
+        parts += (items[i][:-4],  # '"key": null' -> '"key": ' and the value
+                  _string(value) if type(value) is str else _nested(value, "    "), ",\n    ")
+        start = i + 1
+    if start < len(items):
+        parts.append(",\n    ".join(items[start:]))
+    else:
+        parts.pop()
+    parts.append("\n  }")
+    return parts
+
+
+def _flat(item: dict[Any, object]) -> str:
+    """_FLAT(item) for a mapping of scalars and empty lists and mappings."""
+    return "".join(_SCALARS(item, 0)) if _SCALARS is not None else _FLAT(item)
+
+
+def _mixed(item: dict[Any, object]) -> str:
+    """_element of any mapping: runs of flat values through the C encoder, long texts
+    and everything else (non-empty lists and mappings, other types) one by one."""
     keys = list(item)
     values = list(item.values())
     apart = [i for i, v in enumerate(values)
-             if (type(v) is list or type(v) is dict) and v or type(v) is str and len(v) > 200]
+             if type(v) not in _SCALAR and (v or type(v) not in (list, dict))
+             or type(v) is str and len(v) > LONG]
     parts: list[str] = []
     start = 0
     for i in apart:
