@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
 
-from memex.core import fingerprint, frontmatter, lifecycle, model
+from memex.core import fingerprint, frontmatter, gcpause, lifecycle, model
 from memex.core.errors import InvalidMemory
 from memex.index import schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
@@ -663,7 +663,10 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             digest = ""  # not the digest of what this refresh applies
         if full:
             _clear(conn)
-        written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
+        # A build makes no reference cycles: the collector's passes over the rows
+        # and memories it holds alive cost ~2% of a full build, for nothing.
+        with gcpause.paused():
+            written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
         # The files table now holds the walk's stamps unless a file was recorded
         # racy (size -1) or vanished before it was read: then no digest.
         exact = digest and len(hashed) == len(stamps) and all(
