@@ -306,6 +306,14 @@ def read_plain(header: str) -> dict[str, Any] | None:
     indent = -1
     try:
         for line in header.split("\n"):
+            seen = _SEEN_LINES.get(line)
+            if seen is not None:  # "scope: project", "status: active" ...
+                items, indent = None, -1
+                key, value = seen
+                if key in data:
+                    raise _Unsure
+                data[key] = value
+                continue
             if not line or line.lstrip().startswith("#") or not line.strip():
                 continue
             if line[0] == " " or line[0] == "-":
@@ -328,13 +336,6 @@ def read_plain(header: str) -> dict[str, Any] | None:
                     items.append(_value(text, key))
                 continue
             items, indent = None, -1
-            seen = _SEEN_LINES.get(line)
-            if seen is not None:  # "scope: project", "status: active" ...
-                key, value = seen
-                if key in data:
-                    raise _Unsure
-                data[key] = value
-                continue
             match = _KEY_LINE.match(line)
             if match is None:
                 raise _Unsure

@@ -113,6 +113,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab (fts, 'row');
 """
 
+# FTS5 gathers a transaction's new postings in memory and writes them out as a segment
+# each time they pass its hash size (1 MB by default), merging those segments as it
+# goes. A full build of 10,000 memories (~15 MB of postings) then wrote ~15 segments
+# and merged them again and again: with room for 64 MB it writes one or a few, the
+# insert costs ~30% less CPU and the 'optimize' after it ~70% less, and the index's
+# rows and every bm25 score are the same. The setting is kept in the FTS table's own
+# config (it bounds the memory a large refresh may use for pending postings).
+FTS_HASH_BYTES = 64 * 1024 * 1024
+FTS_SETTINGS = f"INSERT INTO fts (fts, rank) VALUES ('hashsize', {FTS_HASH_BYTES});\n"
+
 
 def create(conn: sqlite3.Connection, replace: bool = False, text_rule: str = "") -> None:
     """Create the tables in one transaction (another process never sees half of
@@ -122,7 +132,7 @@ def create(conn: sqlite3.Connection, replace: bool = False, text_rule: str = "")
     script = "BEGIN IMMEDIATE;\n"
     if replace:
         script += "".join(f"DROP TABLE IF EXISTS \"{name}\";\n" for name in _tables(conn))
-    script += DDL
+    script += DDL + FTS_SETTINGS
     script += ("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', "
                f"'{SCHEMA_VERSION}');\n"
                f"INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', '{TOKENIZER}');\n"

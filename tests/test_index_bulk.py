@@ -1,0 +1,132 @@
+"""A full build's cheaper steps make the same index: the FTS table's hash size (one
+segment instead of many, the same rows and scores), the Memory assembled without its
+dataclass __init__, and the build's checks on a file's name held as text."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from memex.core import model
+from memex.core.errors import InvalidMemory
+from memex.index import build, schema
+from memex.search import engine as search
+from memex.storage import homes
+from tests.helpers import memfiles
+
+
+def _hash_size(ws: homes.Workspace) -> int | None:
+    with build.open_index(ws, refresh=False) as index:
+        row = index.conn.execute("SELECT v FROM fts_config WHERE k = 'hashsize'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def _index(ws: homes.Workspace) -> tuple[list[tuple[object, ...]], dict[str, list[str]]]:
+    """Every term by document and column, and the ids each query finds, in order."""
+    with build.open_index(ws, refresh=False) as index:
+        terms = index.conn.execute("SELECT * FROM fts_terms ORDER BY term").fetchall()
+    found = {query: [hit.memory.id for hit in search.search(
+        ws, search.SearchRequest(query, record_access=False)).hits]
+        for query in ("wombat", "burrow grass", "night", "依赖")}
+    return terms, found
+
+
+def test_the_fts_hash_size_is_set_on_new_and_rebuilt_indexes(repo: Path) -> None:
+    ws = homes.workspace()
+    memfiles.put(repo / ".memex", "a wombat digs")
+    build.refresh(ws)
+    assert _hash_size(ws) == schema.FTS_HASH_BYTES
+    # an index made before the setting (FTS5's default) gets it from a full rebuild
+    with build.open_index(ws, refresh=False) as index:
+        index.conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")
+    build.forget_connections()
+    assert _hash_size(ws) is None
+    build.refresh(ws, full=True)
+    assert _hash_size(ws) == schema.FTS_HASH_BYTES
+
+
+def _segments(ws: homes.Workspace) -> int:
+    with build.open_index(ws, refresh=False) as index:
+        return int(index.conn.execute("SELECT count(*) FROM fts_data").fetchone()[0])
+
+
+def test_an_index_built_in_one_segment_equals_one_built_in_many(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    for i in range(60):
+        memfiles.put(folder, f"wombat {i} digs a burrow at night in grass {i * 7}"
+                     + (" 依赖管理" if i % 5 == 0 else "") + " and more" * (i % 9),
+                     title=f"Burrow {i}", tags=[f"t{i % 4}"], aliases=[f"night {i}"])
+    # A first build of 60 files (too few for the 'optimize' pass): the segments stay
+    # as the inserts left them.
+    build.refresh(ws)
+    one = _segments(ws), _index(ws)
+    build.forget_connections()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{build.db_path(ws)}{suffix}").unlink(missing_ok=True)
+    # a 1 KB hash, no merges: a segment every few memories, as a 1 MB hash gives at scale
+    monkeypatch.setattr(schema, "FTS_SETTINGS",
+                        "INSERT INTO fts (fts, rank) VALUES ('hashsize', 1024);\n"
+                        "INSERT INTO fts (fts, rank) VALUES ('automerge', 0);\n")
+    build.refresh(ws)
+    many = _segments(ws), _index(ws)
+    assert many[0] > 2 * one[0]
+    assert many[1] == one[1]
+    assert one[1][1]["wombat"] and one[1][1]["依赖"]
+
+
+def _varied() -> list[dict[str, object]]:
+    return [
+        {"id": "01J0000000000000000000000A", "scope": "project"},
+        {"id": "01J0000000000000000000000B", "scope": "org", "tags": ["a", "b"],
+         "aliases": ["other words"], "related": ["01J0000000000000000000000A"],
+         "status_history": [{"at": "2026-01-01T00:00:00Z", "to": "active"}],
+         "revision": 3, "pinned": True, "title": "T", "created_at": "2026-01-01T00:00:00Z"},
+    ]
+
+
+@pytest.mark.parametrize("values", _varied())
+def test_assemble_makes_what_the_dataclass_makes(values: dict[str, object]) -> None:
+    extra = {"x-custom": "kept"}
+    made = model.Memory(body="b", extra=dict(extra), **values)  # type: ignore[arg-type]
+    fast = model.assemble("b", dict(extra), dict(values))
+    assert fast == made
+    assert list(vars(fast)) == list(vars(made))  # the same attribute order
+    # each memory has its own lists: filling one leaves the next one's empty
+    other = model.assemble("c", {}, {"id": "01J0000000000000000000000C", "scope": "project"})
+    for f in dataclasses.fields(model.Memory):
+        value = getattr(other, f.name)
+        if isinstance(value, (list, dict)):
+            value.append("x") if isinstance(value, list) else value.update(x=1)
+    again = model.assemble("d", {}, {"id": "01J0000000000000000000000D", "scope": "project"})
+    assert again == model.Memory(id="01J0000000000000000000000D", scope="project", body="d")
+
+
+def test_validate_names_the_field_of_a_value_not_allowed() -> None:
+    memory = model.Memory(id="01J0000000000000000000000A", scope="project")
+    memory.type = "banana"  # type: ignore[assignment]
+    with pytest.raises(InvalidMemory, match="unknown type 'banana'"):
+        model.validate(memory)
+    memory.type = ["knowledge"]  # type: ignore[assignment]
+    with pytest.raises(InvalidMemory, match="unknown type"):
+        model.validate(memory)
+    assert model.check_enum("scope", "org") == "org"
+    with pytest.raises(InvalidMemory, match="reserved"):
+        model.check_enum("scope", "team")
+
+
+def test_a_misnamed_or_misplaced_file_is_quarantined_with_the_same_reason(
+        repo: Path) -> None:
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    mid = memfiles.put(folder, "named wrong")
+    (folder / f"{mid}.md").rename(folder / "01J0000000000000000000000Z.md")
+    org = memfiles.put(folder, "an org memory in the repo folder", scope="org")
+    report = build.refresh(ws, full=True)
+    reasons = {q.path.name: q.reason for q in report.quarantined}
+    assert reasons["01J0000000000000000000000Z.md"] == (
+        f"file name 01J0000000000000000000000Z.md does not match its id {mid}")
+    assert reasons[f"{org}.md"].startswith("scope 'org' does not belong in the repo folder")
