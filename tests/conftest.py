@@ -150,10 +150,17 @@ def nogit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_cli(*args: str, cwd: Path | None = None, input_bytes: bytes | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run a git-memex executable as a whole process (args[0] is the program)."""
+            env: dict[str, str] | None = None, measured: bool = True
+            ) -> subprocess.CompletedProcess[bytes]:
+    """Run a git-memex executable as a whole process (args[0] is the program).
+    measured=False: coverage does not start in it (the README command starts coverage
+    in every Python process that sees COVERAGE_PROCESS_CONFIG, ~0.1 CPU s each); only
+    for a process whose code another test measures."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    if not measured:
+        for key in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
+            full_env.pop(key, None)
     return subprocess.run(list(args), cwd=cwd, input=input_bytes if input_bytes is not None
                           else b"", capture_output=True, env=full_env)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memex.core.errors import MemexError
-from memex.storage import iostep
+from memex.storage import configfile, iostep
 
 
 class GitError(MemexError):
@@ -90,6 +90,48 @@ def discover(start: Path) -> RepoInfo | None:
     return RepoInfo(Path(lines[0]), Path(lines[1]), Path(lines[2]))
 
 
+# Environment that changes how git finds the repository, or what it traces: with any of
+# these set, discover_config asks git the long way (rev-parse) as discover does.
+_DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
+                  "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_TRACE")
+_SETUP_TRACE = {"GIT_TRACE_SETUP": "2", "GIT_TRACE_BARE": "1"}
+
+
+def discover_config(start: Path) -> tuple[RepoInfo | None, dict[str, str]]:
+    """(discover(start), config_map(start)) from one git process where it can.
+
+    `git config --list` finds the repository as rev-parse does, and GIT_TRACE_SETUP
+    (git(1)) makes it print what it found on stderr. Only the plain case is taken from
+    that trace: a checkout whose git dir is `.git` in its top folder, nothing in the
+    environment that steers discovery. Anything else (outside a repository, linked
+    worktrees, submodules, bare repositories, GIT_DIR and friends, a trace this does not
+    recognise) is answered by discover()'s rev-parse, so the result is always git's."""
+    if git_binary() is None:
+        return None, {}
+    if any(key.startswith(_DISCOVERY_ENV) for key in os.environ):
+        return discover(start), config_map(start)
+    proc = run(["config", "--null", "--list"], cwd=start, check=False, env=_SETUP_TRACE)
+    config = _config_records(proc.stdout) if proc.returncode == 0 else {}
+    repo = _plain_checkout(proc.stderr) if proc.returncode == 0 else None
+    return (repo if repo is not None else discover(start)), config
+
+
+def _plain_checkout(trace: str) -> RepoInfo | None:
+    """The checkout GIT_TRACE_SETUP names when it is plain (see discover_config)."""
+    seen: dict[str, str] = {}
+    for line in trace.splitlines():
+        key, sep, value = line.removeprefix("setup: ").partition(": ")
+        if line.startswith("setup: ") and sep:
+            if key in seen:
+                return None
+            seen[key] = value
+    top = seen.get("worktree", "")
+    if (seen.get("git_dir") != ".git" or seen.get("git_common_dir") != ".git"
+            or seen.get("cwd") != top or not os.path.isabs(top) or "\\" in top):
+        return None
+    return RepoInfo(Path(top), Path(top) / ".git", Path(top) / ".git")
+
+
 def config_map(cwd: Path | None, file: Path | None = None) -> dict[str, str]:
     """All git config values visible at `cwd` (or in `file`), keys lower-cased."""
     if git_binary() is None:
@@ -98,12 +140,18 @@ def config_map(cwd: Path | None, file: Path | None = None) -> dict[str, str]:
     if file is not None:
         if not file.is_file():
             return {}
+        plain = configfile.read(file)  # the file git-memex writes, without a git process
+        if plain is not None:
+            return plain
         args = ["config", "--null", "--file", str(file), "--list"]
     proc = run(args, cwd=cwd, check=False)
-    if proc.returncode != 0:
-        return {}
+    return _config_records(proc.stdout) if proc.returncode == 0 else {}
+
+
+def _config_records(listing: str) -> dict[str, str]:
+    """`git config --null --list` output as {key: value}, keys lower-cased, last wins."""
     out: dict[str, str] = {}
-    for record in proc.stdout.split("\0"):
+    for record in listing.split("\0"):
         if not record:
             continue
         key, _, value = record.partition("\n")

@@ -283,8 +283,7 @@ def workspace(cwd: Path | None = None, home: Path | None = None,
             raise gitio.GitMissing(
                 f"git is not installed or not on PATH, and {marker} is a git repository; "
                 "git-memex needs git there (install git or fix PATH)")
-    repo = gitio.discover(start)
-    config = gitio.config_map(start)
+    repo, config = gitio.discover_config(start)
     team: dict[str, str] = {}
     if repo is not None:
         team = gitio.config_map(repo.toplevel, repo.toplevel / MEMEXCONFIG)

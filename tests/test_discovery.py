@@ -1,0 +1,104 @@
+"""gitio.discover_config: one git process in a plain checkout, and in every case exactly
+what discover() (rev-parse) and config_map() (config --list) say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memex.storage import gitio, homes
+from tests.helpers import git
+
+
+def _both(start: Path) -> tuple[gitio.RepoInfo | None, dict[str, str]]:
+    return gitio.discover(start), gitio.config_map(start)
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, start: Path
+             ) -> tuple[tuple[gitio.RepoInfo | None, dict[str, str]], int]:
+    calls: list[list[str]] = []
+    real = gitio.run
+
+    def counting(args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(args)
+        return real(args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitio, "run", counting)
+    got = gitio.discover_config(start)
+    monkeypatch.setattr(gitio, "run", real)
+    return got, len(calls)
+
+
+def test_plain_checkout_top_and_subfolder_take_one_git_process(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = repo / "a" / "b"
+    sub.mkdir(parents=True)
+    for start in (repo, sub):
+        got, calls = _counted(monkeypatch, start)
+        assert got == _both(start) and got[0] is not None
+        assert got[0].toplevel == repo.resolve() and calls == 1
+
+
+def test_symlinked_path_and_odd_folder_names(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    for n, name in enumerate(("with space", "back\\slash", "caf\u00e9", "new\nline")):
+        top = tmp_path / name
+        git("init", "-q", str(top), cwd=tmp_path)
+        link = tmp_path / f"link-{n}"
+        link.symlink_to(top)
+        for start in (top, link, link / ".git" / ".."):
+            assert gitio.discover_config(start) == _both(start), name
+
+
+def test_worktree_submodule_bare_and_git_dir(repo: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    wt = tmp_path / "wt"
+    git("worktree", "add", "-q", str(wt), cwd=repo)
+    (wt / "deep").mkdir()
+    bare = tmp_path / "bare.git"
+    git("init", "-q", "--bare", str(bare), cwd=tmp_path)
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(repo), "sub",
+        cwd=repo)
+    for start in (wt, wt / "deep", bare, repo / ".git", repo / ".git" / "refs",
+                  repo / "sub", tmp_path):
+        got, calls = _counted(monkeypatch, start)
+        assert got == _both(start), start
+        assert calls == 2, start  # not plain: rev-parse answered
+    assert gitio.discover_config(wt) == (gitio.RepoInfo(
+        wt.resolve(), (repo / ".git" / "worktrees" / "wt").resolve(),
+        (repo / ".git").resolve()), gitio.config_map(wt))
+
+
+def test_core_worktree_elsewhere(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    git("config", "core.worktree", str(elsewhere), cwd=repo)
+    for start in (repo, elsewhere):
+        assert gitio.discover_config(start) == _both(start), start
+
+
+@pytest.mark.parametrize("variable", ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
+                                      "GIT_TRACE_SETUP"])
+def test_environment_that_steers_git_is_honoured(repo: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  variable: str) -> None:
+    other = tmp_path / "other"
+    git("init", "-q", str(other), cwd=tmp_path)
+    sub = repo / "sub"
+    sub.mkdir()
+    value = {"GIT_DIR": str(other / ".git"), "GIT_WORK_TREE": str(tmp_path),
+             "GIT_CEILING_DIRECTORIES": str(repo), "GIT_TRACE_SETUP": "0"}[variable]
+    monkeypatch.setenv(variable, value)
+    if variable == "GIT_WORK_TREE":
+        monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    got, calls = _counted(monkeypatch, sub)
+    assert got == _both(sub) and calls == 2
+
+
+def test_workspace_reads_the_same(repo: Path) -> None:
+    (repo / homes.MEMEXCONFIG).write_text("[memex]\n\tdir = docs/memory\n", encoding="utf-8")
+    ws = homes.workspace(repo)
+    assert (ws.repo, ws.config) == _both(repo)
+    assert ws.team_config == {"memex.dir": "docs/memory"}
+    assert ws.memory_dir == repo.resolve() / "docs" / "memory"
