@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +172,14 @@ def test_what_the_fast_reader_leaves_to_ruamel() -> None:
                    "a: 1\na: 2\n", "a: 1.5\n", "a: yes\n", "a: plain\n  more\n",
                    "a: \"\\ud83d\\ude00\"\n", "a:\tb\n", "true: 1\n", "a: 2026-12-01\n"):
         assert frontmatter.read_plain(header) is None, header
+
+
+@pytest.mark.parametrize("word", ["0o7", "0O17", "-0o7", "0x1F", "0b11", "1_000", "+5", ".5",
+                                  "1e3", "07", "0o8", "1:30"])
+def test_number_words_read_as_ruamel_reads_them(word: str) -> None:
+    """YAML 1.2's number forms (0o octal, found by hypothesis) are typed by ruamel; a
+    plain title that is one must not reach the model as the raw text."""
+    agree(f"---\nid: {MID}\nscope: project\nschema_version: 2\ntitle: {word}\n---\n\nBody.\n")
 
 
 def test_aliases_are_still_refused_before_expansion() -> None:

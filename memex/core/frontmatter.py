@@ -162,7 +162,7 @@ _INT = re.compile(r"0|[1-9][0-9]*")
 # Plain words a YAML resolver may read as something other than text (numbers, dates,
 # booleans, nulls, YAML 1.1's yes/no): left to ruamel.
 _MAYBE_TYPED = re.compile(
-    r"[-+]?\.?[0-9][0-9a-fx_.:+e-]*|[-+]?\.(?:inf|nan)|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[t ].*"
+    r"[-+]?\.?[0-9][0-9a-fox_.:+e-]*|[-+]?\.(?:inf|nan)|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[t ].*"
     r"|true|false|null|yes|no|on|off|y|n|~|=|<<", re.IGNORECASE)
 _RESERVED_KEYS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
 _PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
