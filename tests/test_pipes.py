@@ -33,6 +33,21 @@ def test_a_closed_stdout_exits_quietly(repo: Path, program: tuple[str, ...]) -> 
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Exception" not in err
 
 
+@pytest.mark.parametrize("program", [("git-memex-search", "body", "--json"),
+                                     ("git-memex-show", "ID"), ("git-memex-context",),
+                                     ("git-memex", "search", "body", "--json")])
+def test_a_fast_path_step_exits_quietly_on_a_closed_stdout(repo: Path,
+                                                           program: tuple[str, ...]) -> None:
+    """The steps that run without click (search, show, context) guard stdout too, as
+    their own executables and under `git-memex`."""
+    mem = memory(body="a body to find")
+    write(repo, mem)
+    code, err = _closed_reader(*(mem.id if arg == "ID" else arg for arg in program),
+                               cwd=repo)
+    assert code == 0, err
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Exception" not in err
+
+
 def test_a_closed_stdout_keeps_a_failing_verdict(repo: Path) -> None:
     (repo / ".memex").mkdir()
     (repo / ".memex" / "01ARZ3NDEKTSV4RRFFQ69G5FAV.md").write_text("garbage\n")

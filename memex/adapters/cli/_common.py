@@ -629,6 +629,7 @@ def run_fast_step(fast: Callable[[list[str], str], None], namespace: dict[str, A
                   make: Callable[[], click.Command], step: str) -> None:
     """Entry point of a `git-memex-<step>` executable with a fast path: FAST runs the
     plain argv (and exits), else the click command runs it."""
+    guard_stdout()  # before the fast path writes: a reader that left is not a failure
     fast(take_debug_flag(sys.argv[1:]), f"{PROG}-{step}")
     run_step(lazy_cli(namespace, "cli", make), step)
 
