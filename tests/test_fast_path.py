@@ -220,3 +220,19 @@ def test_whole_processes_agree(store: Path) -> None:
         got = subprocess.run([str(bindir / exe[0]), *exe[1:], *argv], capture_output=True)
         assert (got.stdout, got.stderr, got.returncode) == (
             expected.stdout, expected.stderr, expected.returncode), exe
+
+
+def test_ctrl_c_while_a_fast_step_loads_exits_130(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The fast step's module is imported before click's handler runs: Ctrl-C there
+    still ends as every interrupted step does (one line, 130), not with a traceback."""
+    from memex.adapters.cli import main as cli_main
+
+    def interrupted(name: str) -> ModuleType:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_main.importlib, "import_module", interrupted)
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["search", "word"])
+    assert exited.value.code == _common.Exit.INTERRUPTED
+    assert capsys.readouterr().err == "git-memex: interrupted\n"

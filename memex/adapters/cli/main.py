@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     if args and args[0] in FAST:
         try:
             fast = importlib.import_module(STEPS[args[0]][0]).fast
-        except Exception as exc:  # as the click path reports a step that fails to load
+        except (Exception, KeyboardInterrupt) as exc:  # as click reports a failed load
             sys.exit(_common.exit_code_for(exc))
         fast(args[1:], PROG)
     code = _man_page_for_git(args)
