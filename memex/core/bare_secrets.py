@@ -29,8 +29,9 @@ identifier around it is kept.  Runs that follow a digest or public-key marker
 (``sha512-``, ``h1:``, ``ssh-ed25519``), the bodies of armoured blocks that hold no private
 key, the parts of a SOPS ``ENC[...]`` value and base64 of text are not secrets and are
 skipped (also base64 of a binary message that holds a JSON object); so are runs that say
-they are placeholders and values whose name says they are ids, public, signatures, numbers,
-checksums or not real (``wrongLength``, ``fake_key``, ``sumOfValues``).  A run of short
+they are placeholders and values whose name says they are ids, public, signatures or not
+real (``wrongLength``, ``fake_key``), and digits or digest-length hex under a name that says
+number or checksum and holds no credential word (``sumOfValues``, ``md5sum``).  A run of short
 groups with no random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string
 its groups make together.
 

@@ -13,9 +13,11 @@ Secrets are found three ways, in this order of priority: by their format (the to
 :mod:`memex.core.secret_rules`, and its keyword formats: a value of the provider's shape
 beside the provider's name), by their context (an assignment to a password/secret/token
 name, credentials in a URL, an ``Authorization:`` header, a private key block), and, for a
-random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).  No
-detector masks a vendor's published example or a near miss of a fixed format (a token
-that starts with a format's prefix but does not fit it).
+random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).  A
+vendor's published example is masked by no detector; a near miss of a fixed format (a
+token that starts with a format's prefix but does not fit it) by neither the bare nor the
+format detectors.  A spare never outranks a credential name or another detector: the
+assignment to a secret/password/token/key name, URL credentials and headers still mask it.
 
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
