@@ -208,11 +208,15 @@ def test_base64_of_credentials_is_still_masked() -> None:
 
 
 def test_a_value_named_as_a_number_or_a_checksum_is_left_alone() -> None:
-    value = _random(_ALNUM, 64)
-    for text in (f"sumOfExposures = {value};", f"itemCount: {value}", f"md5sum: {value}"):
+    value, digest = _random(_ALNUM, 64), _random("0123456789abcdef", 64)
+    number = _random(string.digits, 30)
+    for text in (f"sumOfExposures = {number};", f"itemCount: {number}", f"md5sum: {digest}"):
         assert redact.redact(text).text == text, text
-    for text in (f"sumo_access_key = {value}", f"SUMO_KEY: {value}", f"summary = {value}"):
-        assert _masked(text, value), text
+    # a value of another shape, or a name that also holds a credential word, is masked
+    for text in (f"sumo_access_key = {value}", f"SUMO_KEY: {value}", f"summary = {value}",
+                 f"sumOfExposures = {value};", f"count: {value}", f"apiKeySize: {digest}"):
+        assert _masked(text, value if value in text else digest if digest in text
+                       else number), text
 
 
 # Values the vendor publishes as examples (Microsoft's nuget.config reference, the Firebase
@@ -241,21 +245,21 @@ def _near_misses() -> list[tuple[str, str]]:
          "sgp_local_" + _random(hexdigits, 40)),  # hex only
         ("sgp_" + _random(hexdigits, 20) + "_" + _random(hexdigits, 40),
          "sgp_" + _random(hexdigits, 16) + "_" + _random(hexdigits, 40)),
-        (f'"token1": "xoxp-{_random(digits, 10)}"',
-         f'"token1": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
+        (f'"example1": "xoxp-{_random(digits, 10)}"',
+         f'"example1": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
          f'{_random(hexdigits, 32)}"'),
-        (f'"token3": "xoxp-1234-1234-1234-{_random(hexdigits, 32)}"',
-         f'"token3": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
+        (f'"example3": "xoxp-1234-1234-1234-{_random(hexdigits, 32)}"',
+         f'"example3": "xoxp-{_random(digits, 11)}-{_random(digits, 12)}-{_random(digits, 12)}-'
          f'{_random(hexdigits, 32)}"'),
-        ("DATABRICKS_TOKEN=dapi" + _random(hexdigits, 28) + "defg",
+        ("use dapi" + _random(hexdigits, 28) + "defg here",
          "DATABRICKS_TOKEN=dapi" + _random(hexdigits, 32)),
-        (f'telegram_api_token = "{_random(digits, 4)}:A{_random(url64, 34)}"',
+        (f'bot = "{_random(digits, 4)}:A{_random(url64, 34)}"',
          f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 34)}"'),
-        (f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 39)}"',
+        (f'bot = "{_random(digits, 8)}:A{_random(url64, 39)}"',
          f'telegram_api_token = "{_random(digits, 8)}:A{_random(url64, 34)}"'),
         ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3Mu" + _random(b64, 4),
          bedrock + _random(b64, 40)),
-        (f"meraki_token = {_random(hexdigits, 64)}R21",
+        (f"meraki_api_key = {_random(hexdigits, 64)}R21",
          f"meraki_token = {_random(hexdigits, 40)}"),
         (f"meraki-api-key: {_random(hexdigits, 4)}F{_random(hexdigits, 35)}",
          f"meraki-api-key: {_random(hexdigits, 40)}"),
@@ -269,6 +273,23 @@ def test_a_near_miss_of_a_fixed_format_is_no_key_the_format_is(near: str, exact:
     assert redact.redact(near).text == near
     out = redact.redact(exact).text
     assert out != exact and out.endswith("x" * 8) or out.endswith('x"'), out
+
+
+def _credential_near_misses() -> list[tuple[str, str]]:
+    """(a near miss under a credential name, its random part): the name wins, masked."""
+    hexdigits, url64 = "0123456789abcdef", _ALNUM + "_-"
+    secret, digits = _random(hexdigits, 32), string.digits
+    tele = "A" + _random(url64, 34)
+    return [(f'"token3": "xoxp-1234-1234-1234-{secret}"', secret),
+            (f"DATABRICKS_TOKEN=dapi{secret[:28]}defg", secret[:28]),
+            (f'telegram_api_token = "{_random(digits, 4)}:{tele}"', tele),
+            (f"meraki_token = {secret}{secret}R21", secret),
+            (f"password=sgp_{secret}", secret)]
+
+
+@pytest.mark.parametrize(("text", "secret"), _credential_near_misses())
+def test_a_near_miss_under_a_credential_name_is_masked(text: str, secret: str) -> None:
+    assert secret not in redact.redact(text).text, text
 
 
 def test_a_random_key_after_a_short_number_and_a_colon_is_no_near_miss() -> None:

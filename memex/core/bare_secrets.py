@@ -29,8 +29,9 @@ identifier around it is kept.  Runs that follow a digest or public-key marker
 (``sha512-``, ``h1:``, ``ssh-ed25519``), the bodies of armoured blocks that hold no private
 key, the parts of a SOPS ``ENC[...]`` value and base64 of text are not secrets and are
 skipped (also base64 of a binary message that holds a JSON object); so are runs that say
-they are placeholders and values whose name says they are ids, public, signatures, numbers,
-checksums or not real (``wrongLength``, ``fake_key``, ``sumOfValues``).  A run of short
+they are placeholders and values whose name says they are ids, public, signatures or not
+real (``wrongLength``, ``fake_key``), and digits or digest-length hex under a name that says
+number or checksum and holds no credential word (``sumOfValues``, ``md5sum``).  A run of short
 groups with no random piece (``8-4-4-4-12`` with letters past ``f``) is judged as the string
 its groups make together.
 
@@ -151,11 +152,19 @@ _PUBLIC_NAME = re.compile(
     r"|checksum|digest|hash|etag|nonce|uuid|guid|(?<!not_)(?<!not)commit|revision|accessor"
     r"|signature"
     f"|{FAKE_NAME})"
-    # a number or a checksum: sumOfValues, md5sum, itemCount, total, keySize, length
-    r"|(?:(?<![A-Za-z])(?:sum|count|total|size|length)|(?<=[a-z0-9])(?:Sum|Count|Total|Size"
-    r"|Length))(?![a-z])"
     r"|(?:^|[_.-])(?i:id|name|sha|rev|version)$|[a-z0-9](?:Id|ID|Name|Sha|Version)$"
 )
+# Names that say their value is a number or a checksum (sumOfValues, md5sum, itemCount,
+# total, length): spared only when the value has that shape (digits, or hex of a digest's
+# length) and the name holds no credential word (``db_password_count``, ``apiKeySize``)
+_NUMBER_NAME = re.compile(
+    r"(?:(?<![A-Za-z])(?:sum|count|total|size|length)|(?<=[a-z0-9])(?:Sum|Count|Total|Size"
+    r"|Length))(?![a-z])")
+_NUMBER_VALUE = re.compile(
+    r"[0-9]+|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}"
+    r"|[0-9a-fA-F]{128}")
+_SECRET_NAME_WORD = re.compile(
+    r"pass|pwd|secret|token|key|auth|cred|dsn|webhook|session|cookie|private", re.IGNORECASE)
 # An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
 _ATTRIBUTE_NAME = re.compile(
     r"""\bname=["'](?P<name>[^"'<>]{1,80})["'][^<>]{0,200}?\bvalue=["']$""")
@@ -297,7 +306,10 @@ def _encoded_text(run: str) -> bool:
     if not decoded or not decoded.isprintable():
         # a binary container that holds a JSON document (a signed message, msgpack with
         # a JSON payload): structured data; key material is random bytes
-        return _JSON_INSIDE.search(raw) is not None and _JSON_CREDENTIAL.search(raw) is None
+        # (the whole run is searched for a credential key, not the sample only)
+        whole = raw if len(body) == len(run.rstrip("=")) else _decoded_bytes(run)
+        return _JSON_INSIDE.search(raw) is not None and whole is not None and \
+            _JSON_CREDENTIAL.search(whole) is None
     if " " in decoded or decoded[:1] in "{[<":
         return True
     # a name (``data-value1``), not a password or ``user:password`` that an Authorization
@@ -306,11 +318,23 @@ def _encoded_text(run: str) -> bool:
         _CREDENTIAL_WORD.search(decoded) is None and _is_name(decoded)
 
 
+def _decoded_bytes(run: str) -> bytes | None:
+    """The bytes of the whole base64 ``run`` (its last partial quad dropped); None when it
+    does not decode."""
+    body = run.rstrip("=")
+    body = body[: len(body) - len(body) % 4]
+    try:
+        return base64.b64decode(body.replace("-", "+").replace("_", "/"))
+    except (binascii.Error, ValueError):
+        return None
+
+
 _ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _JSON_INSIDE = re.compile(rb'\{"[A-Za-z_][A-Za-z0-9_]{0,40}":["{\[0-9tfn]')
 # ... unless it gives a credential a value ({"auth":"..."} of a Docker config)
 _JSON_CREDENTIAL = re.compile(
-    rb'"[A-Za-z_]{0,30}(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z_]{0,30}":"', re.IGNORECASE)
+    rb'"[A-Za-z_-]{0,30}(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z_-]{0,30}"[ \t\r\n]*:'
+    rb'[ \t\r\n]*"', re.IGNORECASE)
 _CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
 
 
@@ -329,14 +353,22 @@ def _in_url(text: str, start: int, end: int) -> bool:
     return "://" in text[first:end]
 
 
-def _public_value(text: str, start: int) -> bool:
-    """Is the run at ``start`` the value of a name that says it is public, an id or not a
-    real value?"""
+def _public_value(text: str, start: int, value: str) -> bool:
+    """Is ``value``, the run at ``start``, the value of a name that says it is public, an
+    id or not a real value (or a number or checksum that has that shape)?"""
     for m in (_NAME_BEFORE.search(text, max(0, start - 80), start),
               _ATTRIBUTE_NAME.search(text, max(0, start - 300), start)):
-        if m is not None and _PUBLIC_NAME.search(m.group("name")):
+        if m is not None and _public_name(m.group("name"), value):
             return True
     return False
+
+
+def _public_name(name: str, value: str) -> bool:
+    """Does ``name`` say that ``value`` is public, an id, not real, or a number/checksum
+    (then only of that shape, under no credential word)?"""
+    return _PUBLIC_NAME.search(name) is not None or (
+        _NUMBER_NAME.search(name) is not None and _NUMBER_VALUE.fullmatch(value) is not None
+        and _SECRET_NAME_WORD.search(name) is None)
 
 
 def _digest_line(text: str, start: int, stop: int) -> bool:
@@ -389,7 +421,7 @@ def spans(text: str) -> list[tuple[int, int]]:
             continue
         named = _NAME_IN_RUN.match(run)
         if named and _is_name(named.group()[:-1]):
-            if _PUBLIC_NAME.search(named.group()[:-1]):
+            if _public_name(named.group()[:-1], run[named.end() :]):
                 continue
             run, start = run[named.end() :], start + named.end()
         found = _run_span(run, _HEX64.search(run) is not None and
@@ -402,7 +434,7 @@ def spans(text: str) -> list[tuple[int, int]]:
         if skip and any(a <= start < b for a, b in skip):
             continue
         begin, end = start + found[0], start + found[1]
-        if _in_url(text, begin, end) or _public_value(text, start):
+        if _in_url(text, begin, end) or _public_value(text, start, run):
             continue
         if out and not text[out[-1][1] : begin].strip() and \
                 text.count("\n", out[-1][1], begin) == 1:

@@ -13,9 +13,11 @@ Secrets are found three ways, in this order of priority: by their format (the to
 :mod:`memex.core.secret_rules`, and its keyword formats: a value of the provider's shape
 beside the provider's name), by their context (an assignment to a password/secret/token
 name, credentials in a URL, an ``Authorization:`` header, a private key block), and, for a
-random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).  No
-detector masks a vendor's published example or a near miss of a fixed format (a token
-that starts with a format's prefix but does not fit it).
+random token standing alone, by its randomness (:mod:`memex.core.bare_secrets`).  A
+vendor's published example is masked by no detector; a near miss of a fixed format (a
+token that starts with a format's prefix but does not fit it) by neither the bare nor the
+format detectors.  A spare never outranks a credential name or another detector: the
+assignment to a secret/password/token/key name, URL credentials and headers still mask it.
 
 Both are idempotent by construction: a value that is already masked is never a finding, and
 :func:`redact` re-runs the detector over its own output until nothing is left, so
@@ -292,9 +294,11 @@ _KNOWN_PUBLIC: dict[str, tuple[str, ...]] = {}
 for _value in sorted(secret_rules.KNOWN_PUBLIC):
     _KNOWN_PUBLIC[_value[:4]] = (*_KNOWN_PUBLIC.get(_value[:4], ()), _value)
 # A near miss starts a run of token characters (nothing of a token before it) and runs on
-# over every token character.
+# over the characters of one token: it stops where an assignment, a query's next parameter,
+# a user:password pair or a host begins (``=``, ``&``, ``:``, ``@``), so it never reaches a
+# secret after the near miss.
 _NEAR_MISSES = tuple(
-    (needle, re.compile(f"(?:{shape})[A-Za-z0-9_+/=~.:!#$%&*@^-]*"))
+    (needle, re.compile(f"(?:{shape})[A-Za-z0-9_+/~.!#$%*^-]*"))
     for needle, shape in secret_rules.NEAR_MISSES)
 _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
 _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
@@ -306,8 +310,14 @@ _NAMED_FORMATS = tuple((kind, names, re.compile(shape), strict) for kind, names,
                        in secret_rules.NAMED_FORMATS)
 _NAMED_VALUE = re.compile(
     r"[A-Za-z0-9_.-]{0,60}[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?(?P<v>[^\s\"'`,;)\\]+)")
-# A value of a named format: (start, end, kind, fits the provider's shape, strict format)
+# A value of a named format: (start, end, kind, fits the provider's shape, may be spared:
+# a strict format under the provider's own api key / access id / access key name)
 _Named = tuple[int, int, str, bool, bool]
+# A name that holds the provider's key (what a strict format spares) and the words that make
+# it a credential of another kind, which no spare outranks
+_PROVIDER_KEY_NAME = re.compile(r"api[_.-]?key|access[_.-]?(?:id|key)", re.IGNORECASE)
+_CREDENTIAL_NAME = re.compile(
+    r"secret|token|pass|pwd|webhook|auth|cred|private|session|cookie|sign", re.IGNORECASE)
 
 
 def _all_places(text: str, needle: str) -> list[int]:
@@ -342,41 +352,63 @@ def _named_values(text: str, low: str) -> list[_Named]:
                         text, _name_start(text, found), m.start("v")) is not None:
                     continue
                 out.append((m.start("v"), m.end("v"), kind,
-                            shape.fullmatch(m.group("v")) is not None, strict))
+                            shape.fullmatch(m.group("v")) is not None,
+                            strict and _provider_key(text, found, m.start("v"))))
     return out
 
 
+def _provider_key(text: str, found: int, value: int) -> bool:
+    """Is the name holding a provider at ``found`` (its value at ``value``) a word of its own
+    (``sumo_``, ``SumoApiKey``, not ``consumo``) that names the provider's api key, access
+    id or access key and no other credential (not a secret, token, password, webhook)?"""
+    if found > 0 and text[found - 1].isalnum() and not (
+            text[found].isupper() and text[found - 1].islower()):
+        return False
+    name = text[_name_start(text, found) : value]
+    return _PROVIDER_KEY_NAME.search(name) is not None and _CREDENTIAL_NAME.search(name) is None
+
+
 def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]:
-    """``cands`` without what no detector may mask: a vendor's published example, and a
-    near miss of a fixed format (a run that starts with a format's prefix, which no format
-    rule found, or the value of a provider's name that does not fit the provider's shape).
-    Looked for around each candidate only, so the cost follows the candidates."""
-    spared = [(start, end) for start, end, _kind, fits, strict in named if strict and not fits]
+    """``cands`` without what may not be masked: a vendor's published example, and a near
+    miss of a fixed format (a token that starts with a format's prefix, which no format rule
+    found, or the value of a provider's key name that does not fit the provider's shape).
+    A spare never outranks a credential name or another detector: a near miss spares only
+    the bare and format candidates inside its own token, a provider's value only the bare
+    candidates inside it and the assignment of that same name; a key word's assignment,
+    URL credentials and headers are kept.  Looked for around each candidate only, so the
+    cost follows the candidates."""
+    spared = [(start, end) for start, end, _kind, fits, spare in named if spare and not fits]
     formats: bytearray | None = None  # what the format rules found
+    bare, assignment = len(_TOKEN_RULES) + 3, len(_TOKEN_RULES) + 2
     kept: list[_Cand] = []
     for cand in cands:
-        _prio, start, end, _kind, _masked = cand
-        lo = max(0, start - _NEAR_BACK)
-        near = [(m.start(), m.end()) for needle, shape in _NEAR_MISSES
-                for m in _near_misses(text, needle, shape, lo, end) if start < m.end()]
-        if near and formats is None:
-            formats = bytearray(len(text))
-            for prio, f_start, f_end, _k, _m in cands:
-                if prio <= len(_TOKEN_RULES):
-                    formats[f_start:f_end] = b"\x01" * (f_end - f_start)
-        if any(a < end and start < b for a, b in spared) or _published(text, start, end) or \
-                any(formats is not None and formats.find(1, a, b) == -1 for a, b in near):
+        prio, start, end, _kind, _masked = cand
+        if _published(text, start, end) or any(
+                a <= start and end <= b and (prio == bare or prio == assignment and a == start)
+                for a, b in spared):
             continue
+        if prio == bare or 0 < prio <= len(_TOKEN_RULES):
+            near = [(m.start(), m.end()) for needle, shape in _NEAR_MISSES
+                    for m in _near_misses(text, needle, shape, max(0, start - _NEAR_BACK), end)
+                    if m.start() <= start and end <= m.end()]
+            if near and formats is None:
+                formats = bytearray(len(text))
+                for f_prio, f_start, f_end, _k, _m in cands:
+                    if 0 < f_prio <= len(_TOKEN_RULES):
+                        formats[f_start:f_end] = b"\x01" * (f_end - f_start)
+            if any(formats is not None and formats.find(1, a, b) == -1 for a, b in near):
+                continue
         kept.append(cand)
     return kept
 
 
 def _published(text: str, start: int, end: int) -> bool:
-    """Does a vendor's published example overlap ``start:end``?"""
+    """Is ``start:end`` inside a vendor's published example?"""
     for head, values in _KNOWN_PUBLIC.items():
         if text.find(head, max(0, start - _LONGEST_PUBLIC), end) != -1:
             for value in values:
-                if text.find(value, max(0, start - len(value) + 1), end + len(value) - 1) != -1:
+                at = text.find(value, max(0, end - len(value)), start + len(value))
+                if at != -1 and at <= start and end <= at + len(value):
                     return True
     return False
 

@@ -244,9 +244,11 @@ KNOWN_PUBLIC: frozenset[str] = frozenset((
 # Near misses: a token that starts like a fixed-format key (its distinctive prefix) but does
 # not fit the format (a character too many or too few, a letter outside the alphabet, a part
 # missing) is no key of that provider: the provider issues only keys of its format, so the
-# token is a test's malformed input or a shortened example, and no other detector masks it
-# either.  Each entry: a needle (prefilter) and the shape of the family at the start of a run;
-# the format itself is the TOKEN_RULES entry of the same prefix.
+# token is a test's malformed input or a shortened example, and neither the bare nor the
+# format detectors mask it (under a credential name the assignment still does; the run
+# stops at ``=&:@``, so it never spares what follows it).  Each entry: a needle
+# (prefilter) and the shape of the family at the start of a run; the format itself is the
+# TOKEN_RULES entry of the same prefix.
 NEAR_MISSES: tuple[tuple[str, str], ...] = (
     ("AIza", "AIza"),  # Google API keys: AIza + 35
     ("sntryu_", "sntryu_"),  # Sentry user tokens: 64 hex
@@ -261,7 +263,9 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 # Keys with no prefix whose provider fixes their shape: the value of a name that holds the
 # provider's name (not a password) is that provider's key when it fits one of the shapes.
 # Where the provider issues no other kind of key (``strict``), a value that does not fit is
-# no key of that provider either (a near miss, as above) and no detector masks it.  Each
+# no key of that provider either (a near miss, as above) and the bare detector leaves it
+# alone, but only under the provider's api key / access id / access key name (a word of its
+# own, with no secret, token, password or webhook word): other detectors still mask.  Each
 # entry: the kind, the provider's names (in lower case; key names write them so,
 # capitalised or in upper case), the shapes of its keys, strict.  (Each name costs a search
 # of every text written: gitleaks' keyword formats whose keys are UUIDs or hex beside
