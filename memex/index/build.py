@@ -1078,12 +1078,17 @@ def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
     conn.execute("UPDATE memories SET eff_status = NULL, eff_retired_at = NULL, "
                  "eff_superseded_by = NULL WHERE eff_status IS NOT NULL "
                  "OR eff_retired_at IS NOT NULL OR eff_superseded_by IS NOT NULL")
+    # Each branch of the union reads one partial index (schema 7), not every row; the
+    # rows come in rowid order, as a scan of the table gave them.
     rows = conn.execute(
-        f"SELECT {_CHAIN_COLUMNS} FROM memories WHERE shadowed = 0 AND ("
-        "supersedes IS NOT NULL OR superseded_by IS NOT NULL "
-        "OR id IN (SELECT supersedes FROM memories WHERE supersedes IS NOT NULL) "
-        "OR id IN (SELECT superseded_by FROM memories WHERE superseded_by IS NOT NULL))"
-    ).fetchall()
+        f"SELECT {_CHAIN_COLUMNS} FROM memories WHERE shadowed = 0 AND rowid IN ("
+        "SELECT rowid FROM memories WHERE supersedes IS NOT NULL "
+        "UNION SELECT rowid FROM memories WHERE superseded_by IS NOT NULL "
+        "UNION SELECT rowid FROM memories WHERE id IN "
+        "(SELECT supersedes FROM memories WHERE supersedes IS NOT NULL) "
+        "UNION SELECT rowid FROM memories WHERE id IN "
+        "(SELECT superseded_by FROM memories WHERE superseded_by IS NOT NULL)) "
+        "ORDER BY rowid").fetchall()
     skeletons = [skeleton(row) for row in rows]
     pending = frozenset(row[0] for row in rows if row[1] == "outbox")
     completed, warnings = lifecycle.complete_chains(skeletons, pending)
@@ -1101,7 +1106,7 @@ def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
     conn.execute(
         "INSERT INTO chain_warnings (id, message) SELECT s.id, s.id || ' exists in more "
         "than one place; showing ' || (SELECT w.path FROM memories w WHERE w.id = s.id "
-        "AND w.shadowed = 0) FROM memories s WHERE s.shadowed = 1")
+        "AND w.shadowed = 0) FROM memories s WHERE s.shadowed = 1 ORDER BY s.rowid")
     conn.execute("INSERT OR REPLACE INTO meta (key, value) "
                  "SELECT 'memories', count(*) FROM memories")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -77,6 +77,14 @@ CREATE INDEX IF NOT EXISTS memories_instructions ON memories (scope)
     WHERE role = 'instruction';
 CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes)
     WHERE supersedes IS NOT NULL;
+-- build.derive after a write reads only the rows these hold (few in any store), not
+-- every row: the chain's other end, the values chain completion changed, the shadowed
+-- duplicates (schema 7).
+CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by)
+    WHERE superseded_by IS NOT NULL;
+CREATE INDEX IF NOT EXISTS memories_derived ON memories (id) WHERE eff_status IS NOT NULL
+    OR eff_retired_at IS NOT NULL OR eff_superseded_by IS NOT NULL;
+CREATE INDEX IF NOT EXISTS memories_shadowed ON memories (shadowed, id) WHERE shadowed = 1;
 
 -- The links a memory's front matter lists (model.RELATIONS), one row per memories
 -- rowid and target id: `show` finds the memories naming one without a scan of docs.
