@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memex.core import frontmatter, lifecycle
+from memex.core import frontmatter
 from memex.index import build, views
 from memex.storage import homes
 from tests.test_context import personal, put, shared
@@ -16,7 +16,7 @@ from tests.test_index_lookups import _varied
 
 
 def _old_derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
-    """derive as it was before schema 7: whole-table statements."""
+    """derive as it was before schema 7: its whole-table statements, copied."""
     for mid in sorted(touched_ids):
         conn.execute(
             "UPDATE memories SET shadowed = 1 - shadowed WHERE id IN (?) AND "
@@ -32,20 +32,7 @@ def _old_derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
         "OR id IN (SELECT supersedes FROM memories NOT INDEXED WHERE supersedes IS NOT NULL) "
         "OR id IN (SELECT superseded_by FROM memories NOT INDEXED "
         "WHERE superseded_by IS NOT NULL))").fetchall()
-    skeletons = [build.skeleton(row) for row in rows]
-    pending = frozenset(row[0] for row in rows if row[1] == "outbox")
-    completed, warnings = lifecycle.complete_chains(skeletons, pending)
-    for before in skeletons:
-        after = completed[before.id]
-        if (after.status, after.retired_at, after.superseded_by) != (
-                before.status, before.retired_at, before.superseded_by):
-            conn.execute(
-                "UPDATE memories SET eff_status = ?, eff_retired_at = ?, "
-                "eff_superseded_by = ? WHERE id = ? AND shadowed = 0",
-                (after.status, after.retired_at, after.superseded_by, after.id))
-    conn.execute("DELETE FROM chain_warnings")
-    conn.executemany("INSERT INTO chain_warnings (id, message) VALUES (?, ?)",
-                     [(w.id, w.message) for w in warnings])
+    build.write_completed_chains(conn, rows)  # unchanged by schema 7: shared
     conn.execute(
         "INSERT INTO chain_warnings (id, message) SELECT s.id, s.id || ' exists in more "
         "than one place; showing ' || (SELECT w.path FROM memories w NOT INDEXED "

@@ -1089,6 +1089,18 @@ def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
         "UNION SELECT rowid FROM memories WHERE id IN "
         "(SELECT superseded_by FROM memories WHERE superseded_by IS NOT NULL)) "
         "ORDER BY rowid").fetchall()
+    write_completed_chains(conn, rows)
+    conn.execute(
+        "INSERT INTO chain_warnings (id, message) SELECT s.id, s.id || ' exists in more "
+        "than one place; showing ' || (SELECT w.path FROM memories w WHERE w.id = s.id "
+        "AND w.shadowed = 0) FROM memories s WHERE s.shadowed = 1 ORDER BY s.rowid")
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) "
+                 "SELECT 'memories', count(*) FROM memories")
+
+
+def write_completed_chains(conn: sqlite3.Connection, rows: list[Any]) -> None:
+    """Complete the chains of ROWS (_CHAIN_COLUMNS of every chain member) and write the
+    effective values that differ from the file's, and the chain warnings."""
     skeletons = [skeleton(row) for row in rows]
     pending = frozenset(row[0] for row in rows if row[1] == "outbox")
     completed, warnings = lifecycle.complete_chains(skeletons, pending)
@@ -1103,12 +1115,6 @@ def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
     conn.execute("DELETE FROM chain_warnings")
     conn.executemany("INSERT INTO chain_warnings (id, message) VALUES (?, ?)",
                      [(w.id, w.message) for w in warnings])
-    conn.execute(
-        "INSERT INTO chain_warnings (id, message) SELECT s.id, s.id || ' exists in more "
-        "than one place; showing ' || (SELECT w.path FROM memories w WHERE w.id = s.id "
-        "AND w.shadowed = 0) FROM memories s WHERE s.shadowed = 1 ORDER BY s.rowid")
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) "
-                 "SELECT 'memories', count(*) FROM memories")
 
 
 def memory_paths(conn: sqlite3.Connection, home: str) -> set[str]:
