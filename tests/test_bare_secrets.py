@@ -272,7 +272,7 @@ def _near_misses() -> list[tuple[str, str]]:
 def test_a_near_miss_of_a_fixed_format_is_no_key_the_format_is(near: str, exact: str) -> None:
     assert redact.redact(near).text == near
     out = redact.redact(exact).text
-    assert out != exact and out.endswith("x" * 8) or out.endswith('x"'), out
+    assert out != exact and (out.endswith("x" * 8) or out.endswith('x"')), out
 
 
 def _credential_near_misses() -> list[tuple[str, str]]:
