@@ -254,8 +254,7 @@ class _Verdicts:
             return
         facts = verdict.facts
         detail = None
-        if verdict.error is not None or verdict.secrets or facts is None or facts.supersedes \
-                or facts.superseded_by or facts.related or facts.extends or facts.contradicts:
+        if verdict.error is not None or verdict.secrets or facts is None or facts.chained:
             detail = json.dumps({
                 "error": verdict.error, "secrets": verdict.secrets,
                 "supersedes": facts and facts.supersedes,
