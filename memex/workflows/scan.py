@@ -160,10 +160,10 @@ def in_folder(dir_name: str, rel_path: str) -> bool:
 
 def copy_findings(path: str, blob: str, data: bytes | None,
                   guards: dict[str, tuple[str, str]],
-                  in_folder: bool = False) -> list[SecretFinding]:
+                  draft_in_folder: bool = False) -> list[SecretFinding]:
     """A personal or private memory copied to `path`: the same bytes (blob id) or the
     same body once line endings, trailing space and front matter are set aside. A
-    `propose` draft of a personal memory in the memory folder (`in_folder`; its
+    `propose` draft of a personal memory in the memory folder (`draft_in_folder`; its
     derived_from names the memory) is the sanctioned way to share one, not a copy."""
     match = guards.get(blob)
     how = "same bytes"
@@ -176,7 +176,7 @@ def copy_findings(path: str, blob: str, data: bytes | None,
     if match is None:
         return []
     mid, kind = match
-    if kind == "personal" and in_folder and data is not None and mid == proposed_from(data):
+    if kind == "personal" and draft_in_folder and data is not None and mid == proposed_from(data):
         return []  # parsed only here: a match is rare
     return [SecretFinding(path, 1, f"{kind}-copy", f"{kind} memory {mid}, {how}")]
 
@@ -237,7 +237,7 @@ def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
                 raise gitio.GitError(f"git cannot read the staged version of {path}")
             found = folder_findings(ws.memory_dir_name, path, data)
             if not any(f.kind in ("personal-memory", "private-memory") for f in found):
-                found = copy_findings(path, blob, data, guards, in_folder=True) + found
+                found = copy_findings(path, blob, data, guards, draft_in_folder=True) + found
             findings += found
         elif guards:
             findings += copy_findings(path, blob, data, guards)
