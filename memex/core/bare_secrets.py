@@ -163,8 +163,10 @@ _NUMBER_NAME = re.compile(
 _NUMBER_VALUE = re.compile(
     r"[0-9]+|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}"
     r"|[0-9a-fA-F]{128}")
+# The words that make a name a credential's; a secret name also counts these others.
+_CREDENTIAL_WORDS = "pass|pwd|secret|token|key|auth|cred"
 _SECRET_NAME_WORD = re.compile(
-    r"pass|pwd|secret|token|key|auth|cred|dsn|webhook|session|cookie|private", re.IGNORECASE)
+    _CREDENTIAL_WORDS + "|dsn|webhook|session|cookie|private", re.IGNORECASE)
 # An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
 _ATTRIBUTE_NAME = re.compile(
     r"""\bname=["'](?P<name>[^"'<>]{1,80})["'][^<>]{0,200}?\bvalue=["']$""")
@@ -307,9 +309,10 @@ def _encoded_text(run: str) -> bool:
         # a binary container that holds a JSON document (a signed message, msgpack with
         # a JSON payload): structured data; key material is random bytes
         # (the whole run is searched for a credential key, not the sample only)
+        if _JSON_INSIDE.search(raw) is None:
+            return False
         whole = raw if len(body) == len(run.rstrip("=")) else _decoded_bytes(run)
-        return _JSON_INSIDE.search(raw) is not None and whole is not None and \
-            _JSON_CREDENTIAL.search(whole) is None
+        return whole is not None and _JSON_CREDENTIAL.search(whole) is None
     if " " in decoded or decoded[:1] in "{[<":
         return True
     # a name (``data-value1``), not a password or ``user:password`` that an Authorization
@@ -333,9 +336,9 @@ _ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _JSON_INSIDE = re.compile(rb'\{"[A-Za-z_][A-Za-z0-9_]{0,40}":["{\[0-9tfn]')
 # ... unless it gives a credential a value ({"auth":"..."} of a Docker config)
 _JSON_CREDENTIAL = re.compile(
-    rb'"[A-Za-z_-]{0,30}(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z_-]{0,30}"[ \t\r\n]*:'
+    rb'"[A-Za-z_-]{0,30}(?:' + _CREDENTIAL_WORDS.encode() + rb')[A-Za-z_-]{0,30}"[ \t\r\n]*:'
     rb'[ \t\r\n]*"', re.IGNORECASE)
-_CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
+_CREDENTIAL_WORD = re.compile(_CREDENTIAL_WORDS, re.IGNORECASE)
 
 
 def _is_name(name: str) -> bool:
