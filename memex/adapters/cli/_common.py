@@ -638,8 +638,6 @@ def plain_streams() -> bool:
     """Whether stdout and stderr are streams click.echo writes to as they are (text
     streams with an encoding other than ASCII), so a fast path's echo writes what
     click's would."""
-    import codecs
-
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None) if stream is not None else None
         try:

@@ -67,20 +67,19 @@ def run(query: tuple[str, ...], limit: int = 10, scopes: tuple[str, ...] = (),
         _common.page(table)
         return
     _common.echo(table)
-    if explain:
-        for hit in result.hits:
-            e = hit.explain
-            boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
-            parts = [f"{key} {_render.score(float(e[key]))}" for key in ("bm25", "cosine")
-                     if key in e]
-            if "coverage" in e:
-                parts.append(f"coverage x{e['coverage']}")
-            if "fusion" in e:
-                parts.append(f"fused by {e['fusion']}")
-            _common.echo(f"\n{_render.short(hit.id)}  score {_render.score(hit.score)} "
-                       f"({e.get('lane')} lane, {e.get('match')}): {', '.join(parts)}; "
-                       f"boosts: {boosts}")
-            _common.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
+    for hit in result.hits:
+        e = hit.explain
+        boosts = ", ".join(f"{k} x{v}" for k, v in e.get("boosts", {}).items()) or "none"
+        parts = [f"{key} {_render.score(float(e[key]))}" for key in ("bm25", "cosine")
+                 if key in e]
+        if "coverage" in e:
+            parts.append(f"coverage x{e['coverage']}")
+        if "fusion" in e:
+            parts.append(f"fused by {e['fusion']}")
+        _common.echo(f"\n{_render.short(hit.id)}  score {_render.score(hit.score)} "
+                   f"({e.get('lane')} lane, {e.get('match')}): {', '.join(parts)}; "
+                   f"boosts: {boosts}")
+        _common.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
 
 
 def _choice(choices: tuple[str, ...]) -> Callable[[str], object]:
