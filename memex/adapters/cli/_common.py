@@ -136,31 +136,27 @@ def emit_json_stream(items: Iterable[object]) -> None:
     make the whole element a wide string, and click's search for terminal colour codes
     (JSON escapes ESC, so there are none) is not run over every byte."""
     binary = _utf8_stdout()
-    opened = False
     if binary is None:
-        pending: list[str] = []
-        for item in items:
-            pending.append(",\n  " if opened else "[\n  ")
-            pending.extend(_parts(item))
-            opened = True
-            if len(pending) >= 64 * 8:
-                echo("".join(pending), nl=False)
-                pending.clear()
-        echo("".join(pending) + ("\n]" if opened else "[]"))
-        return
-    stream, encode = binary
-    sys.stdout.flush()
-    chunk: list[bytes] = []
+        def write(parts: list[str]) -> None:
+            echo("".join(parts), nl=False)
+    else:
+        stream, encode = binary
+        sys.stdout.flush()
+
+        def write(parts: list[str]) -> None:
+            stream.write(b"".join(map(encode, parts)))
+            stream.flush()
+    opened = False
+    pending: list[str] = []
     for count, item in enumerate(items, 1):
-        chunk.append(b",\n  " if opened else b"[\n  ")
-        chunk.extend(map(encode, _parts(item)))
+        pending.append(",\n  " if opened else "[\n  ")
+        pending.extend(_parts(item))
         opened = True
         if count % 64 == 0:
-            stream.write(b"".join(chunk))
-            chunk.clear()
-    chunk.append(b"\n]\n" if opened else b"[]\n")
-    stream.write(b"".join(chunk))
-    stream.flush()
+            write(pending)
+            pending.clear()
+    pending.append("\n]\n" if opened else "[]\n")
+    write(pending)
 
 
 def _utf8_stdout() -> tuple[Any, Callable[[str], bytes]] | None:
