@@ -134,3 +134,22 @@ def test_newest_rows_by_pages_are_the_rows_of_one_query(repo: Path, memex_home: 
                 assert whole
                 for page in (1, 2, 3):
                     assert list(views.newest_rows(ws, scopes, live_only, tiered, page)) == whole
+
+
+def test_a_refresh_between_pages_loses_no_live_row(repo: Path, memex_home: Path) -> None:
+    """newest_rows reads the rest after the first page in a second query: a memory a
+    refresh moves to the top meanwhile (edited) is still listed, once."""
+    made = [put(shared(repo), "project", f"note {n}", f"2026-10-{10 + n:02d}T00:00:00Z")
+            for n in range(6)]
+    ws = homes.workspace()
+    views.opened(ws)
+    rows = views.newest_rows(ws, None, page=2)
+    seen = [next(rows)[0], next(rows)[0]]  # the first page: notes 5 and 4
+    oldest = made[0]
+    put(shared(repo), "project", "note 0, edited", "2026-11-30T00:00:00Z", id=oldest.id)
+    views.opened(ws)  # another process's refresh between the pages
+    seen += [row[0] for row in rows]
+    with build.open_index(ws, refresh=False) as index:
+        ids = [index.conn.execute("SELECT id FROM memories WHERE rowid = ?", (rowid,)
+                                  ).fetchone()[0] for rowid in seen]
+    assert sorted(ids) == sorted(m.id for m in made)

@@ -233,8 +233,10 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
     if len(keys) < page:
         return
     with build.open_index(ws, refresh=False) as index:
-        first = {memory_id for _, memory_id in keys}  # a refresh between may move one
-        keys = [key for key in index.conn.execute(query, (*args, -1, page))
+        # All keys again, not those past the first page: a refresh between the two may
+        # have moved a row into the first page's places, and an offset would skip it.
+        first = {memory_id for _, memory_id in keys}
+        keys = [key for key in index.conn.execute(query, (*args, -1, 0))
                 if key[1] not in first]
     for start in range(0, len(keys), page):
         yield from _rows_of(ws, keys[start:start + page])
