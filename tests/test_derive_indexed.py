@@ -19,10 +19,10 @@ def _old_derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
     """derive as it was before schema 7: its whole-table statements, copied."""
     for mid in sorted(touched_ids):
         conn.execute(
-            "UPDATE memories SET shadowed = 1 - shadowed WHERE id IN (?) AND "
-            "shadowed != EXISTS (SELECT 1 FROM memories o "
+            "UPDATE memories SET shadowed = EXISTS (SELECT 1 FROM memories o "
             "WHERE o.id = memories.id AND (o.home_order < memories.home_order OR "
-            "(o.home_order = memories.home_order AND o.path < memories.path)))", (mid,))
+            "(o.home_order = memories.home_order AND o.path < memories.path))) "
+            "WHERE id = ?", (mid,))
     conn.execute("UPDATE memories NOT INDEXED SET eff_status = NULL, eff_retired_at = NULL, "
                  "eff_superseded_by = NULL WHERE eff_status IS NOT NULL "
                  "OR eff_retired_at IS NOT NULL OR eff_superseded_by IS NOT NULL")
