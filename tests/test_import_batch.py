@@ -187,6 +187,26 @@ def test_where_there_is_no_syncfs_each_file_is_fsynced(
         assert sorted(p.read_text() for p in folder.iterdir()) == [t for _, t in files]
 
 
+def test_the_fallback_fsyncs_a_descriptor_open_for_writing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows' fsync (FlushFileBuffers) refuses a read-only descriptor: the fallback
+    flush, the one Windows takes, opens each file for writing."""
+    fcntl = pytest.importorskip("fcntl")
+    from memex.storage import store
+
+    monkeypatch.setattr(store, "_SYNCFS", [None])
+    modes: list[int] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        modes.append(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert not store.write_new_files([(tmp_path / "m" / "a.md", "text\n")])
+    assert modes and os.O_RDONLY not in modes
+
+
 def test_syncfs_is_what_flushes_on_linux_and_its_failure_refuses_the_batch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memex.storage import store

@@ -537,7 +537,7 @@ def flush_files(files: list[str], folders: Iterable[Path]) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     def fsync(path: str) -> None:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDWR)  # Windows' fsync needs write access
         try:
             os.fsync(fd)
         finally:
