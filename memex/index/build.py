@@ -610,23 +610,17 @@ def _indexed_of(index: Index, paths: set[str]
         files, kinds = _indexed(index)
         return ({p: files[p] for p in paths if p in files},
                 {p: kinds[p] for p in paths if p in kinds})
-    states: dict[str, FileState] = {}
-    homes: dict[str, str] = {}
-    if paths:
-        wanted = sorted(paths)
-        for path, home, size, mtime_ns, digest in index.conn.execute(
-                "SELECT path, home, size, mtime_ns, hash FROM files WHERE path IN "
-                f"({', '.join('?' * len(wanted))})", wanted):
-            states[path] = FileState(size, mtime_ns, digest)
-            homes[path] = home
-    return states, homes
+    return indexed_files(index.conn, sorted(paths)) if paths else ({}, {})
 
 
-def indexed_files(conn: sqlite3.Connection) -> tuple[dict[str, FileState], dict[str, str]]:
+def indexed_files(conn: sqlite3.Connection, paths: list[str] | None = None
+                  ) -> tuple[dict[str, FileState], dict[str, str]]:
+    """The files table's {path: state} and {path: home kind}, of PATHS only if given."""
+    where = f" WHERE path IN ({', '.join('?' * len(paths))})" if paths is not None else ""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
     for path, home, size, mtime_ns, digest in conn.execute(
-            "SELECT path, home, size, mtime_ns, hash FROM files"):
+            "SELECT path, home, size, mtime_ns, hash FROM files" + where, paths or ()):
         states[path] = FileState(size, mtime_ns, digest)
         kinds[path] = home
     return states, kinds
