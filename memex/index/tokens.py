@@ -19,7 +19,6 @@ _CJK_CLASS = (
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 )
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_HAS_CJK = _CJK_RUN  # a run is found where a character is (one class: compiled once)
 # The token alphabet: letters and digits of any script (unicode61 splits on the rest,
 # including '_', punctuation, symbols and emoji).
 _WORD = re.compile(r"[^\W_]+")
@@ -84,13 +83,13 @@ def _bigrams(match: re.Match[str]) -> str:
 
 def segment(text: str) -> str:
     """Text with each CJK run replaced by its overlapping bigrams (index and query)."""
-    if text.isascii() or not _HAS_CJK.search(text):
+    if text.isascii() or not _CJK_RUN.search(text):
         return text
     return _CJK_RUN.sub(_bigrams, text)
 
 
 def has_cjk(text: str) -> bool:
-    return not text.isascii() and bool(_HAS_CJK.search(text))
+    return not text.isascii() and bool(_CJK_RUN.search(text))
 
 
 def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
