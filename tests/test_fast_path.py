@@ -236,3 +236,16 @@ def test_ctrl_c_while_a_fast_step_loads_exits_130(monkeypatch: pytest.MonkeyPatc
         cli_main.main(["search", "word"])
     assert exited.value.code == _common.Exit.INTERRUPTED
     assert capsys.readouterr().err == "git-memex: interrupted\n"
+
+
+def test_main_lists_exactly_the_steps_that_have_a_fast_path() -> None:
+    """main.FAST keeps start-up from importing every step to ask; it must name each
+    module that defines `fast` and no other (a step left out silently loses its path)."""
+    import importlib
+
+    from memex.adapters.cli import main as cli_main
+    from memex.adapters.cli.registry import STEPS
+
+    having = {step for step, (module, _) in STEPS.items()
+              if hasattr(importlib.import_module(module), "fast")}
+    assert having == cli_main.FAST
