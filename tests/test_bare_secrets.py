@@ -208,8 +208,14 @@ def test_base64_of_credentials_is_still_masked() -> None:
 
 
 def test_a_value_named_as_a_number_or_a_checksum_is_left_alone() -> None:
-    value, digest = _random(_ALNUM, 64), _random("0123456789abcdef", 64)
-    number = _random(string.digits, 30)
+    # its own seed: drawn from the module's generator, the values depended on which tests
+    # ran before in the worker, and one draw in ~100 held a run of five equal characters
+    # (a placeholder's mark), so the test failed by the order of the run
+    rng = random.Random(1415)
+    value = "".join(rng.choice(_ALNUM) for _ in range(64))
+    digest = "".join(rng.choice("0123456789abcdef") for _ in range(64))
+    number = "".join(rng.choice(string.digits) for _ in range(30))
+    assert not bare_secrets.placeholder_run(digest)
     for text in (f"sumOfExposures = {number};", f"itemCount: {number}", f"md5sum: {digest}"):
         assert redact.redact(text).text == text, text
     # a value of another shape, or a name that also holds a credential word, is masked

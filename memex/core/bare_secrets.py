@@ -48,7 +48,8 @@ import math
 import re
 import string
 
-__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "spans", "typed_sequence"]
+__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "anomalies", "placeholder_run", "spans",
+           "typed_sequence"]
 
 KIND = "random-token"
 MIN_RUN = 12
@@ -197,7 +198,7 @@ def typed_sequence(value: str) -> bool:
     return _TYPED.search(value.lower()) is not None
 
 
-def _placeholder_run(piece: str) -> bool:
+def placeholder_run(piece: str) -> bool:
     """Five equal or consecutive characters in a row (``00000``, ``12345``, ``abcde``)."""
     same = up = down = 1
     for a, b in zip(piece, piece[1:], strict=False):
@@ -247,7 +248,7 @@ def _classify(piece: str, digests: bool = False) -> int:
     found = anomalies(piece)
     if found < MIN_ANOMALIES or found * MAX_CHARS_PER_ANOMALY < n:
         return _SPARED
-    if _placeholder_run(piece) or entropy(piece) < min(MIN_ENTROPY, math.log2(n) - 0.6):
+    if placeholder_run(piece) or entropy(piece) < min(MIN_ENTROPY, math.log2(n) - 0.6):
         return _SPARED
     return _RANDOM
 
