@@ -215,11 +215,14 @@ _ASSIGN_VALUE = re.compile(
         [ \t]*(?:=>|:{1,3}=|\?=|\.=|\+=|=(?!=)|:(?=[ \t"'`*_]|$))  # = := ::= :::= ?= .= => :
       | ["']?[ \t]*,[ \t]*(?=["'])       # setProperty("KEY", "value")
       | ["'][ \t]+value[ \t]*=[ \t]*(?=["'])  # <add key="Password" value="...">
-      | >\s*                            # <token>value</token>
+      | (?P<element>>)\s*               # <token>value</token>
       | [ \t]*：                         # full-width colon
-      | [ \t]+(?:is|was|are|=)[ \t]+(?:(?:set[ \t]+to|now|still)[ \t]+)?  # prose
-      | [ \t]*(?:是|为|は|が|：)          # 密码是 / パスワードは
-      | [ \t]+(?:for|of|on|in)[ \t]+[A-Za-z0-9_.-]{1,40}[ \t]+(?:is|was|=)[ \t]+
+      | [ \t]+=[ \t]+
+      | (?P<prose>                      # a sentence: the value is the word after it
+          [ \t]+(?:is|was|are)[ \t]+(?:(?:set[ \t]+to|now|still)[ \t]+)?
+        | [ \t]*(?:是|为|は|が)          # 密码是 / パスワードは
+        | [ \t]+(?:for|of|on|in)[ \t]+[A-Za-z0-9_.-]{1,40}[ \t]+(?:is|was|=)[ \t]+
+      )
     )
     [ \t]*(?:(?:\*\*|__|`)[ \t]*)?     # "**Password:** value"
     (?P<quote>["'`]?)
@@ -252,6 +255,7 @@ _SPECIAL = re.compile(r"[^A-Za-z0-9_.-]")
 _MIN_ASSIGN_LEN = 8
 _MIN_PEM_BODY = 16  # key material is hundreds of characters; "anything" is prose
 _MIN_ASSIGN_ENTROPY = 2.7
+_MIN_LITERAL_ENTROPY = 2.0  # a literal after a credential name: only a filler is lower
 _MIN_PASSWORD_ENTROPY = 2.5
 _MIN_LOGIN_TOKEN = 20  # a login that is a token (sonar.login), not a user name
 _MIN_DIGITS_LEN = 15  # an all-digit value: a client id or secret, not a port or a count
@@ -269,9 +273,19 @@ _AUTH_HEADER = re.compile(
     r"apikey|key)[ \t]+)?(?P<s>[A-Za-z0-9+/=_.~:@!#$%^&*-]{8,})",
     re.IGNORECASE,
 )
-_CURL_USER = re.compile(
-    r"(?:^|[ \t])(?:-u|--user)[ \t]+(?P<s>[\"']?[^\s\"':]*:[^\s\"']+[\"']?|\"[^\"\n]+\"|'[^'\n]+')"
+_CURL_USER = re.compile(  # user:password, "user:password", "user":"password", user:'password'
+    r"(?:^|[ \t])(?:-u|--user)[ \t]+(?P<s>\"[^\"\n]*\":\"[^\"\n]*\"|'[^'\n]*':'[^'\n]*'"
+    r"|[\"']?[^\s\"':]*:(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s\"']+[\"']?)|\"[^\"\n]+\"|'[^'\n]+')"
 )
+_BRACED = re.compile(r"\{[^{}]*[0-9][^{}]*\}")  # {a value}, not a template's {password}
+
+
+def _unwrapped(part: str) -> str:
+    """One side of ``user:password`` without its quotes, and without braces around a value
+    (curl's ``"{apikey}":"{value}"`` as some docs write a real key; ``{password}`` without a
+    digit stays a template)."""
+    part = part.strip("\"'")
+    return part[1:-1] if _BRACED.fullmatch(part) else part
 # A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
 _K8S_KIND = re.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
 _K8S_ANY_KIND = re.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
@@ -305,13 +319,23 @@ _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the 
 _NEAR_BACK = 256  # how far before a candidate a near miss that it overlaps may start
 _LONGEST_PUBLIC = max(map(len, secret_rules.KNOWN_PUBLIC))
 
-# A provider named in a key name, and the separator and value after that name
-_NAMED_FORMATS = tuple((kind, names, re.compile(shape), strict) for kind, names, shape, strict
-                       in secret_rules.NAMED_FORMATS)
-_NAMED_VALUE = re.compile(
-    r"[A-Za-z0-9_.-]{0,60}[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?(?P<v>[^\s\"'`,;)\\]+)")
-# A value of a named format: (start, end, kind, fits the provider's shape, may be spared:
-# a strict format under the provider's own api key / access id / access key name)
+def _name_forms(name: str) -> frozenset[str]:
+    """How key names write a provider's ``name`` (given as the provider writes it,
+    ``MessageBird``): in lower, upper or capitalised case, as written, or camel case."""
+    return frozenset((name.lower(), name.upper(), name.capitalize(), name,
+                      name[0].upper() + name[1:], name[0].lower() + name[1:]))
+
+
+# A provider named in a key name; the rest of that name (the separator and value after it
+# are any of the assignment's, :data:`_ASSIGN_VALUE`, but a sentence's)
+_NAMED_FORMATS = tuple(
+    (kind, tuple((name.lower(), _name_forms(name)) for name in names), re.compile(shape), strict)
+    for kind, names, shape, strict in secret_rules.NAMED_FORMATS)
+_NAME_REST = re.compile(r"[A-Za-z0-9_.-]{0,60}")
+# A value of a named format: (start, end, kind, masked: it fits the provider's shape, or the
+# provider is not strict and the value is a secret as an assignment's would be; may be
+# spared: it does not fit a strict format and is under the provider's own api key / access
+# id / access key name)
 _Named = tuple[int, int, str, bool, bool]
 # A name that holds the provider's key (what a strict format spares) and the words that make
 # it a credential of another kind, which no spare outranks
@@ -334,12 +358,11 @@ def _named_values(text: str, low: str) -> list[_Named]:
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
     lower case."""
     out: list[_Named] = []
-    same = len(low) == len(text)  # one search in lower case, then the three forms
+    same = len(low) == len(text)  # one search in lower case, then the name's forms
     for kind, names, shape, strict in _NAMED_FORMATS:
-        for name in names:
+        for name, forms in names:
             if same and name not in low:
                 continue
-            forms = (name, name.capitalize(), name.upper())
             if same:
                 places = _all_places(low, name)
             else:
@@ -347,14 +370,28 @@ def _named_values(text: str, low: str) -> list[_Named]:
             for found in places:
                 if text[found : found + len(name)] not in forms:
                     continue
-                m = _NAMED_VALUE.match(text, found + len(name))
-                if m is None or _PASSWORD_WORD.search(
-                        text, _name_start(text, found), m.start("v")) is not None:
+                rest = _NAME_REST.match(text, found + len(name))  # always matches (0-60)
+                value = _code_value(text, found, rest.end() if rest else found + len(name))
+                if value is None or _PASSWORD_WORD.search(
+                        text, _name_start(text, found), value[0]) is not None:
                     continue
-                out.append((m.start("v"), m.end("v"), kind,
-                            shape.fullmatch(m.group("v")) is not None,
-                            strict and _provider_key(text, found, m.start("v"))))
+                start, end, literal = value
+                fits = shape.fullmatch(text, start, end) is not None
+                out.append((start, end, kind, fits or (not strict and _valid_assignment(
+                    text[start:end], literal=literal)),
+                            strict and not fits and _provider_key(text, found, start)))
     return out
+
+
+def _code_value(text: str, name: int, at: int) -> tuple[int, int, bool] | None:
+    """The value given in code to the name that starts at ``name`` and ends at ``at``
+    (any syntax of :data:`_ASSIGN_VALUE` but a sentence's): its span, and whether it is
+    written as a literal."""
+    m = _ASSIGN_VALUE.match(text, at)
+    if m is None or m.group("prose") is not None or _listed(text, name, m):
+        return None
+    found = _assigned_value(text, m)
+    return None if found is None else (*found, _literal(m))
 
 
 def _provider_key(text: str, found: int, value: int) -> bool:
@@ -377,7 +414,7 @@ def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]
     candidates inside it and the assignment of that same name; a key word's assignment,
     URL credentials and headers are kept.  Looked for around each candidate only, so the
     cost follows the candidates."""
-    spared = [(start, end) for start, end, _kind, fits, spare in named if spare and not fits]
+    spared = [(start, end) for start, end, _kind, _masked, spare in named if spare]
     formats: bytearray | None = None  # what the format rules found
     bare, assignment = len(_TOKEN_RULES) + 3, len(_TOKEN_RULES) + 2
     kept: list[_Cand] = []
@@ -470,11 +507,17 @@ def _valid_token(checks: int, body: str) -> bool:
     return "EXAMPLE" not in body.upper()
 
 
-def _valid_assignment(value: str, password: bool = False) -> bool:
+def _valid_assignment(value: str, password: bool = False, literal: bool = False,
+                      prose: bool = False) -> bool:
     """Is an assigned value a real secret rather than a placeholder or code?
 
     ``password``: a quoted value given to a password key, where a memorable password of letters
-    only ("TestSourcePassword") is still a password."""
+    only ("TestSourcePassword") is still a password.  ``literal``: the value is written as a
+    literal (quoted, an element's text, the word after "is"), not a name in code: then any
+    shape but a placeholder is a secret (digits from 8 on, a value with a digit or a symbol
+    from :data:`_MIN_LITERAL_ENTROPY`).  ``prose``: the word after "is" in a sentence, where
+    letters only are a secret when they are not a word: random letters, or a word that holds
+    a password word (rootpasswd, TestSourcePassword); "the key is consistency" is prose."""
     if len(value) < _MIN_ASSIGN_LEN:
         return False
     if value[0] in "$%&*~/.<" or "://" in value:
@@ -484,6 +527,8 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
     if _DOTTED_IDENT.fullmatch(value) or _REGEX_SYNTAX.search(value):
         return False
     if value.isdigit():
+        if literal:
+            return not (bare_secrets.placeholder_run(value) or bare_secrets.typed_sequence(value))
         return len(value) >= _MIN_DIGITS_LEN and entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
     if password:
         return entropy(value) >= _MIN_PASSWORD_ENTROPY
@@ -492,9 +537,19 @@ def _valid_assignment(value: str, password: bool = False) -> bool:
     classes = (
         digit + special + (_UPPER.search(value) is not None) + (_LOWER.search(value) is not None)
     )
-    if not (digit or special) or classes < 2:
+    if not (digit or special):
+        return prose and (_SECRET_IN_WORD.search(value) is not None or
+                          bare_secrets.anomalies(value) >= _MIN_WORD_ANOMALIES)
+    if classes < 2:
         return False
-    return entropy(value) >= _MIN_ASSIGN_ENTROPY
+    return entropy(value) >= (_MIN_LITERAL_ENTROPY if literal else _MIN_ASSIGN_ENTROPY)
+
+
+# A password word inside a value (rootpasswd, TestSourcePassword), not an English word
+# that starts with one ("passwordless", "secretly", "secretary")
+_SECRET_IN_WORD = re.compile(
+    r"(?i:passw(?:or)?d|pwd|passphrase|secret)(?!less|ly|ary|ari|ive|ion|e)")
+_MIN_WORD_ANOMALIES = 2  # English words and names show one at most (bare_secrets.anomalies)
 
 
 # A candidate: (priority, start, end, kind, already_masked)
@@ -585,7 +640,9 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
             value = value.rstrip("`.,;")  # `curl -u user:password`. in prose
         start = text.index(value, start) + offset if value else start + offset
         end = start + len(value)
-        if len(value) < minimum or _PLACEHOLDER_WORDS.search(value) or value[0] in "$%<{":
+        head = _unwrapped(value.partition(":")[0]) if kind == _BASIC_KIND else value
+        if len(value) < minimum or _PLACEHOLDER_WORDS.search(value) or \
+                head[:1] in ("$", "%", "<", "{"):
             continue
         secret = value
         if kind == _AUTH_KIND and (_CODE_NAME.fullmatch(value) or
@@ -594,8 +651,10 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
         if kind in (_URL_KIND, _BASIC_KIND):
             user, _, password = value.partition(":")
             secret = password or user
-            if kind == _BASIC_KIND and (not _ or len(secret) < 6 or secret[0] in "[<{$"):
-                continue
+            if kind == _BASIC_KIND:
+                secret = _unwrapped(secret)
+                if not _ or len(secret) < 6 or secret[0] in "[<{$":
+                    continue
         if secret.lower() in _URL_PLACEHOLDERS or len(secret) < 3:
             continue
         if kind == _URL_KIND and ":" not in value and entropy(value) < _MIN_ASSIGN_ENTROPY:
@@ -678,33 +737,100 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
         m = _ASSIGN_VALUE.match(text, reached)
         if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
-        if "," in m.group() and not _CALL_BEFORE.search(
-                text, max(0, key.start() - 80), _name_start(text, key.start())):
-            continue  # "a", "b" in a list of strings, not setProperty("KEY", "value")
-        quote = m.group("quote")
-        v = (_QUOTED_VALUE[quote] if quote else _UNQUOTED_VALUE).match(text, m.end())
-        if v is None:
+        if _listed(text, key.start(), m):
             continue
-        start, end = v.span()
+        found = _assigned_value(text, m)
+        if found is None:
+            continue
+        start, end = found
         reached = end
-        value = v.group()
-        if value.endswith("...") or text.startswith("...", end):
-            continue  # a shortened example ("ops_eyJzaWdu...")
-        if not quote:
-            if end < len(text) and text[end] in "([":
-                continue  # a call or subscript: code, not a literal
-            stripped = value.rstrip(".")
-            end -= len(value) - len(stripped)
-            value = stripped
-        if not value:
-            continue
+        value = text[start:end]
         if key.group().lower() == "login" and (len(value) < _MIN_LOGIN_TOKEN or "@" in value):
             continue  # SONAR_LOGIN = <token>; a login that is a user name or an email is none
+        prose = m.group("prose") is not None
+        if prose and _NOT_SECRET_NAME.search(_word_before(text, key.start())):
+            continue  # "the primary key is ...", "the cache key is ..."
+        quote = m.group("quote")
         password = bool(quote) and _PASSWORD_WORD.search(key.group()) is not None
         if _is_masked(value):
             out.append((prio, start, end, _ASSIGN_KIND, True))
-        elif _valid_assignment(value, password):
+        elif _valid_assignment(value, password, _literal(m), prose):
             out.append((prio, start, end, _ASSIGN_KIND, False))
+
+
+def _listed(text: str, name: int, m: re.Match[str]) -> bool:
+    """Is the separator ``m`` after the name at ``name`` the comma of a list of strings
+    (``"a", "b"``), not of ``setProperty("KEY", "value")``?"""
+    return "," in m.group() and not _CALL_BEFORE.search(
+        text, max(0, name - 80), _name_start(text, name))
+
+
+def _literal(m: re.Match[str]) -> bool:
+    """Does the separator ``m`` give a literal: a quoted value, an element's text, the word
+    after "is" in a sentence (not a bare name in code, ``token = other_token``)?"""
+    return bool(m.group("quote")) or m.group("prose") is not None or \
+        m.group("element") is not None
+
+
+def _assigned_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
+    """The span of the value that the separator ``m`` (of :data:`_ASSIGN_VALUE`) gives: the
+    quoted string, the word after "is" in a sentence (all of it up to a space, trailing
+    punctuation left out), or the unquoted code value; None for a call, a subscript or a
+    shortened example."""
+    quote = m.group("quote")
+    if quote:
+        v = _QUOTED_VALUE[quote].match(text, m.end())
+    elif m.group("prose") is not None:
+        v = _PROSE_VALUE.match(text, m.end())
+    else:
+        v = _UNQUOTED_VALUE.match(text, m.end())
+    if v is None:
+        return None
+    start, end = v.span()
+    if text[start:end].endswith("...") or text.startswith("...", end):
+        return None  # a shortened example ("ops_eyJzaWdu...")
+    if m.group("prose") is not None and not quote:
+        end = _trimmed_end(text, start, end)
+        if "(" in text[start:end] or "[" in text[start:end]:
+            return None  # "the token is get_token()": code, not a literal
+    elif not quote:
+        if end < len(text) and text[end] in "([":
+            return None  # a call or subscript: code, not a literal
+        end = start + len(text[start:end].rstrip("."))
+    return (start, end) if end > start else None
+
+
+_PROSE_VALUE = re.compile(r"[^\s]+")
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_QUOTES = "\"'`"
+_PROSE_TRAILING = ".,;!?" + "".join(_CLOSERS) + _QUOTES
+
+
+def _trimmed_end(text: str, start: int, end: int) -> int:
+    """``end`` without the sentence's punctuation after a value (``hunter22.``) and the
+    quotes or brackets that close after it but did not open in it (one pass: the counts
+    are taken once)."""
+    value = text[start:end]
+    body = value.rstrip(_PROSE_TRAILING)
+    opened = {c: body.count(o) - body.count(c) for c, o in _CLOSERS.items()}
+    unclosed = {q: body.count(q) % 2 == 1 for q in _QUOTES}
+    kept = len(body)
+    for char in value[kept:]:
+        if char in opened and opened[char] > 0:
+            opened[char] -= 1
+        elif char in unclosed and unclosed[char]:
+            unclosed[char] = False
+        else:
+            break
+        kept += 1
+    return start + kept
+
+
+def _word_before(text: str, start: int) -> str:
+    """The word before the key word at ``start`` in a sentence (``primary`` of "the primary
+    key is"), lower-cased."""
+    head = text[max(0, start - 40) : start].rstrip().lower()
+    return head.rsplit(None, 1)[-1] if head and text[start - 1 : start].isspace() else ""
 
 
 def _name_start(text: str, start: int) -> int:
@@ -732,9 +858,9 @@ def _detect(text: str) -> list[_Hit]:
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
     named = _named_values(text, low)
-    for start, end, kind, fits, _strict in named:
+    for start, end, kind, masked, _spare in named:
         value = text[start:end]
-        if fits and _valid_token(secret_rules.NOT_FILLER, value):
+        if masked and _valid_token(secret_rules.NOT_FILLER, value):
             cands.append((len(_TOKEN_RULES) + 1, start, end, kind, _is_masked(value)))
     if not cands:
         return []

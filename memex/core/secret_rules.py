@@ -266,12 +266,12 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 # no key of that provider either (a near miss, as above) and the bare detector leaves it
 # alone, but only under the provider's api key / access id / access key name (a word of its
 # own, with no secret, token, password or webhook word): other detectors still mask.  Each
-# entry: the kind, the provider's names (in lower case; key names write them so,
-# capitalised or in upper case), the shapes of its keys, strict.  (Each name costs a search
-# of every text written: gitleaks' keyword formats whose keys are UUIDs or hex beside
-# heroku, hubspot, snyk, squarespace, sendbird, kucoin, and airtable's and plaid's
-# alphanumeric ids, were measured at +5% of a 3 KB memory's masking for no change in any
-# figure, and are left out.)
+# entry: the kind, the provider's names (as the provider writes them; key names write them
+# so, in lower, upper or capitalised case, or in camel case), the shapes of its keys,
+# strict.  (Each name costs a search of every text written: gitleaks' keyword formats
+# whose keys are UUIDs or hex beside heroku, hubspot, snyk, squarespace, sendbird, kucoin,
+# and airtable's and plaid's alphanumeric ids, were measured at +5% of a 3 KB memory's
+# masking for no change in any figure, and are left out.)
 _UUID = "[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
 NAMED_FORMATS: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (
     # Cisco Meraki API keys: 40 lower-case hex
@@ -284,7 +284,7 @@ NAMED_FORMATS: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (
     # (32); bot tokens have a format of their own
     ("discord-key", ("discord",), "[0-9a-fA-F]{64}|[0-9]{18}|[A-Za-z0-9=_-]{32}", False),
     # MessageBird: an API key (25), a client id (a UUID)
-    ("messagebird-key", ("messagebird", "message_bird", "message-bird"),
+    ("messagebird-key", ("MessageBird", "message_bird", "message-bird"),
      f"[A-Za-z0-9]{{25}}|{_UUID}", False),
 )
 
