@@ -32,6 +32,12 @@ READABLE_BEFORE = {
     "consumo-api-token": ("consumo_api_token=q8Zt3LmX9vR2pK7wN4sYb6HjW1cF",
                           "q8Zt3LmX9vR2pK7wN4sYb6HjW1cF"),
     "sumo-access": ("sumo_access: q8Zt3LmX9vR2pK7wN4sYb6HjW1cF", "q8Zt3LmX9vR2pK7wN4sYb6HjW1cF"),
+    # one list of secret-name words (review item 3 of stop 24): a strict provider's spare
+    # now also yields to ``dsn``, the number-name spare to ``sign``
+    "sumo-dsn-api-key": ("SUMO_DSN_API_KEY=q8Zt3LmX9vR2pK7wN4sYb6HjW1cF",
+                         "q8Zt3LmX9vR2pK7wN4sYb6HjW1cF"),
+    "signing-total": ("signing_total: 3f9a2c1e7b5d4a6c8e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0"
+                      "b1c2d", "3f9a2c1e7b5d4a6c8e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d"),
     # number/checksum names
     "password-count": ("db_password_count=q8Zt3LmX9vR2pK7wN4sYb6HjW1cF",
                        "q8Zt3LmX9vR2pK7wN4sYb6HjW1cF"),

@@ -164,10 +164,14 @@ _NUMBER_NAME = re.compile(
 _NUMBER_VALUE = re.compile(
     r"[0-9]+|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}"
     r"|[0-9a-fA-F]{128}")
-# The words that make a name a credential's; a secret name also counts these others.
-_CREDENTIAL_WORDS = "pass|pwd|secret|token|key|auth|cred"
-_SECRET_NAME_WORD = re.compile(
-    _CREDENTIAL_WORDS + "|dsn|webhook|session|cookie|private", re.IGNORECASE)
+# The one list of the words that make a name a secret's.  ``key`` is kept apart: a
+# provider's api key name holds it, and a strict provider's spare (redact) asks whether the
+# name is of another credential kind.  The JSON key inside base64 and an encoded name count
+# the credential words with ``key``; a name whose value is a secret counts all of them.
+CREDENTIAL_WORDS = "pass|pwd|secret|token|auth|cred"
+SECRET_NAME_WORDS = CREDENTIAL_WORDS + "|dsn|webhook|session|cookie|private|sign"
+_CREDENTIAL_WORDS = "key|" + CREDENTIAL_WORDS
+_SECRET_NAME_WORD = re.compile("key|" + SECRET_NAME_WORDS, re.IGNORECASE)
 # An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
 _ATTRIBUTE_NAME = re.compile(
     r"""\bname=["'](?P<name>[^"'<>]{1,80})["'][^<>]{0,200}?\bvalue=["']$""")

@@ -340,8 +340,7 @@ _Named = tuple[int, int, str, bool, bool]
 # A name that holds the provider's key (what a strict format spares) and the words that make
 # it a credential of another kind, which no spare outranks
 _PROVIDER_KEY_NAME = re.compile(r"api[_.-]?key|access[_.-]?(?:id|key)", re.IGNORECASE)
-_CREDENTIAL_NAME = re.compile(
-    r"secret|token|pass|pwd|webhook|auth|cred|private|session|cookie|sign", re.IGNORECASE)
+_CREDENTIAL_NAME = re.compile(bare_secrets.SECRET_NAME_WORDS, re.IGNORECASE)
 
 
 def _all_places(text: str, needle: str) -> list[int]:
