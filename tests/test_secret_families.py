@@ -74,6 +74,7 @@ FAMILIES = [
     ("easypost-token", "EZ" + "AK" + rnd(54)),
     ("new-relic-key", "NR" + "JS-" + rnd(19, HEX)),
     ("flutterwave-key", "FLW" + "SECK_TEST-" + rnd(32, HEX) + "-X"),
+    ("sidekiq-secret", "c0ffee42" + ":" + "b16b00b5"),  # Sidekiq Pro/Enterprise credentials
 ]
 IDS = [f"{kind}-{i}" for i, (kind, _) in enumerate(FAMILIES)]
 
@@ -182,6 +183,8 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
     # an open-memex memory's front matter (a scope, not a key), a regex in code, a
     # placeholder in prose, and a ConfigMap after a Secret in one YAML file
     "scope_key: project__remote__9c570c1e24d2",
+    # two 8-digit numbers (a date range) are no Sidekiq credentials
+    "released 20240101:20241231, memory 0x7ffe0000:0x7fff0000",
     '_r("digitalocean-token", "do[opr]_v1_", "[a-f0-9]{64}")',
     "pass the credentials with `curl -u user:password`.",
     "kind: Secret\nmetadata:\n  name: s\n---\nkind: ConfigMap\ndata:\n"

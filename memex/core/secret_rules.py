@@ -177,6 +177,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
        before="A-Za-z0-9_"),
     _r("mailchimp-api-key", "", "[a-f0-9]{32}-us[0-9]{1,2}" + _END, "-us",
        checks=NOT_FILLER | DIGIT | LETTER, before="A-Za-z0-9_-"),
+    # Sidekiq Pro/Enterprise credentials: 8 hex, a colon, 8 hex, wherever they stand (no id
+    # has this shape; a pair of 8-digit numbers, a date range, is none)
+    _r("sidekiq-secret", "", "[a-f0-9]{8}:[a-f0-9]{8}" + _END, ":",
+       checks=NOT_FILLER | LETTER, before="A-Za-z0-9_.:-"),
     _r("facebook-token", "EAA[MC]", "[A-Za-z0-9]{100,}", "EAAM", "EAAC", width=4),
     _r("facebook-token", "[0-9]{15,16}[|]", "[0-9A-Za-z_-]{27,40}" + _END_B64URL, "|",
        checks=NOT_FILLER | LETTER, before="A-Za-z0-9"),
