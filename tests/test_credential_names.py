@@ -72,6 +72,7 @@ ORDINARY_PROSE = [
     "the secret is secretly shared",
     "the token is getToken() in the client",
     "each time a new token is found.\"\"\"",
+    '{"the secret is hardcoded": true}',
     "the primary key is user_id_12345 here",
     "the cache key is repo:path:sha",
     "the password is 8 characters long",

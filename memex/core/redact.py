@@ -802,7 +802,8 @@ def _assigned_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
 _PROSE_VALUE = re.compile(r"[^\s]+")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _QUOTES = "\"'`"
-_PROSE_TRAILING = ".,;!?" + "".join(_CLOSERS) + _QUOTES
+_PROSE_CLOSING = "".join(_CLOSERS) + _QUOTES
+_PROSE_TRAILING = ".,;!?" + _PROSE_CLOSING
 
 
 def _trimmed_end(text: str, start: int, end: int) -> int:
@@ -810,6 +811,8 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
     quotes or brackets that close after it but did not open in it (one pass: the counts
     are taken once)."""
     value = text[start:end]
+    if len(value) > 1 and value[-2] in _PROSE_CLOSING and value.endswith(":"):
+        value = value[:-1]  # "the secret is hardcoded": in a quoted key (a user:, kept)
     body = value.rstrip(_PROSE_TRAILING)
     opened = {c: body.count(o) - body.count(c) for c, o in _CLOSERS.items()}
     unclosed = {q: body.count(q) % 2 == 1 for q in _QUOTES}
