@@ -123,6 +123,10 @@ PROVIDER = [
     ('System.setProperty("DISCORD_CLIENT_ID", "290417385562918374")', "290417385562918374"),
     ('$discordClientId .= "290417385562918374"', "290417385562918374"),
     ('var discordClientId string = "290417385562918374"', "290417385562918374"),
+    # a colon with no space after a provider's name, as before this stop
+    ("discord_client_id:290417385562918374", "290417385562918374"),
+    ("meraki_api_key:5cb4a5f04cd412fe946667b17f0129ba17aeb2e0",
+     "5cb4a5f04cd412fe946667b17f0129ba17aeb2e0"),
 ]
 
 ORDINARY_PROVIDER = [

@@ -382,11 +382,16 @@ def _named_values(text: str, low: str) -> list[_Named]:
     return out
 
 
+# ``discord_client_id:0745...``: after a provider's name a colon needs no space (a key word's
+# does: ``http:``, ``sha256:``); the groups of :data:`_ASSIGN_VALUE` that never take part here
+_TIGHT_COLON = re.compile(r"[\"']?:(?P<quote>[\"'`]?)(?P<prose>(?!x)x)?(?P<element>(?!x)x)?")
+
+
 def _code_value(text: str, name: int, at: int) -> tuple[int, int, bool] | None:
     """The value given in code to the name that starts at ``name`` and ends at ``at``
     (any syntax of :data:`_ASSIGN_VALUE` but a sentence's): its span, and whether it is
     written as a literal."""
-    m = _ASSIGN_VALUE.match(text, at)
+    m = _ASSIGN_VALUE.match(text, at) or _TIGHT_COLON.match(text, at)
     if m is None or m.group("prose") is not None or _listed(text, name, m):
         return None
     found = _assigned_value(text, m)
