@@ -123,6 +123,11 @@ PROVIDER = [
     ('System.setProperty("DISCORD_CLIENT_ID", "290417385562918374")', "290417385562918374"),
     ('$discordClientId .= "290417385562918374"', "290417385562918374"),
     ('var discordClientId string = "290417385562918374"', "290417385562918374"),
+    # a strict provider's near-miss spare keeps to the separators it had (=, :, =>, ?=):
+    # an element or setProperty does not widen it
+    ("<meraki_api_key>Tr0ub4dor&3x</meraki_api_key>", "Tr0ub4dor&3x"),
+    ('System.setProperty("sumo_access_key", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oO")',
+     "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oO"),
     # a colon with no space after a provider's name, as before this stop
     ("discord_client_id:290417385562918374", "290417385562918374"),
     ("meraki_api_key:5cb4a5f04cd412fe946667b17f0129ba17aeb2e0",

@@ -332,6 +332,9 @@ _NAMED_FORMATS = tuple(
     (kind, tuple((name.lower(), _name_forms(name)) for name in names), re.compile(shape), strict)
     for kind, names, shape, strict in secret_rules.NAMED_FORMATS)
 _NAME_REST = re.compile(r"[A-Za-z0-9_.-]{0,60}")
+# The separators under which a strict provider's near miss is spared (those it had when
+# the spare was written: an element, setProperty or a declaration do not widen it)
+_SPARE_SEPARATOR = re.compile(r"[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?")
 # A value of a named format: (start, end, kind, masked: it fits the provider's shape, or the
 # provider is not strict and the value is a secret as an assignment's would be; may be
 # spared: it does not fit a strict format and is under the provider's own api key / access
@@ -370,7 +373,8 @@ def _named_values(text: str, low: str) -> list[_Named]:
                 if text[found : found + len(name)] not in forms:
                     continue
                 rest = _NAME_REST.match(text, found + len(name))  # always matches (0-60)
-                value = _code_value(text, found, rest.end() if rest else found + len(name))
+                at = rest.end() if rest else found + len(name)
+                value = _code_value(text, found, at)
                 if value is None or _PASSWORD_WORD.search(
                         text, _name_start(text, found), value[0]) is not None:
                     continue
@@ -378,7 +382,9 @@ def _named_values(text: str, low: str) -> list[_Named]:
                 fits = shape.fullmatch(text, start, end) is not None
                 out.append((start, end, kind, fits or (not strict and _valid_assignment(
                     text[start:end], literal=literal)),
-                            strict and not fits and _provider_key(text, found, start)))
+                            strict and not fits and _SPARE_SEPARATOR.fullmatch(
+                                text, at, start) is not None and
+                            _provider_key(text, found, start)))
     return out
 
 
