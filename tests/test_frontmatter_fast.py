@@ -182,6 +182,15 @@ def test_number_words_read_as_ruamel_reads_them(word: str) -> None:
     agree(f"---\nid: {MID}\nscope: project\nschema_version: 2\ntitle: {word}\n---\n\nBody.\n")
 
 
+@pytest.mark.parametrize("key", ["note", "review_history", "status_history"])
+def test_a_timestamp_in_a_flow_mapping_is_read_as_ruamel_reads_it(key: str) -> None:
+    """`at: <timestamp>` in a flow mapping is a history entry's time (its text) only under
+    the history fields; under another key ruamel types it (found by hypothesis: `note:`
+    holding `{at: 2026-12-01T06:00:00Z, ...}` was a string fast and a timestamp in full)."""
+    agree(f"---\nid: {MID}\nscope: project\nschema_version: 2\n{key}:\n"
+          "  - {at: 2026-12-01T06:00:00Z, by: alice, to: approved}\n---\n\nThe body.\n")
+
+
 def test_aliases_are_still_refused_before_expansion() -> None:
     text = f"---\nid: {MID}\nscope: project\nx: &a [1]\ny: *a\n---\n"
     assert record(text, True) == ("refused", None)

@@ -241,9 +241,11 @@ def _flow_item(text: str, at: int, timed: bool) -> tuple[Any, int]:
     return value, at
 
 
-def _flow(text: str) -> Any:
+def _flow(text: str, history: bool = False) -> Any:
     """A flow sequence of scalars ([a, "b"]) or, in a history item, a flow mapping
-    of scalars ({at: ..., by: ...}), alone on its line but for a comment."""
+    of scalars ({at: ..., by: ...}), alone on its line but for a comment.  ``history``:
+    the mapping is an entry of a history field, whose ``at`` is a time the model reads
+    as its text (under another key ruamel types a timestamp: left to it)."""
     closing = "]" if text[0] == "[" else "}"
     items: list[Any] = []
     entry: dict[str, Any] = {}
@@ -263,7 +265,8 @@ def _flow(text: str) -> Any:
             at = match.end()
             if at >= len(text):
                 raise _Unsure
-            entry[match.group(1)], at = _flow_item(text, at, match.group(1) == "at")
+            entry[match.group(1)], at = _flow_item(text, at,
+                                                   history and match.group(1) == "at")
         else:
             value, at = _flow_item(text, at, False)
             items.append(value)
@@ -329,7 +332,7 @@ def read_plain(header: str) -> dict[str, Any] | None:
                 if not text:
                     raise _Unsure
                 if text[0] == "{":
-                    items.append(_flow(text))
+                    items.append(_flow(text, key in model.HISTORY_FIELDS))
                 elif text[0] == "[":
                     raise _Unsure
                 else:
