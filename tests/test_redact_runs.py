@@ -59,3 +59,35 @@ def test_ids_and_times_told_at_once_are_spared_as_the_judging_spares_them(text: 
         patch.setattr(bare_secrets, "_SPARED_SHAPE", _NEVER)
         assert bare_secrets.spans(text) == fast
         assert redact.find_secrets(text) == findings
+
+
+_KEY_PARTS = ["password", "passwd", "pwd", "passphrase", "secret", "token", "api_key",
+              "api-key", "apikey", "access_key", "auth_key", "account-key", "private_key",
+              "credential", "creds", "key", "auth", "login", "pass", "cred", "密码", "口令",
+              "密钥", "パスワード", "暗証番号", "비밀번호", " is ", " was ", " ", "_", "-", ".",
+              "=", ":", "\n", "a", "z", "1", "monkey", "author", "é", "x" * 9]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_KEY_PARTS), max_size=25))
+def test_key_words_found_in_windows_are_the_whole_texts_matches(parts: list[str]) -> None:
+    low = "".join(parts)
+    assert [m.span() for m in redact.assign_keys(low)] == \
+        [m.span() for m in redact._ASSIGN_KEY.finditer(low)]
+
+
+def test_every_key_word_alternative_holds_a_needle() -> None:
+    """assign_keys searches only around the needles: a key word added to _ASSIGN_WORD
+    without one would never be found (add its word to _ASSIGN_NEEDLES)."""
+    depth, start, alternatives = 0, 0, []
+    source = redact._ASSIGN_WORD
+    for at, char in enumerate(source):
+        depth += char in "([" and source[at - 1 : at] != "\\"
+        depth -= char in ")]" and source[at - 1 : at] != "\\"
+        if char == "|" and depth == 0:
+            alternatives.append(source[start:at])
+            start = at + 1
+    alternatives.append(source[start:])
+    assert len(alternatives) > 10
+    for alternative in alternatives:
+        assert any(needle in alternative for needle in redact._ASSIGN_NEEDLES), alternative
