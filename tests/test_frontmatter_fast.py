@@ -230,3 +230,23 @@ def test_a_short_text_is_written_the_same_from_the_cache_in_a_block_and_a_flow()
                 assert frontmatter._scalar(value, in_flow) == frontmatter._text_scalar(
                     value, in_flow)
     assert frontmatter._scalar("a:b", True) != frontmatter._scalar("a:b", False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(
+    st.sampled_from(["scope", "status", "title", "role", "note", "x-tool", "tags"]),
+    st.one_of(st.text(max_size=70), st.sampled_from(["true", "12", "a: b", "project", "#x"]),
+              st.booleans(), st.integers(), st.lists(st.text(max_size=5), max_size=2))),
+    max_size=6))
+def test_a_header_is_written_the_same_from_the_line_cache(items: list[tuple[str, Any]]) -> None:
+    """emit_header keeps the lines of short text values: a header written with them
+    cached is the one written without (each line made by _emit_value)."""
+    data = dict(items)
+    fresh = "".join(frontmatter._emit_value(k, v) + "\n" for k, v in data.items())
+    assert frontmatter.emit_header(data) == fresh  # the cache as earlier examples left it
+    assert frontmatter.emit_header(data) == fresh  # these lines cached
+    for value in ("p", "pr", "project"):  # a value is not taken for another
+        assert frontmatter.emit_header({"title": value}) == f"title: {value}\n"
+    # the same text under another key, and True beside 1, are not taken for each other
+    assert frontmatter.emit_header({"a": "1", "b": "1", "c": True, "d": 1}) == \
+        "a: \"1\"\nb: \"1\"\nc: true\nd: 1\n"

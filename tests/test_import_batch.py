@@ -222,3 +222,52 @@ def test_syncfs_is_what_flushes_on_linux_and_its_failure_refuses_the_batch(
     failed = store.write_new_files([(folder / "c.md", "c\n")])
     assert [p.name for p, _ in failed] == ["c.md"]
     assert sorted(p.name for p in folder.iterdir()) == ["a.md", "b.md"]
+
+
+def test_staged_temp_files_are_named_as_mkstemp_names_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bulk write names its temp files ".<name>.<pid>.<random>.memex-tmp" without
+    mkstemp: clean_stale_temps reads the pid from them (a dead writer's are removed, a
+    live one's kept); a name already taken falls back to mkstemp; every file gets the
+    mode a single write gives it (0666 less the umask)."""
+    from memex.storage import store
+
+    folder = tmp_path / "mem"
+    seen: list[str] = []
+    real_replace = os.replace
+
+    def replace(src: str, dst: Any) -> None:
+        seen.append(os.path.basename(src))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    taken: list[str] = []
+    real_create = store._create_temp
+
+    def create(folder_: str, stem: str) -> tuple[int, str]:
+        if not taken:  # the first name is taken: mkstemp names that one
+            taken.append(stem)
+            open(os.path.join(folder_, stem + store.TEMP_SUFFIX), "w").close()
+        return real_create(folder_, stem)
+
+    monkeypatch.setattr(store, "_create_temp", create)
+    files = [(folder / f"{n}.md", f"text {n}\n") for n in range(3)]
+    assert not store.write_new_files(files)
+    assert [p.read_text() for p, _ in files] == [t for _, t in files]
+    umask = store._umask()
+    assert {p.stat().st_mode & 0o777 for p, _ in files} == {0o666 & ~umask}
+    pid = str(os.getpid())
+    for name in seen:
+        assert name.startswith(".") and name.endswith(store.TEMP_SUFFIX)
+        parts = name[: -len(store.TEMP_SUFFIX)].rsplit(".", 2)
+        assert parts[0].endswith(".md") and parts[1] == pid and parts[2], name
+    assert len(set(seen)) == 3 and taken and f"{taken[0]}{store.TEMP_SUFFIX}" not in seen
+    # a killed writer's leftover (a pid that is gone) is removed; a live writer's kept
+    temps = Path(store.temp_dir(folder))
+    os.unlink(temps / f"{taken[0]}{store.TEMP_SUFFIX}")
+    dead = temps / seen[0].replace(f".{pid}.", ".999999999.")
+    live = temps / seen[1]
+    dead.write_text("x")
+    live.write_text("x")
+    store.clean_stale_temps(temps)
+    assert not dead.exists() and live.exists()

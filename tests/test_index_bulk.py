@@ -5,6 +5,8 @@ dataclass __init__, and the build's checks on a file's name held as text."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,44 @@ def test_a_misnamed_or_misplaced_file_is_quarantined_with_the_same_reason(
     assert reasons["01J0000000000000000000000Z.md"] == (
         f"file name 01J0000000000000000000000Z.md does not match its id {mid}")
     assert reasons[f"{org}.md"].startswith("scope 'org' does not belong in the repo folder")
+
+
+def test_bodies_packed_by_either_zlib_codec_read_back_by_the_other(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stored bodies are the zlib format whichever codec wrote them (ISA-L's where
+    the `isal` package imports, else the standard library's): an index made with one is
+    read by the other, a body unchanged, and both make the same search results."""
+    import zlib
+
+    from isal import isal_zlib
+
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    body = "wombat burrow grass night 依赖 " + " ".join(f"w{i}" for i in range(200))
+    memfiles.put(folder, body)
+    memfiles.put(folder, "a short wombat note")  # under PACK_MIN: stored as text
+    assert build._ZLIB is isal_zlib
+    for writer, reader in ((isal_zlib, zlib), (zlib, isal_zlib)):
+        monkeypatch.setattr(build, "_ZLIB", writer)
+        build.refresh(ws, full=True)
+        before = _index(ws)
+        monkeypatch.setattr(build, "_ZLIB", reader)
+        with build.open_index(ws, refresh=False) as index:
+            stored = [build.body_text(z) for (z,) in index.conn.execute(
+                "SELECT zbody FROM memories ORDER BY length(zbody) DESC")]
+        assert stored[0] == body and stored[1] == "a short wombat note"
+        assert _index(ws) == before
+
+
+def test_without_isal_the_standard_librarys_zlib_packs_the_bodies() -> None:
+    """Where the `isal` package does not import (no wheel for the platform), the index
+    falls back to the standard library's zlib and packs the same format."""
+    script = ("import sys, zlib; sys.modules['isal'] = None\n"
+              "from memex.index import build\n"
+              "assert build._ZLIB is zlib\n"
+              "packed = build.pack_body('wombat ' * 100)\n"
+              "assert isinstance(packed, bytes) and zlib.decompress(packed) == b'wombat ' * 100\n"
+              "print('ok')")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip() == "ok", done.stderr

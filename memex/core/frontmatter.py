@@ -109,8 +109,26 @@ def _emit_value(key: str, value: Any) -> str:
     return f"{key}: {_scalar(value)}"
 
 
+# The lines of short text values already written ("scope: project", "status: active"):
+# _emit_value of a key and a str is a function of the two, and most recur in every
+# header a bulk write (an import) emits, twice each (rewrite's canonical check).
+_LINES: dict[tuple[str, str], str] = {}
+
+
 def emit_header(data: dict[str, Any]) -> str:
-    return "".join(_emit_value(k, v) + "\n" for k, v in data.items())
+    lines = []
+    for key, value in data.items():
+        if type(value) is str and len(value) <= 64:
+            line = _LINES.get((key, value))
+            if line is None:
+                line = _emit_value(key, value) + "\n"
+                if len(_LINES) >= 4096:
+                    _LINES.clear()
+                _LINES[(key, value)] = line
+            lines.append(line)
+        else:
+            lines.append(_emit_value(key, value) + "\n")
+    return "".join(lines)
 
 
 def emit(memory: model.Memory) -> str:

@@ -470,23 +470,28 @@ def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFail
     not be written, each with its error; every other one is written."""
     failed: list[tuple[Path, WriteFailed]] = []
     staged: list[tuple[str, Path]] = []
-    folders: dict[Path, Path] = {}
+    folders: dict[Path, str] = {}
     umask = _umask()
-    for path, text in files:
+    # Temp names as mkstemp makes them (".<name>.<pid>.<random><TEMP_SUFFIX>", which
+    # clean_stale_temps reads), the random part drawn once per call and told apart by a
+    # counter: mkstemp's name drawing and file object cost ~40% of a file's staging.
+    token = f".{os.getpid()}.{os.urandom(6).hex()}"
+    for n, (path, text) in enumerate(files):
         tmp: str | None = None
         try:
             if path.parent not in folders:
                 iostep.step("mkdir")
                 path.parent.mkdir(parents=True, exist_ok=True)
-                folders[path.parent] = temp_dir(path.parent)
+                folders[path.parent] = str(temp_dir(path.parent))
             iostep.step("create-temp")
-            import tempfile  # writes only (it imports random, shutil)
-
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.",
-                                       suffix=TEMP_SUFFIX, dir=folders[path.parent])
-            with os.fdopen(fd, "wb") as handle:
+            fd, tmp = _create_temp(folders[path.parent], f".{path.name}{token}x{n}")
+            try:
                 iostep.step("write")
-                handle.write(text.encode("utf-8"))
+                data = text.encode("utf-8")
+                while data:
+                    data = data[os.write(fd, data):]
+            finally:
+                os.close(fd)
             with contextlib.suppress(OSError):
                 os.chmod(tmp, 0o666 & ~umask)
             staged.append((tmp, path))
@@ -497,7 +502,7 @@ def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFail
             failed.append((path, write_failed(exc, path)))
     try:
         iostep.step("fsync")
-        flush_files([tmp for tmp, _ in staged], folders.values())
+        flush_files([tmp for tmp, _ in staged], [Path(f) for f in folders.values()])
     except OSError as exc:
         for tmp, path in staged:
             with contextlib.suppress(OSError):
@@ -513,6 +518,22 @@ def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFail
                 os.unlink(tmp)
             failed.append((path, write_failed(exc, path)))
     return failed
+
+
+def _create_temp(folder: str, stem: str) -> tuple[int, str]:
+    """A new file FOLDER/STEM<TEMP_SUFFIX> opened for writing (O_EXCL: never one that
+    exists; mode 0600 until its caller sets it, as mkstemp's); if that name is taken,
+    a file mkstemp names from the same prefix."""
+    path = os.path.join(folder, stem + TEMP_SUFFIX)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, flags, 0o600), path
+    except FileExistsError:
+        import tempfile  # writes only (it imports random, shutil)
+
+        return tempfile.mkstemp(prefix=stem.rsplit(".", 1)[0] + ".", suffix=TEMP_SUFFIX,
+                                dir=folder)
 
 
 def flush_files(files: list[str], folders: Iterable[Path]) -> None:
