@@ -11,7 +11,9 @@ at most `RARE` of the memories looked at hold. A word (or rule subject) that
 hundreds of memories share says little about whether two of them speak of the same
 thing, and the pairs it would bring grow with the square of the store; the pairs of
 rare keys are bounded by `RARE` times the number of keys, so the pass grows
-linearly.
+linearly. Near-duplicates (`hygiene.duplicate_pairs`) take their candidate pairs from
+the words at most `RARE` memories hold the same way (and from the small sets, compared
+exactly: `hygiene.is_candidate`).
 """
 
 from __future__ import annotations
