@@ -389,19 +389,25 @@ def _candidate_duplicates(sets: Sequence[frozenset[str]], rare: frozenset[str],
                           counts: Counter[str], threshold: float = NEAR_DUPLICATE
                           ) -> list[tuple[int, int, float]]:
     # The pairs sharing a rare word come from its holders (at most pairs.RARE each: the
-    # count of pairs grows with the store, not its square). A set whose first
-    # _prefix_size words (rarest first) are all rare shares one of them with any set
-    # alike enough (the prefix filter's rule), so only the small sets holding a common
-    # word there need more: they go through the exact prefix join among themselves
-    # (their prefixes are a few words long).
+    # count of pairs grows with the store, not its square). Two sets alike enough share
+    # one of their first _prefix_size words in any one order of all words (the prefix
+    # filter's rule); in the order (count, word) rare words come first. So a set whose
+    # prefix is all rare words is found through those alone, and a set with a common
+    # word in its prefix holds all its rare words there: each set is a holder of its
+    # prefix's rare words only. The small sets with a common word in their prefix go
+    # through the exact prefix join among themselves (their prefixes are a few words).
     holders: dict[str, list[int]] = {}
     small: list[int] = []
     for i, words in enumerate(sets):
         held = rare.intersection(words)
-        for word in held:
-            holders.setdefault(word, []).append(i)
-        if len(words) <= SMALL and len(held) < _prefix_size(len(words)):
+        prefix = _prefix_size(len(words))
+        leading: Iterable[str] = held
+        if len(held) > prefix:
+            leading = sorted(held, key=lambda word: (counts[word], word))[:prefix]
+        elif len(words) <= SMALL and len(held) < prefix:
             small.append(i)
+        for word in leading:
+            holders.setdefault(word, []).append(i)
     found: dict[tuple[int, int], float] = {}
     for x, y, score in _near_duplicates([sets[i] for i in small], threshold, counts):
         found[(small[x], small[y])] = score
