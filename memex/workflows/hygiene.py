@@ -21,13 +21,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memex.core import clock, gcpause, lifecycle, model
 from memex.core.errors import MemexError
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, freshness, hygiene_cache, pairs, writes
+from memex.workflows import conflicts, freshness, hygiene_cache, pairs
+
+if TYPE_CHECKING:  # health writes nothing: the writer (and its secret rules) loads on use
+    from memex.workflows import writes
 
 AccessStats = dict[str, tuple[int, str]]
 Key = TypeVar("Key")
@@ -529,6 +532,8 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
 
 def retire(ws: Workspace, candidate: Candidate) -> writes.WriteResult:
     """Retire (archive) a candidate, the reason kept in its status_history."""
+    from memex.workflows import writes
+
     note = f"clean: {candidate.group}: {candidate.reason}"
     return writes.set_status(ws, candidate.id, "archived", note=note)
 
@@ -537,6 +542,8 @@ def delete(ws: Workspace, candidate: Candidate) -> Path:
     """Delete a personal or outbox candidate's file (shared ones are only retired)."""
     if candidate.shared:
         raise MemexError(f"{candidate.id} is shared: it is retired, never deleted, by clean")
+    from memex.workflows import writes
+
     writes.delete(ws, candidate.id)
     return candidate.item.path
 
