@@ -190,3 +190,43 @@ def test_rare_keys_bring_the_candidate_pairs_of_all_keys(rare: int) -> None:
     focus = set(range(0, 600, 7))
     assert (pairs.rare_pairs(fewer, where, focus, rare)
             == pairs.rare_pairs(every, where, focus, rare))
+
+
+@pytest.mark.parametrize(("rare", "small"), [(2, 4), (4, 12), (32, 0), (32, 32)])
+def test_near_duplicates_are_the_alike_pairs_sharing_a_rare_word_or_both_small(
+        rare: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """duplicate_pairs finds exactly the pairs at least NEAR_DUPLICATE alike that share a
+    word at most pairs.RARE memories hold, or whose sets both have at most SMALL words
+    (brute force over every pair, with a pair of SMALL and of SMALL + 1 common words);
+    update_duplicate_pairs after a change agrees."""
+    monkeypatch.setattr(pairs, "RARE", rare)
+    monkeypatch.setattr(hygiene, "SMALL", small)
+    home = store.Home("project", Path("/nowhere"))
+    memories = [m for m in generated_store(500, seed=rare + small) if m.is_live]
+    held = pairs.counts(pairs.word_set(hygiene.text_of(m)) for m in memories).most_common()
+    for n, size in enumerate((small, small, small + 1, small + 1)):  # common words only
+        body = " ".join(word for word, _ in held[:size])
+        memories.append(model.Memory(id=f"S{n}", scope="project", title="", body=body))
+    items = [store.Loaded(m, Path(f"/nowhere/{m.id}.md"), home) for m in memories]
+    sets = [pairs.word_set(hygiene.text_of(i.memory)) for i in items]
+    counts = pairs.counts(sets)
+    common = {w for w, n in counts.items() if n > rare}
+    expected: dict[tuple[str, str], float] = {}
+    lost = 0
+    for (x, a), (y, b) in itertools.combinations(enumerate(items), 2):
+        if a.memory.scope != b.memory.scope or not sets[x] | sets[y]:
+            continue
+        score = len(sets[x] & sets[y]) / len(sets[x] | sets[y])
+        if score < hygiene.NEAR_DUPLICATE:
+            continue
+        if max(len(sets[x]), len(sets[y])) <= small or not (sets[x] & sets[y]) <= common:
+            expected[(a.id, b.id)] = score
+        else:
+            lost += 1
+    found = hygiene.duplicate_pairs(items)
+    assert {(a, b): score for a, b, score in found} == expected
+    assert expected and lost and (small == 0 or ("S0", "S1") in expected)  # not empty
+    for changed in items[::25] + items[-4:]:
+        earlier = [p for p in found if changed.id not in p[:2]]
+        again = hygiene.update_duplicate_pairs(earlier, items, {changed.id}, counts=counts)
+        assert {frozenset(p[:2]) for p in again} == {frozenset(p[:2]) for p in found}

@@ -21,13 +21,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memex.core import clock, gcpause, lifecycle, model
 from memex.core.errors import MemexError
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, freshness, hygiene_cache, pairs, writes
+from memex.workflows import conflicts, freshness, hygiene_cache, pairs
+
+if TYPE_CHECKING:  # health writes nothing: the writer (and its secret rules) loads on use
+    from memex.workflows import writes
 
 AccessStats = dict[str, tuple[int, str]]
 Key = TypeVar("Key")
@@ -46,6 +49,9 @@ NEAR_DUPLICATE = 0.8
 # prefixes (fewer when a set is too small to hold them). A larger k lengthens the
 # prefixes by a word or two and leaves far fewer pairs to compare.
 SHARED_IN_PREFIX = 4
+# A near-duplicate pair of sets that share no rare word is compared only when both have
+# at most this many words (duplicate_pairs); a small set's prefix is a few words long.
+SMALL = 32
 _TRIVIAL = re.compile(
     r"^(?:test(?:ing)?(?: memory| note| entry)?|this is a test|tmp|temp|asdf+|qwerty|foo|bar|"
     r"baz|foobar|hello(?: world)?|ok(?:ay)?|done|works|it works|fixed|wip|todo|lorem ipsum"
@@ -183,12 +189,12 @@ def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE,
     `words` caches the word sets (pairs.word_set); `counts`, pairs.counts of their sets
     or of more (any superset of them), gives the order of rarity.
     """
+    texts_words = words if words is not None else pairs.Words()
     with gcpause.paused():
-        return _near_duplicates(texts, threshold, words if words is not None else pairs.Words(),
-                                counts)
+        return _near_duplicates([texts_words[t] for t in texts], threshold, counts)
 
 
-def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
+def _near_duplicates(sets: Sequence[frozenset[str]], threshold: float,
                      counts: Counter[str] | None) -> list[tuple[int, int, float]]:
     # A prefix join with k shared words. Words are ranked rarest first (any fixed order
     # is exact; the rarest keep postings short). Sets x, y (|y| <= |x|) whose overlap
@@ -200,7 +206,6 @@ def _near_duplicates(texts: Sequence[str], threshold: float, words: pairs.Words,
     # indexes its own prefix. Only those are compared. Words of one set are in no other:
     # not indexed. A posting entry is one integer, size << shift | set, so a posting
     # sorts by size and one bisect finds a size window.
-    sets = [words[t] for t in texts]
     freq = counts if counts is not None else pairs.counts(sets)
     rank = {w: n for n, w in enumerate(sorted(freq, key=freq.__getitem__))}  # all of sets
     by_rank = rank.__getitem__
@@ -352,28 +357,96 @@ def text_of(memory: model.Memory) -> str:
 
 def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None,
                     counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
-    """(id, id, jaccard) of near-duplicates within each scope (`counts`: pairs.counts of
+    """(id, id, jaccard) of near-duplicates within each scope: the pairs at least
+    NEAR_DUPLICATE alike that `is_candidate` lets through (`counts`: pairs.counts of
     their word sets or of more, when the caller has it)."""
-    by_scope: dict[str, list[store.Loaded]] = {}
-    for item in live:
-        by_scope.setdefault(item.memory.scope, []).append(item)
+    texts = words if words is not None else pairs.Words()
+    sets = [texts[text_of(i.memory)] for i in live]
+    if counts is None:
+        counts = pairs.counts(sets)
+    rare = frozenset(word for word, count in counts.items() if count <= pairs.RARE)
+    by_scope: dict[str, list[int]] = {}
+    for n, item in enumerate(live):
+        by_scope.setdefault(item.memory.scope, []).append(n)
     out: list[tuple[str, str, float]] = []
-    for group in by_scope.values():
-        texts = [text_of(i.memory) for i in group]
-        for x, y, score in near_duplicates(texts, words=words, counts=counts):
-            out.append((group[x].id, group[y].id, score))
+    with gcpause.paused():
+        for group in by_scope.values():
+            for x, y, score in _candidate_duplicates([sets[n] for n in group], rare, counts):
+                out.append((live[group[x]].id, live[group[y]].id, score))
+    return out
+
+
+def _prefix_size(size: int, threshold: float = NEAR_DUPLICATE) -> int:
+    """How many of a set's rarest words a set at least `threshold` alike holds one of."""
+    return size - math.ceil(threshold * size - _SLACK) + 1
+
+
+def is_candidate(x: frozenset[str], y: frozenset[str], rare: frozenset[str]) -> bool:
+    """Whether `duplicate_pairs` finds two word sets at least NEAR_DUPLICATE alike: they
+    share a rare word (held by at most pairs.RARE of the memories), or both have at
+    most SMALL words. Lost: two larger sets alike only in words many memories hold."""
+    return (len(x) <= SMALL and len(y) <= SMALL) or not rare.isdisjoint(x & y)
+
+
+def _candidate_duplicates(sets: Sequence[frozenset[str]], rare: frozenset[str],
+                          counts: Counter[str], threshold: float = NEAR_DUPLICATE
+                          ) -> list[tuple[int, int, float]]:
+    # The pairs sharing a rare word come from its holders (at most pairs.RARE each: the
+    # count of pairs grows with the store, not its square). Two sets alike enough share
+    # one of their first _prefix_size words in any one order of all words (the prefix
+    # filter's rule); in the order (count, word) rare words come first. So a set whose
+    # prefix is all rare words is found through those alone, and a set with a common
+    # word in its prefix holds all its rare words there: each set is a holder of its
+    # prefix's rare words only. The small sets with a common word in their prefix go
+    # through the exact prefix join among themselves (their prefixes are a few words).
+    holders: dict[str, list[int]] = {}
+    small: list[int] = []
+    for i, words in enumerate(sets):
+        held = rare.intersection(words)
+        prefix = _prefix_size(len(words))
+        leading: Iterable[str] = held
+        if len(held) > prefix:
+            leading = sorted(held, key=lambda word: (counts[word], word))[:prefix]
+        elif len(words) <= SMALL and len(held) < prefix:
+            small.append(i)
+        for word in leading:
+            holders.setdefault(word, []).append(i)
+    found: dict[tuple[int, int], float] = {}
+    for x, y, score in _near_duplicates([sets[i] for i in small], threshold, counts):
+        found[(small[x], small[y])] = score
+    candidates: set[tuple[int, int]] = set()
+    for members in holders.values():
+        for at, first in enumerate(members):
+            candidates.update((first, second) for second in members[at + 1:])
+    for i, j in candidates - found.keys():
+        mine, theirs = sets[i], sets[j]
+        size, other_size = len(mine), len(theirs)
+        if (size if size < other_size else other_size) < threshold * (
+                other_size if size < other_size else size):
+            continue  # jaccard <= smaller / larger size
+        shared = len(mine & theirs)
+        score = shared / (size + other_size - shared)
+        if score >= threshold:
+            found[(i, j)] = score
+    out = [(i, j, score) for (i, j), score in found.items()]
+    out.sort(key=lambda pair: (pair[1], pair[0]))
     return out
 
 
 def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
                            live: Sequence[store.Loaded], touched: set[str],
-                           threshold: float = NEAR_DUPLICATE, words: pairs.Words | None = None
+                           threshold: float = NEAR_DUPLICATE, words: pairs.Words | None = None,
+                           counts: Counter[str] | None = None
                            ) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` for the same memories, given its earlier result and which ids
-    changed: only pairs with a changed memory are compared again."""
+    changed: only pairs with a changed memory are compared again (those `is_candidate`
+    lets through; `counts` as for duplicate_pairs)."""
     out = [p for p in previous if p[0] not in touched and p[1] not in touched]
     last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
     texts = words if words is not None else pairs.Words()
+    if counts is None:
+        counts = pairs.counts(texts[text_of(i.memory)] for i in live)
+    rare = frozenset(word for word, count in counts.items() if count <= pairs.RARE)
 
     def words_of(memory_id: str) -> frozenset[str]:
         # only the memories compared: those in a changed one's scope
@@ -396,7 +469,8 @@ def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
                     other_size if size < other_size else size):
                 continue
             union = mine | theirs
-            if union and len(mine & theirs) / len(union) >= threshold:
+            if union and len(mine & theirs) / len(union) >= threshold and is_candidate(
+                    mine, theirs, rare):
                 out.append((other.id, item.id, len(mine & theirs) / len(union)))
         done.add(item.id)
     return out
@@ -458,6 +532,8 @@ def rot_candidates(items: Sequence[store.Loaded], stats: AccessStats, now: datet
 
 def retire(ws: Workspace, candidate: Candidate) -> writes.WriteResult:
     """Retire (archive) a candidate, the reason kept in its status_history."""
+    from memex.workflows import writes
+
     note = f"clean: {candidate.group}: {candidate.reason}"
     return writes.set_status(ws, candidate.id, "archived", note=note)
 
@@ -466,6 +542,8 @@ def delete(ws: Workspace, candidate: Candidate) -> Path:
     """Delete a personal or outbox candidate's file (shared ones are only retired)."""
     if candidate.shared:
         raise MemexError(f"{candidate.id} is shared: it is retired, never deleted, by clean")
+    from memex.workflows import writes
+
     writes.delete(ws, candidate.id)
     return candidate.item.path
 
@@ -549,8 +627,13 @@ def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | Non
     duplicates = snap.cached("duplicates")
     if duplicates is None:
         live = offerable(snap.items)
+        if counts is None:  # rarity among all live memories, as health counts it
+            words = words if words is not None else pairs.Words()
+            counts = pairs.counts(words[text_of(i.memory)] for i in snap.items
+                                  if i.memory.is_live)
         earlier = snap.previous("duplicates")
-        duplicates = (update_duplicate_pairs(earlier, live, snap.touched, words=words)
+        duplicates = (update_duplicate_pairs(earlier, live, snap.touched, words=words,
+                                             counts=counts)
                       if earlier is not None else duplicate_pairs(live, words, counts))
         snap.remember("duplicates", duplicates)
     return [(a, b, float(x)) for a, b, x in duplicates]

@@ -23,7 +23,7 @@ from memex.storage import store
 from memex.storage.homes import Workspace
 
 CACHE_NAME = "hygiene-cache.json"
-VERSION = 2
+VERSION = 3  # 3: near-duplicates by hygiene.is_candidate (a version-2 result may hold more)
 
 
 @dataclass

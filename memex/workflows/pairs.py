@@ -11,7 +11,9 @@ at most `RARE` of the memories looked at hold. A word (or rule subject) that
 hundreds of memories share says little about whether two of them speak of the same
 thing, and the pairs it would bring grow with the square of the store; the pairs of
 rare keys are bounded by `RARE` times the number of keys, so the pass grows
-linearly.
+linearly. Near-duplicates (`hygiene.duplicate_pairs`) take their candidate pairs from
+the words at most `RARE` memories hold the same way (and from the small sets, compared
+exactly: `hygiene.is_candidate`).
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ _ASCII_WORDS = bytes(
     for b in range(256))
 
 
+def _words(text: str) -> list[str]:
+    """Every word of `text` (`\\w+`, lower-cased), repeats included."""
+    if text.isascii():  # the same words as the pattern, by a byte table and a split
+        return text.encode().translate(_ASCII_WORDS).decode().split()
+    return list(map(str.lower, _WORD.findall(text)))
+
+
 def word_set(text: str) -> frozenset[str]:
     """Every word of `text` (`\\w+`, lower-cased): what near-duplicates compare."""
-    if text.isascii():  # the same words as the pattern, by a byte table and a split
-        return frozenset(text.encode().translate(_ASCII_WORDS).decode().split())
-    return frozenset(map(str.lower, _WORD.findall(text)))
+    return frozenset(_words(text))
 
 
 class Words(dict[str, frozenset[str]]):
@@ -50,7 +57,7 @@ class Words(dict[str, frozenset[str]]):
         self._spelling: dict[str, str] = {}  # word -> its one object
 
     def __missing__(self, text: str) -> frozenset[str]:
-        words = word_set(text)
+        words = _words(text)  # one set of them, of the shared objects (~15% less work)
         found = self[text] = frozenset(map(self._spelling.setdefault, words, words))
         return found
 
