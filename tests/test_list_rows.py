@@ -1,13 +1,17 @@
-"""`list --json` streams JSON built straight from index rows (reads.each_json) and
-written by a faster encoder (_common._element): the bytes must be the ones the Memory
-path gives (reads.load_view, as_json, json.dumps(indent=2)) on a varied store, and the
-encoder json.dumps's for any JSON value."""
+"""`list --json` streams JSON built straight from index rows (reads.each_listed: each
+row's stored start of its element, index.listing) and written by a faster encoder
+(jsonout.element): the bytes must be the ones the Memory path gives (reads.load_view,
+as_json, json.dumps(indent=2)) on a varied store, the stored form must be what a full
+rebuild writes after any change, and the encoder must write json.dumps's text for any
+JSON value."""
 
 from __future__ import annotations
 
 import io
 import json
 import random
+import zlib
+from collections.abc import Iterator
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -17,16 +21,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memex.adapters.cli import _common
-from memex.core import clock, policy
+from memex.core import clock, jsonout, policy
+from memex.index import build, listing
 from memex.storage import homes
 from memex.workflows import reads
 from tests.test_context import approved_instruction, personal, put, shared
 
 
-def _stream(capsys: pytest.CaptureFixture[str], items: Any) -> str:
+def _stream(capsys: pytest.CaptureFixture[str], elements: Any) -> str:
     capsys.readouterr()
-    _common.emit_json_stream(items)
+    _common.emit_json_elements(elements)
     return capsys.readouterr().out
+
+
+def _encoded(items: list[object]) -> Iterator[bytes]:
+    return (jsonout.element(item).encode("utf-8") for item in items)
 
 
 def _dumped(capsys: pytest.CaptureFixture[str], data: object) -> str:
@@ -60,6 +69,8 @@ def _varied(repo: Path, memex_home: Path) -> None:
         {"title": "", "text": "no title; " + "word " * 200},
         {"title": "t" * 300, "text": "\tcontrol\x01 chars\r\nand 日本語 text"},
         {"aliases": ["ship it", "部署"], "language": "en", "pinned": True},
+        # names fields the listing writes after the front matter: no stored form
+        {"extra": {"summary": "my own words", "home": "elsewhere"}},
     ]
     for i, extra in enumerate(fields):
         day = f"2026-10-{rng.randint(1, 28):02d}T00:00:00Z"
@@ -85,7 +96,7 @@ def test_rows_stream_the_bytes_of_the_memory_path(
     _varied(repo, memex_home)
     ws = homes.workspace()
     view = reads.load_view(ws, scopes, include_all, as_of)
-    items, _ = reads.each_json(ws, scopes, include_all, as_of)
+    items, _ = reads.each_listed(ws, scopes, include_all, as_of)
     assert _stream(capsys, items) == _dumped(capsys, [reads.as_json(x) for x in view.items])
     assert view.items or not include_all
 
@@ -102,8 +113,8 @@ def test_the_varied_store_has_what_the_rows_path_must_handle(
                x.path.read_text(encoding="utf-8") for x in everything)
     assert any(x.memory.extra for x in live)
     assert len(live) < len(everything) - 6
-    items, _ = reads.each_json(ws, limit=3)
-    assert [i["id"] for i in items] == [x.id for x in live[:3]]
+    items, _ = reads.each_listed(ws, limit=3)
+    assert [json.loads(i)["id"] for i in items] == [x.id for x in live[:3]]
 
 
 def test_one_eligibility_rule_for_memories_and_fields(
@@ -132,7 +143,7 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
 def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
     out = io.StringIO()
     with redirect_stdout(out):
-        _common.emit_json_stream(iter(items))
+        _common.emit_json_elements(_encoded(items))
     assert out.getvalue() == json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -140,13 +151,13 @@ def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
 @given(st.lists(st.dictionaries(st.text(max_size=6), _values, max_size=6)
                 | _values, max_size=3))
 def test_the_byte_stream_path_writes_what_json_dumps_writes(items: list[object]) -> None:
-    """On a UTF-8 stdout over a byte stream the elements' parts are encoded one by one
-    and written to the bytes below: the same bytes as the text path."""
+    """On a UTF-8 stdout over a byte stream the elements' bytes are written to the
+    stream below: the same bytes as the text path."""
     raw = io.BytesIO()
     text = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
     with redirect_stdout(text):
         assert _common._utf8_stdout() is not None
-        _common.emit_json_stream(iter(items))
+        _common.emit_json_elements(_encoded(items))
         text.flush()
     expected = json.dumps(items, ensure_ascii=False, indent=2) + "\n"
     assert raw.getvalue() == expected.encode("utf-8")
@@ -168,9 +179,9 @@ def test_rows_of_the_list_shape_take_the_one_call_path_and_write_json_dumps_byte
                 {**row, "summary": "plain"}, {"only": "x" * 300}, {"a": None},
                 {**row, 1: [1]}, {**row, "del": "\x7f" * 300}]
     for item in variants:
-        assert _common._element(item) == json.dumps(
+        assert jsonout.element(item) == json.dumps(
             [item], ensure_ascii=False, indent=2)[4:-2]
-    assert _common._shape(tuple(map(type, row.values()))) is not None
+    assert jsonout._shape(tuple(map(type, row.values()))) is not None
 
 
 def test_values_of_other_types_are_written_as_json_dumps_writes_them() -> None:
@@ -183,6 +194,58 @@ def test_values_of_other_types_are_written_as_json_dumps_writes_them() -> None:
              {"n": [1, (2, 3)], "long": "y" * 300}]
     out = io.StringIO()
     with redirect_stdout(out):
-        _common.emit_json_stream(iter(items))
+        _common.emit_json_elements(_encoded(items))
     assert out.getvalue() == json.dumps(items, ensure_ascii=False, indent=2,
                                         default=str) + "\n"
+
+
+def _rows(ws: homes.Workspace) -> list[tuple[object, ...]]:
+    """Every column of every memories row but the rowid, by path."""
+    with build.open_index(ws, refresh=False) as index:
+        names = [row[1] for row in index.conn.execute("PRAGMA table_info(memories)")
+                 if row[1] != "rowid"]
+        return index.conn.execute(f"SELECT {', '.join(names)} FROM memories "
+                                  "ORDER BY path").fetchall()
+
+
+def test_the_listed_column_after_changes_is_what_a_full_rebuild_writes(
+        repo: Path, memex_home: Path) -> None:
+    """The stored start of each element (index.listing) is written with its row: after
+    edits, a move between homes, a deletion, a new memory and a chain change, the
+    incremental refresh leaves the table a full rebuild makes, and each row's column
+    is what its own doc and body give."""
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    build.refresh(ws)
+    files = sorted(shared(repo).glob("*.md"))
+    edited = files[0].read_text(encoding="utf-8")
+    files[0].write_text(edited.replace("\ntitle: ", "\ntitle: Renamed ", 1)
+                        .rstrip("\n") + "\nand one more line\n", encoding="utf-8")
+    files[1].unlink()
+    moved = sorted(personal(memex_home).glob("*.md"))[0]
+    moved.rename(shared(repo) / moved.name)
+    newer = put(shared(repo), "project", "a memory written after the first build",
+                "2026-10-20T00:00:00Z")
+    put(shared(repo), "project", "it replaces the newer one", "2026-10-21T00:00:00Z",
+        supersedes=newer.id)
+    build.refresh(ws)
+    incremental = _rows(ws)
+    build.refresh(ws, full=True)
+    assert _rows(ws) == incremental
+    names = [row[1] for row in build.open_index(ws, refresh=False).conn.execute(
+        "PRAGMA table_info(memories)") if row[1] != "rowid"]
+    doc, zbody, listed = (names.index(n) for n in ("doc", "zbody", "listed"))
+    nulls = 0
+    for row in incremental:
+        expected = listing.plain(str(row[doc]), build.body_text(row[zbody]))  # type: ignore[arg-type]
+        got = row[listed]
+        nulls += got is None
+        assert (got if got is None else zlib.decompressobj(zdict=listing.DICTIONARY)
+                .decompress(got)) == expected  # type: ignore[arg-type]
+    assert nulls == 1  # the memory naming summary and home in its front matter
+    assert "Renamed" in _stream_all(ws)
+
+
+def _stream_all(ws: homes.Workspace) -> str:
+    items, _ = reads.each_listed(ws, include_all=True)
+    return b"".join(items).decode("utf-8")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -26,8 +27,8 @@ def test_library_reads_are_logged_whatever_the_caller(repo: Path) -> None:
     ws = homes.workspace()
     usage.log_path(ws.home).unlink(missing_ok=True)
 
-    items, _ = reads.each_json(ws, limit=2)
-    listed = [str(i["id"]) for i in items]
+    items, _ = reads.each_listed(ws, limit=2)
+    listed = [str(json.loads(i)["id"]) for i in items]
     shown, _ = reads.show(ws, listed[0])
     page, view = reads.page(ws, limit=1, offset=1)
     found = reads.search(ws, engine.SearchRequest(query="staging database port"))
@@ -47,8 +48,8 @@ def test_a_stream_left_early_logs_what_it_handed_out(repo: Path) -> None:
         assert result.exit_code == 0
     ws = homes.workspace()
     usage.log_path(ws.home).unlink(missing_ok=True)
-    items, _ = reads.each_json(ws)
-    first = next(items)
+    items, _ = reads.each_listed(ws)
+    first = json.loads(next(items))
     items.close()  # type: ignore[attr-defined]
     assert _entries(ws) == [("list", [first["id"]])]
 

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 from memex.core import fingerprint, frontmatter, gcpause, lifecycle, model
 from memex.core.errors import InvalidMemory
-from memex.index import schema, tokens
+from memex.index import listing, schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
 from memex.storage import iostep, store
@@ -873,13 +873,15 @@ _LIST_JSON = json.JSONEncoder(ensure_ascii=False).encode
 def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[object, ...]:
     """The memories row (columns as _flush names them) of the memory M of the file PATH
     in the home of KIND, which is ORDER-th in store.homes order."""
+    doc = _DOC_JSON(m.front_matter())
     return (
         path, m.id, kind, order, m.scope, m.type, m.status,
         m.review_state, m.importance, m.created_at or None, m.updated_at or None,
         m.retired_at or None, m.valid_from or None, m.valid_until or None,
         m.expires_at or None, m.supersedes, m.superseded_by,
-        _LIST_JSON(m.tags), _LIST_JSON(m.paths), _DOC_JSON(m.front_matter()),
+        _LIST_JSON(m.tags), _LIST_JSON(m.paths), doc,
         pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)), m.role,
+        listing.stored(doc, m.body),
     )
 
 
@@ -903,8 +905,9 @@ _RULE: list[str] = []
 
 def text_rule() -> str:
     """A digest of what fts_row makes of a few memories (CJK, a title apart from the
-    body, tags, aliases): a change to that rule changes it, and the index is rebuilt
-    rather than left holding text its deletes would no longer match."""
+    body, tags, aliases) and of what their rows keep for listings (index.listing): a
+    change to either rule changes it, and the index is rebuilt rather than left holding
+    text its deletes would no longer match or listings in another form."""
     if not _RULE:
         samples = [
             model.Memory(id="r", scope="project", title="Ship it", body="依赖管理用 pnpm.",
@@ -914,6 +917,9 @@ def text_rule() -> str:
         digest = hashlib.blake2b(digest_size=8)
         for sample in samples:
             digest.update("\x00".join(fts_row(sample)).encode("utf-8"))
+            digest.update(b"\x00" + (listing.plain(_DOC_JSON(sample.front_matter()),
+                                                    sample.body) or b""))
+        digest.update(listing.DICTIONARY)
         _RULE.append(digest.hexdigest())
     return _RULE[0]
 
@@ -1054,8 +1060,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
         "INSERT INTO memories (rowid, path, id, home, home_order, scope, type, status, "
         "review_state, importance, created_at, updated_at, retired_at, valid_from, "
         "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, zbody, "
-        "text_key, role) "
-        "VALUES (" + ", ".join("?" * 24) + ")", mem_rows)
+        "text_key, role, listed) "
+        "VALUES (" + ", ".join("?" * 25) + ")", mem_rows)
     conn.executemany("INSERT INTO fts (rowid, title, tags, body, aliases) "
                      "VALUES (?, ?, ?, ?, ?)", text_rows)
     files_rows.clear()

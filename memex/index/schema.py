@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -62,7 +62,11 @@ CREATE TABLE IF NOT EXISTS memories (
     text_key TEXT NOT NULL,  -- embed.text: what a vector of this memory is stored under
     path TEXT NOT NULL UNIQUE,
     doc TEXT NOT NULL,
-    zbody NOT NULL
+    zbody NOT NULL,
+    -- What `list --json` copies (index.listing, schema 8): the row's element up to its
+    -- last front-matter field and its summary, compressed (NULL: built whole). Last,
+    -- so a query reading doc or zbody does not step over it.
+    listed BLOB
 );
 CREATE INDEX IF NOT EXISTS memories_id ON memories (id);
 -- context and list: the newest memories of some scopes without reading every row.

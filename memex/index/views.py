@@ -216,9 +216,10 @@ def newest(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
 
 
 def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
-                tiered: bool = False, page: int = 64) -> Iterator[tuple[Any, ...]]:
-    """`newest`'s rows as stored, no Memory made: (rowid, path, home, doc, body,
-    eff_status, eff_retired_at, eff_superseded_by)."""
+                tiered: bool = False, page: int = 64, columns: str = _ROW
+                ) -> Iterator[tuple[Any, ...]]:
+    """`newest`'s rows as stored, no Memory made: their COLUMNS (by default (rowid,
+    path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by))."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
@@ -229,7 +230,7 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
     # rest's when it asks for more.
     with build.open_index(ws, refresh=False) as index:
         keys = index.conn.execute(query, (*args, page, 0)).fetchall()
-    yield from _rows_of(ws, keys)
+    yield from _rows_of(ws, keys, columns)
     if len(keys) < page:
         return
     with build.open_index(ws, refresh=False) as index:
@@ -239,23 +240,24 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
         keys = [key for key in index.conn.execute(query, (*args, -1, 0))
                 if key[1] not in first]
     for start in range(0, len(keys), page):
-        yield from _rows_of(ws, keys[start:start + page])
+        yield from _rows_of(ws, keys[start:start + page], columns)
 
 
-def _rows_of(ws: Workspace, batch: list[tuple[int, str]]) -> Iterator[tuple[Any, ...]]:
-    """The stored rows of BATCH's (rowid, id) keys, in its order; a key whose row
+def _rows_of(ws: Workspace, batch: list[tuple[int, str]], columns: str
+             ) -> Iterator[tuple[Any, ...]]:
+    """The COLUMNS of BATCH's (rowid, id) keys' rows, in its order; a key whose row
     another refresh moved meanwhile is skipped."""
     if not batch:
         return
     with build.open_index(ws, refresh=False) as index:
         rows = index.conn.execute(
-            f"SELECT {_ROW}, id FROM memories WHERE rowid IN "
+            f"SELECT rowid, id, {columns} FROM memories WHERE rowid IN "
             f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
     found = {row[0]: row for row in rows}
-    for rowid, memory_id in batch:
-        row = found.get(rowid)
-        if row is not None and row[-1] == memory_id:
-            yield row[:-1]
+    for key in batch:
+        row = found.get(key[0])
+        if row is not None and row[1] == key[1]:
+            yield row[2:]
 
 
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:

@@ -6,12 +6,11 @@ Reads never write files; what a read had to repair is returned as warnings.
 from __future__ import annotations
 
 import itertools
-import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memex.core import clock, model, policy
+from memex.core import clock, policy
 from memex.core.errors import MemexError
 from memex.storage import store, usage, watch
 from memex.storage.homes import Workspace
@@ -48,93 +47,63 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
     return view
 
 
-def each_json(ws: Workspace, scopes: Iterable[str] | None = None,
-              include_all: bool = False, as_of: str | None = None, limit: int | None = None,
-              log_in: Workspace | None = None) -> tuple[Iterator[dict[str, object]], View]:
-    """`load_view`'s memories in its order (at most `limit`), each as `as_json` makes it,
-    built straight from the refreshed index's rows as iterated (a page at a time, no
-    Memory or Path per row): for a caller that streams them (`list --json`). The View
-    holds what the refresh quarantined and warned about; its items stay empty. The ids
-    handed out are logged as listed (in `log_in`'s home when `ws` is an as-of view of
-    it) once the caller is done with the iterator."""
-    from memex.index import views
+def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
+                include_all: bool = False, as_of: str | None = None,
+                limit: int | None = None, log_in: Workspace | None = None
+                ) -> tuple[Iterator[bytes], View]:
+    """`load_view`'s memories in its order (at most `limit`), each as the UTF-8 of the
+    JSON element `list --json` writes for it (`as_json`'s mapping, as jsonout writes
+    it), straight from the refreshed index's rows as iterated (a page at a time, no
+    Memory or mapping per row: index.listing). The View holds what the refresh
+    quarantined and warned about; its items stay empty. The ids handed out are logged
+    as listed (in `log_in`'s home when `ws` is an as-of view of it) once the caller is
+    done with the iterator."""
+    from memex.index import listing, views
 
     quarantined, warnings = views.opened(ws)
     at = clock.now_str()
     wanted = sorted(set(scopes)) if scopes is not None else None
-    rows = views.newest_rows(ws, wanted, live_only=not include_all and as_of is None,
-                             page=256)
-    items = (data for data in map(_row_reader(), rows)
-             if include_all or _eligible(data, at, as_of))
-    return _logged(log_in or ws, itertools.islice(items, limit)), View(
+    rows: Iterator[tuple[Any, ...]] = views.newest_rows(
+        ws, wanted, live_only=not include_all and as_of is None, page=1024,
+        columns=listing.COLUMNS)
+    if not include_all:
+        rows = _eligible_rows(rows, at, as_of)
+    return _listed(log_in or ws, itertools.islice(rows, limit)), View(
         quarantined=quarantined, warnings=warnings)
 
 
-def _eligible(data: dict[str, object], at: str, as_of: str | None) -> bool:
-    get = data.get
-    return policy.eligible_fields(
-        get("status"), get("review_state"), get("created_at"),  # type: ignore[arg-type]
-        get("retired_at"), get("valid_from"), get("valid_until"),  # type: ignore[arg-type]
-        get("expires_at"), at, as_of)  # type: ignore[arg-type]
+def _eligible_rows(rows: Iterator[tuple[Any, ...]], at: str, as_of: str | None
+                   ) -> Iterator[tuple[Any, ...]]:
+    from memex.index import listing
+
+    eligible, fields = policy.eligible_fields, listing.ELIGIBILITY
+    for row in rows:
+        status, review, created, retired, start, until, expires = row[fields]
+        if eligible(status, review, created, retired, start, until, expires, at, as_of):
+            yield row
 
 
-# The fields a stored doc with these keys leaves out, with their defaults, in order.
-_MISSING: dict[tuple[str, ...], dict[str, object]] = {}
+def _listed(ws: Workspace, rows: Iterator[tuple[Any, ...]]) -> Iterator[bytes]:
+    from memex.index import listing
 
-
-def _row_reader() -> Callable[[tuple[Any, ...]], dict[str, object]]:
-    """row_json, with the index functions it calls once a row at hand."""
-    from memex.index import build, views
-
-    body_text, as_read, loads, summarise = build.body_text, views.as_read, json.loads, \
-        model.summarise
-
-    def row_json(row: tuple[Any, ...]) -> dict[str, object]:
-        """`as_json` of an index row (views.newest_rows) without the Memory: the stored
-        doc is the memory's front_matter() as JSON (build.memory_row), so it is that
-        dict; only a row that chain completion changed (eff_*, rare) goes through a
-        Memory."""
-        _rowid, path, home, doc, zbody, eff_status, eff_retired, eff_by = row
-        body = body_text(zbody)
-        if eff_status is None and eff_retired is None and eff_by is None:
-            data: dict[str, object] = loads(doc)
-            shape = tuple(data)
-            missing = _MISSING.get(shape)
-            if missing is None:
-                missing = {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if n not in data}
-                if len(_MISSING) < 512:
-                    _MISSING[shape] = missing
-            data.update(missing)
-            title = data["title"]
-        else:
-            memory = as_read(doc, zbody, eff_status, eff_retired, eff_by)
-            data = _fields(memory)
-            title = memory.title
-        data["body"] = body
-        data["path"] = path
-        data["home"] = home
-        data["summary"] = summarise(title, body)  # type: ignore[arg-type]
-        return data
-
-    return row_json
-
-
-def _fields(memory: model.Memory) -> dict[str, object]:
-    data: dict[str, object] = dict(memory.front_matter())
-    for name in model.FIELD_ORDER:
-        data.setdefault(name, getattr(memory, name, None))
-    return data
-
-
-def _logged(ws: Workspace, items: Iterator[dict[str, object]]
-            ) -> Iterator[dict[str, object]]:
+    element, at = listing.element, listing.ID
     shown: list[str] = []
     try:
-        for item in items:
-            shown.append(str(item["id"]))
-            yield item
+        for row in rows:
+            shown.append(row[at])
+            written = element(row)
+            yield written if written is not None else _completed(row)
     finally:
         usage.record_in(ws, usage.Op.LIST, shown)
+
+
+def _completed(row: tuple[Any, ...]) -> bytes:
+    """The element of a row of index.listing.COLUMNS that chain completion changed."""
+    from memex.index import listing, views
+
+    path, home, _, zbody, eff_status, eff_retired, eff_by, doc = row[:8]
+    return listing.whole(views.as_read(doc, zbody, eff_status, eff_retired, eff_by),
+                         path, home)
 
 
 def page(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
@@ -186,7 +155,9 @@ def show(ws: Workspace, id_or_prefix: str) -> tuple[store.Loaded, list[str]]:
 def as_json(item: store.Loaded) -> dict[str, object]:
     """A memory as `list --json` and the MCP tools show it: every field, then its
     body, path, home and summary."""
-    data = _fields(item.memory)
+    from memex.index import listing
+
+    data = listing.fields(item.memory)
     data["body"] = item.memory.body
     data["path"] = str(item.path)
     data["home"] = item.home.kind

@@ -59,11 +59,11 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
     from memex.workflows import reads
 
     if as_json:  # streamed: one page of rows in memory, whatever the store's size
-        items, view = reads.each_json(ws, scopes or None, include_all=include == "all",
-                                      as_of=moment, limit=limit)
+        items, view = reads.each_listed(ws, scopes or None, include_all=include == "all",
+                                        as_of=moment, limit=limit)
         _report(view)
-        with gcpause.paused():  # a row's dicts make no cycles; thousands of them
-            _common.emit_json_stream(items)
+        with gcpause.paused():  # a row's tuples make no cycles; thousands of them
+            _common.emit_json_elements(items)
         return
     page, view = reads.page(ws, scopes or None, include_all=include == "all", as_of=moment,
                             limit=limit)

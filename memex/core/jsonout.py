@@ -1,0 +1,142 @@
+"""JSON as `json.dumps(value, ensure_ascii=False, indent=2, default=str)` writes it,
+for an element of a top-level array (two spaces deep), written faster: what `--json`
+listings stream, and what the index keeps of a memory's listing (index.listing).
+
+A mapping of plain values is one call of the C encoder; only nested non-empty values
+and long texts go through slower paths. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# The C encoder (json's when there is no indent) writes an element's scalars and empty
+# containers exactly as indent=2 does when its item separator carries the newline and
+# indent: the slow pure-Python indenting encoder is left for nested non-empty values.
+_FLAT = json.JSONEncoder(ensure_ascii=False, separators=(",\n    ", ": "), default=str).encode
+_STRING = json.encoder.encode_basestring
+_ASCII = json.encoder.encode_basestring_ascii
+# _FLAT made once, without the look for cycles (for mappings of scalars: none to find).
+_MAKE: Any = getattr(json.encoder, "c_make_encoder", None)
+_SCALARS = (_MAKE(None, str, _STRING, None, ": ", ",\n    ", False, False, True)
+            if _MAKE is not None else None)
+_SCALAR = frozenset({str, int, float, bool, type(None)})
+LONG = 200  # a text longer than this is written by _string, apart from the C encoder's run
+# An element's value types -> the positions of its lists and mappings and of its texts
+# (None: a value of another type is there): a row of a known shape is not looped over.
+_SHAPES: dict[tuple[type, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] = {}
+
+
+def _string(text: str) -> str:
+    """_STRING(text); the ASCII encoder (twice as fast) where it writes the same: an
+    ASCII text without DEL, which only it escapes."""
+    return _ASCII(text) if text.isascii() and "\x7f" not in text else _STRING(text)
+
+
+def _nested(value: object, indent: str) -> str:
+    """json.dumps(value, indent=2) as it appears INDENT deep."""
+    if type(value) is list and value and all(type(v) is str for v in value):
+        inner = ",\n  " + indent
+        return f"[\n  {indent}{inner.join(map(_STRING, value))}\n{indent}]"
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str).replace(
+        "\n", "\n" + indent)
+
+
+def _shape(types: tuple[type, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    if types in _SHAPES:
+        return _SHAPES[types]
+    shape = None
+    if all(t in _SCALAR or t is list or t is dict for t in types):
+        shape = (tuple(i for i, t in enumerate(types) if t is list or t is dict),
+                 tuple(i for i, t in enumerate(types) if t is str))
+    if len(_SHAPES) < 512:
+        _SHAPES[types] = shape
+    return shape
+
+
+def element(item: object) -> str:
+    """json.dumps(item, ensure_ascii=False, indent=2, default=str) as an element of a
+    top-level array (two spaces deep)."""
+    return "".join(parts(item))
+
+
+def parts(item: object) -> list[str]:
+    """element as texts written one after another. A mapping of plain values is one
+    call of the C encoder with its non-empty lists and mappings and its long texts
+    written as null: no text the encoder writes holds a newline, so its item separator
+    splits that into the items, and each value set apart takes its null's place as a
+    part of its own. Else _mixed."""
+    if type(item) is not dict or not item:
+        return [_nested(item, "  ")]
+    shape = _shape(tuple(map(type, item.values())))
+    if shape is None:
+        return [_mixed(item)]
+    values = list(item.values())
+    nested = [i for i in shape[0] if values[i]]
+    long = [i for i in shape[1] if len(values[i]) > LONG]
+    if not nested and not long:
+        return ["{\n    ", _flat(item)[1:-1], "\n  }"]
+    flat = dict(item)
+    keys = list(item)
+    apart = sorted(nested + long)
+    for i in apart:
+        flat[keys[i]] = None
+    items = _flat(flat)[1:-1].split(",\n    ")
+    out = ["{\n    "]
+    start = 0
+    for i in apart:
+        if i > start:
+            out += (",\n    ".join(items[start:i]), ",\n    ")
+        value = values[i]
+        out += (items[i][:-4],  # '"key": null' -> '"key": ' and the value
+                _string(value) if type(value) is str else _nested(value, "    "), ",\n    ")
+        start = i + 1
+    if start < len(items):
+        out.append(",\n    ".join(items[start:]))
+    else:
+        out.pop()
+    out.append("\n  }")
+    return out
+
+
+def _flat(item: dict[Any, object]) -> str:
+    """_FLAT(item) for a mapping of scalars and empty lists and mappings."""
+    return "".join(_SCALARS(item, 0)) if _SCALARS is not None else _FLAT(item)
+
+
+def _mixed(item: dict[Any, object]) -> str:
+    """element of any mapping: runs of flat values through the C encoder, long texts
+    and everything else (non-empty lists and mappings, other types) one by one."""
+    keys = list(item)
+    values = list(item.values())
+    apart = [i for i, v in enumerate(values)
+             if type(v) not in _SCALAR and (v or type(v) not in (list, dict))
+             or type(v) is str and len(v) > LONG]
+    parts: list[str] = []
+    start = 0
+    for i in apart:
+        key = keys[i]
+        if type(key) is not str:  # json's own key conversions
+            return _nested(item, "  ")
+        if i > start:
+            parts.append(_FLAT(dict(zip(keys[start:i], values[start:i], strict=True)))[1:-1])
+        value = values[i]
+        text = _string(value) if type(value) is str else _nested(value, "    ")
+        parts.append(f"{_STRING(key)}: {text}")
+        start = i + 1
+    if start < len(keys):
+        parts.append(_FLAT(dict(zip(keys[start:], values[start:], strict=True)))[1:-1])
+    return "{\n    " + ",\n    ".join(parts) + "\n  }"
+
+
+def string_bytes(raw: bytes) -> bytes:
+    """The JSON string (as element writes it) of the UTF-8 text RAW, as UTF-8 bytes."""
+    if raw.isascii() and b"\x7f" not in raw:  # _ASCII is the faster, and writes the same
+        return _ASCII(raw.decode("ascii")).encode("ascii")
+    return _STRING(raw.decode("utf-8")).encode("utf-8")
+
+
+def string(text: str) -> str:
+    """The JSON string element writes for TEXT."""
+    return _string(text)
