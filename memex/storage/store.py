@@ -609,6 +609,21 @@ def temp_dir(folder: Path) -> Path:
     return folder
 
 
+def temps_may_be_in(folder: Path) -> bool:
+    """Whether a write into FOLDER may have left its temp file there: not when its
+    temps go to the git dir's memex-tmp (temp_dir: the same device, and that folder
+    made), which the submit journal's settle cleans. Spares listing a large memory
+    folder on every write."""
+    git_dir = _git_dir_of(folder)
+    if git_dir is None:
+        return True
+    try:
+        return not (os.stat(git_dir).st_dev == os.stat(folder).st_dev
+                    and (git_dir / TEMP_DIR).is_dir())
+    except OSError:
+        return True
+
+
 def _exclude_temps(git_dir: Path) -> None:
     """List the temp files' pattern in info/exclude (of the common git dir)."""
     common = git_dir
