@@ -475,12 +475,16 @@ def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
     get their bytes from before in `before` (the pre-submit state reads answer from).
     LAYOUT, when given, gets (folder, home kind, how many stamps) per home, in order."""
     stamps: dict[str, str] = {}
+    walked: set[str] = set()
     for home in store.homes(ws):
         for path, data in home.before.items():
             if data is not None and before is not None:
                 before[path] = data
         count = len(stamps)
-        _walk_folder(home, stamps)
+        prefix = os.path.join(str(home.path), "")
+        if prefix not in walked:  # a folder two homes name is the first one's
+            walked.add(prefix)
+            _walk_folder(home, stamps)
         if layout is not None:
             layout.append((str(home.path), home.kind, len(stamps) - count))
     return stamps
@@ -500,7 +504,7 @@ def _walk_folder(home: store.Home, stamps: dict[str, str],
             if not is_memory_name(name):
                 continue
             path = prefix + name
-            if path in stamps or (home.before and store.unsettled(home, path)):
+            if home.before and store.unsettled(home, path):
                 continue
             if known and path in known and path not in fresh:
                 stamps[path] = known[path]
