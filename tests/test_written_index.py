@@ -212,3 +212,40 @@ def test_temps_are_looked_for_where_writes_put_them(repo: Path) -> None:
     stale.write_text("left by a killed writer")
     writes.capture(ws, writes.CaptureRequest(text="another note"))
     assert not stale.exists()
+
+
+@pytest.mark.parametrize("change", ["new in the outbox", "new in the personal folder",
+                                    "new in the shared folder", "rewritten in place",
+                                    "deleted", "two folders at once"])
+def test_a_walk_made_again_is_the_walk_of_the_disk(
+        repo: Path, stocked: dict[str, str], change: str) -> None:
+    """note_written's walk (the last one, the written paths stated again, a folder
+    listed again for a new name) has the stamps, order and layout a new walk has."""
+    ws = homes.workspace()
+    memfiles.put(ws.personal_dir, "a personal memory about bravo", scope="personal")
+    layout: list[tuple[str, str, int]] = []
+    walk = build.Walk(build.disk_stamps(ws, {}, layout), layout, "g")
+    shared, outbox = repo / ".memex", memfiles.outbox()
+    paths: list[Path] = []
+    new_in = {"new in the outbox": outbox, "new in the personal folder": ws.personal_dir,
+              "new in the shared folder": shared, "two folders at once": outbox}
+    if change in new_in:
+        folder = new_in[change]
+        scope = "personal" if folder == ws.personal_dir else "project"
+        paths.append(folder / f"{memfiles.put(folder, 'a new one', scope=scope)}.md")
+    if change in ("rewritten in place", "two folders at once"):
+        path = shared / f"{stocked['shared1']}.md"
+        _edit_same_size(path, "bravo", "oscar")
+        paths.append(path)
+    if change == "deleted":
+        path = outbox / f"{stocked['draft1']}.md"
+        path.unlink()
+        paths.append(path)
+    given = build._rewalk(ws, walk, [str(p) for p in paths])
+    assert given is not None
+    again, suspects = given
+    layout_now: list[tuple[str, str, int]] = []
+    now = build.disk_stamps(ws, {}, layout_now)
+    assert list(again.stamps.items()) == list(now.items())
+    assert again.layout == layout_now
+    assert {str(p) for p in paths} <= suspects

@@ -843,6 +843,7 @@ def note_written(ws: Workspace, paths: Iterable[Path | str]) -> None:
     walk = kept.walk if kept is not None else None
     if kept is None or walk is None:
         return
+    kept.walk = None  # changed in place below: kept again once its record is written
     with contextlib.suppress(sqlite3.Error):
         if generation(kept.conn) != walk.generation:
             return
@@ -855,47 +856,55 @@ def _rewalk(ws: Workspace, walk: Walk, paths: list[str]) -> tuple[Walk, set[str]
     """WALK with PATHS stated again (dropped if gone) and the folder of any path it
     lacks listed again (known names keep their stamps: one stat per new name), and the
     paths that may differ from the files table: PATHS, the walk's racy ones, and the
-    names a listing added or lost. None when the homes are not the walk's."""
+    names a listing added or lost. WALK's stamps are changed in place (the caller no
+    longer keeps it): only the homes from the first folder listed again on are taken
+    out and put back. None when the homes are not the walk's."""
     homes = store.homes(ws)
-    layout = [(str(h.path), h.kind) for h in homes]
-    if any(h.before for h in homes) or layout != [(f, k) for f, k, _ in walk.layout] \
-            or len(dict(layout)) != len(layout):
+    folders = [(str(h.path), h.kind) for h in homes]
+    if any(h.before for h in homes) or folders != [(f, k) for f, k, _ in walk.layout] \
+            or len(dict(folders)) != len(folders):
         return None
     by_folder = {str(h.path): h for h in homes}
+    position = {folder: i for i, (folder, _) in enumerate(folders)}
+    counts = [count for _, _, count in walk.layout]
+    stamps = walk.stamps
     relist: set[str] = set()
     for path in paths:
         folder, name = os.path.split(path)
         if folder not in by_folder or not store.is_memory_name(name):
             return None
-        if path not in walk.stamps:
+        if path not in stamps:
             relist.add(folder)
-    suspects = set(paths) | walk.racy
-    stamps: dict[str, str] = {}
-    counts: list[tuple[str, str, int]] = []
-    items = iter(walk.stamps.items())
-    for folder, kind, count in walk.layout:
-        part = itertools.islice(items, count)
-        start = len(stamps)
-        if folder in relist:
-            before = dict(part)
-            listed: dict[str, str] = {}
-            _walk_folder(by_folder[folder], listed, before, set(paths))
-            suspects |= listed.keys() ^ before.keys()
-            stamps.update(listed)
+            continue
+        at = position[folder]
+        try:
+            st = os.lstat(path)
+        except OSError:
+            st = None
+        if st is None or not stat.S_ISREG(st.st_mode):
+            del stamps[path]
+            counts[at] -= 1
         else:
+            stamps[path] = f"{folders[at][1]} {st.st_size} {st.st_mtime_ns}"  # in its place
+    suspects = set(paths) | walk.racy
+    first = min((position[folder] for folder in relist), default=len(folders))
+    tail = [stamps.popitem() for _ in range(sum(counts[first:]))]
+    tail.reverse()
+    taken = 0
+    for at in range(first, len(folders)):
+        folder = folders[at][0]
+        part = tail[taken:taken + counts[at]]
+        taken += counts[at]
+        if folder not in relist:
             stamps.update(part)
-            for path in paths:
-                if path in stamps and os.path.dirname(path) == folder:
-                    try:
-                        st = os.lstat(path)
-                    except OSError:
-                        st = None
-                    if st is None or not stat.S_ISREG(st.st_mode):
-                        del stamps[path]
-                    else:
-                        stamps[path] = f"{kind} {st.st_size} {st.st_mtime_ns}"
-        counts.append((folder, kind, len(stamps) - start))
-    return Walk(stamps, counts, walk.generation), suspects
+            continue
+        before = dict(part)
+        start = len(stamps)
+        _walk_folder(by_folder[folder], stamps, before, set(paths))
+        counts[at] = len(stamps) - start
+        suspects |= before.keys() ^ set(itertools.islice(reversed(stamps), counts[at]))
+    layout = [(f, k, n) for (f, k), n in zip(folders, counts, strict=True)]
+    return Walk(stamps, layout, walk.generation), suspects
 
 
 def _only_racy(plan: Plan, hashed: Mapping[str, FileState]) -> bool:
