@@ -120,9 +120,12 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
         vocab = index_search.vocabulary(random.Random(11))
         counter = [0]
 
+        nonce = time.time_ns()  # a kept store has this run's texts from earlier runs
+
         def capture() -> list[str]:
             counter[0] += 1
-            text = f"bench note {counter[0]}: " + index_search.make_text(rng, vocab, words)
+            text = (f"bench note {counter[0]} of run {nonce}: "
+                    + index_search.make_text(rng, vocab, words))
             return [exe, "capture", text, "--tag", vocab[counter[0] % 200]]
 
         _, _, out = run([exe, "capture", "the update target of this bench run", "--json"],

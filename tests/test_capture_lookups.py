@@ -4,9 +4,11 @@ lookups; they must find exactly what comparing with every memory finds."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
-from memex.index import views
+from memex.index import build, views
 from memex.storage import homes
 from memex.workflows import conflicts, writes
 
@@ -56,3 +58,35 @@ def test_tag_with_punctuation_meets_its_twin(repo: Path) -> None:
     first = _capture("Enable the ci/cd cache in staging", tags=["ci/cd"])
     second = _capture("Disable the ci/cd cache in staging", tags=["CI/CD"])
     assert [c["id"] for c in second.possible_conflicts] == [first.memory.id]
+
+
+def test_the_text_lookups_read_only_their_hits(repo: Path) -> None:
+    """Capture's exact-text and same-title lookups look the FTS hits up by rowid: no
+    statement of theirs walks the memories of the scope (an index on scope made SQLite
+    read every row of it and probe the hits)."""
+    _capture("A first memory about the release train", tags=["release"])
+    _capture("A second memory about the coffee machine", tags=["office"])
+    plans: list[str] = []
+    real = views._matching
+
+    def traced(conn: Any, column: str, terms: list[str] | None, where: str,
+               args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        conn.set_trace_callback(lambda sql: plans.append(sql))
+        try:
+            return real(conn, column, terms, where, args)
+        finally:
+            conn.set_trace_callback(None)
+
+    views._matching = traced  # type: ignore[assignment]
+    try:
+        result = _capture("A first memory about the release train", tags=["release"])
+    finally:
+        views._matching = real  # type: ignore[assignment]
+    assert not result.created  # the lookup found its twin
+    statements = [sql for sql in plans if "MATCH" in sql]
+    assert len(statements) == 2  # body and title
+    conn = sqlite3.connect(build.db_path(homes.workspace()))
+    for sql in statements:
+        steps = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+        memories = [s for s in steps if " memories" in s]
+        assert memories == ["SEARCH memories USING INTEGER PRIMARY KEY (rowid=?)"], steps

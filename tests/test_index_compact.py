@@ -130,8 +130,9 @@ def test_an_unchanged_tree_is_told_from_the_stamps(
 def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The files table is not read while the walk's digest is the one the index keeps;
-    a file written within the racy-clean window leaves no digest (it is hashed again),
-    and a digest missing is noted by the next refresh that finds the table unchanged."""
+    a file written within the racy-clean window is named in the record (hashed again by
+    every refresh, nothing written while it stays racy), and a record missing is noted
+    by the next refresh that finds the table unchanged."""
     ws = homes.workspace()
     folder = repo / ".memex"
     first = memfiles.put(folder, "alpha one")
@@ -139,15 +140,6 @@ def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
     os.utime(folder / f"{first}.md", ns=(old, old))
     fresh = memfiles.put(folder, "alpha two, just written")  # racy: recorded with size -1
     build.refresh(ws)
-    with build.open_index(ws, refresh=False) as index:
-        assert schema.meta(index.conn, "stamps") == ""
-    os.utime(folder / f"{fresh}.md", ns=(old, old))
-    assert build.refresh(ws).touched == 1  # hashed again: same bytes; now a digest
-    with build.open_index(ws, refresh=False) as index:
-        assert schema.meta(index.conn, "stamps") == build.stamps_digest(build.disk_stamps(ws))
-        index.conn.execute("DELETE FROM meta WHERE key = 'stamps'")
-    build.forget_connections()
-    assert build.refresh(ws).new == 0  # the table compared, and the digest noted
     reads = []
     real = build.indexed_stamps
 
@@ -156,10 +148,33 @@ def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
         return real(conn)
 
     monkeypatch.setattr(build, "indexed_stamps", counted)
+    with build.open_index(ws, refresh=False) as index:
+        made = build.generation(index.conn)
+        assert build.walk_record(index.conn) == (
+            made, build.stamps_digest(build.disk_stamps(ws)), [str(folder / f"{fresh}.md")])
+    build.forget_connections()
+    hashed = []
+    real_hash = build.content_hash
+    monkeypatch.setattr(build, "content_hash", lambda data: hashed.append(1) or real_hash(data))
+    assert build.refresh(ws).touched == 0  # hashed again, still racy: nothing written
+    assert hashed == [1] and reads == []
+    with build.open_index(ws, refresh=False) as index:
+        assert build.generation(index.conn) == made
+    os.utime(folder / f"{fresh}.md", ns=(old, old))
+    assert build.refresh(ws).touched == 1  # hashed again: same bytes; now settled
+    assert reads == [1]  # its stamp differs from the record's walk: the table compared
+    with build.open_index(ws, refresh=False) as index:
+        record = build.walk_record(index.conn)
+        assert record == (build.generation(index.conn),
+                          build.stamps_digest(build.disk_stamps(ws)), [])
+        index.conn.execute("DELETE FROM meta WHERE key = 'walk'")
+    build.forget_connections()
+    assert build.refresh(ws).new == 0  # the table compared, and the digest noted
+    assert reads == [1, 1]
     for _ in range(2):
         build.forget_connections()
         assert build.refresh(ws).new == 0
-    assert reads == []
+    assert reads == [1, 1]
     path = folder / f"{first}.md"
     path.write_text(path.read_text().replace("alpha one", "alpha uno"))
     os.utime(path, ns=(old, old - 10**9))  # same size, older mtime

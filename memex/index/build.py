@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
+import stat
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
@@ -138,6 +140,19 @@ class _Open:
     kinds: dict[str, str] | None = None
     stamps: dict[str, str] | None = None
     stamps_generation: str | None = None
+    walk: Walk | None = None  # the last walk the files table was found (or made) to match
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A walk of the homes (disk_stamps) and what the files table holds of it: every
+    stamp but those of the RACY paths, whose rows hold the same content hash but not
+    the stamp (recorded racy, or touched within the racy window); as of GENERATION."""
+
+    stamps: dict[str, str]
+    layout: list[tuple[str, str, int]]  # (folder, home kind, how many stamps) per home
+    generation: str | None
+    racy: frozenset[str] = frozenset()
 
 
 _OPEN: dict[str, _Open] = {}
@@ -435,6 +450,7 @@ def _drop_cache(path: Path) -> None:
     if kept is not None:
         kept.files = kept.kinds = kept.generation = None
         kept.stamps = kept.stamps_generation = None
+        kept.walk = None
 
 
 def refresh(ws: Workspace, full: bool = False, progress: Progress | None = None) -> Report:
@@ -461,39 +477,58 @@ def _mark_stale(index: Index) -> None:
 UNSETTLED_MTIME = -1
 
 
-def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None) -> dict[str, str]:
+def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
+                layout: list[tuple[str, str, int]] | None = None) -> dict[str, str]:
     """{path: "home-kind size mtime_ns"} of every memory file in the visible homes: a
     stat per file, nothing read. A string per file, so that an unchanged tree is told
     by one comparison with the files table's own stamps (indexed_stamps). While a
     killed submit is unsettled, the files it created are left out and those it rewrote
-    get their bytes from before in `before` (the pre-submit state reads answer from)."""
+    get their bytes from before in `before` (the pre-submit state reads answer from).
+    LAYOUT, when given, gets (folder, home kind, how many stamps) per home, in order."""
     stamps: dict[str, str] = {}
-    is_memory_name = store.is_memory_name
+    walked: set[str] = set()
     for home in store.homes(ws):
         for path, data in home.before.items():
             if data is not None and before is not None:
                 before[path] = data
-        folder = str(home.path)
-        prefix = os.path.join(folder, "")  # entry.path of a listing by name
-        kind = home.kind
-        with _listing(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                if not is_memory_name(name):
-                    continue
-                path = prefix + name
-                if path in stamps or (home.before and store.unsettled(home, path)):
-                    continue
-                try:
-                    if not entry.is_file(follow_symlinks=False):
-                        continue
-                    st = entry.stat()
-                except OSError:
-                    continue
-                old = home.before.get(path) if home.before else None
-                stamps[path] = (f"{kind} {len(old)} {UNSETTLED_MTIME}" if old is not None
-                                else f"{kind} {st.st_size} {st.st_mtime_ns}")
+        count = len(stamps)
+        prefix = os.path.join(str(home.path), "")
+        if prefix not in walked:  # a folder two homes name is the first one's
+            walked.add(prefix)
+            _walk_folder(home, stamps)
+        if layout is not None:
+            layout.append((str(home.path), home.kind, len(stamps) - count))
     return stamps
+
+
+def _walk_folder(home: store.Home, stamps: dict[str, str],
+                 known: Mapping[str, str] | None = None, fresh: Container[str] = ()) -> None:
+    """Add the stamps of HOME's memory files to STAMPS, in the folder's listing order.
+    A path in KNOWN (and not in FRESH) takes its stamp from there, not from a stat."""
+    is_memory_name = store.is_memory_name
+    folder = str(home.path)
+    prefix = os.path.join(folder, "")  # entry.path of a listing by name
+    kind = home.kind
+    with _listing(folder) as entries:
+        for entry in entries:
+            name = entry.name
+            if not is_memory_name(name):
+                continue
+            path = prefix + name
+            if home.before and store.unsettled(home, path):
+                continue
+            if known and path in known and path not in fresh:
+                stamps[path] = known[path]
+                continue
+            try:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                st = entry.stat()
+            except OSError:
+                continue
+            old = home.before.get(path) if home.before else None
+            stamps[path] = (f"{kind} {len(old)} {UNSETTLED_MTIME}" if old is not None
+                            else f"{kind} {st.st_size} {st.st_mtime_ns}")
 
 
 # Whether a folder can be listed from an open descriptor (POSIX): each entry's stat
@@ -566,14 +601,43 @@ def indexed_stamps(conn: sqlite3.Connection) -> dict[str, str]:
 def stamps_digest(stamps: Mapping[str, str]) -> str:
     """One digest of the stamps, in their order (disk_stamps': the homes', each folder
     in its listing order). The index keeps the digest of the walk its files table
-    matches (meta 'stamps'), so an unchanged tree costs its walk and this digest: the
-    table is read only when the digest differs (a file changed, or the folder lists
-    in another order)."""
+    matches (meta 'walk', see walk_record), so an unchanged tree costs its walk and
+    this digest: the table is read only when the digest differs (a file changed, or
+    the folder lists in another order)."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
     digest.update(b"\1")
     digest.update("\0".join(stamps.values()).encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
+
+
+# A walk with more racy paths than this is not recorded (each would be read again by
+# every command until the next refresh that writes): a large import's files are.
+WALK_RACY_MAX = 256
+
+
+def walk_value(generation: str | None, digest: str, racy: Iterable[str]) -> str | None:
+    """The meta 'walk' value: the digest of a walk the files table matches at index
+    GENERATION, but for the RACY paths (their rows hold the content's hash, not its
+    stamp: hashed again by the next refresh). None when there are too many."""
+    racy = sorted(racy)
+    if len(racy) > WALK_RACY_MAX:
+        return None
+    return json.dumps({"generation": generation, "digest": digest, "racy": racy})
+
+
+def walk_record(conn: sqlite3.Connection) -> tuple[str | None, str, list[str]] | None:
+    """The meta 'walk' record: (generation, digest, racy paths), None if none. It holds
+    only at that generation: every refresh that writes makes a new one (an older
+    version's writes too), so a record from before a write is never taken."""
+    raw = schema.meta(conn, "walk")
+    try:
+        data = json.loads(raw) if raw else None
+        if data is None:
+            return None
+        return data["generation"], str(data["digest"]), [str(p) for p in data["racy"]]
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> None:
@@ -586,12 +650,23 @@ def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) 
         conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
 
 
-def _note_digest(conn: sqlite3.Connection, digest: str, seen: str | None) -> None:
-    """Keep the digest of a walk the files table was found to match, so the next
-    refresh need not read the table; only if no refresh has written since the
+def _note_walk(conn: sqlite3.Connection, digest: str, seen: str | None,
+               racy: Iterable[str]) -> None:
+    """Keep the digest of a walk the files table was found to match (but for RACY), so
+    the next refresh need not read the table; only if no refresh has written since the
     generation SEEN (read before the comparison)."""
-    write_if_free(conn, "INSERT OR REPLACE INTO meta (key, value) SELECT 'stamps', ? WHERE "
-                  "(SELECT value FROM meta WHERE key = 'generation') IS ?", (digest, seen))
+    value = walk_value(seen, digest, racy)
+    if value is not None:
+        write_if_free(conn, "INSERT OR REPLACE INTO meta (key, value) SELECT 'walk', ? "
+                      "WHERE (SELECT value FROM meta WHERE key = 'generation') IS ?",
+                      (value, seen))
+
+
+def _keep_walk(index: Index, walk: Walk | None) -> None:
+    """Keep (or, None, forget) the walk the files table matches, for note_written."""
+    kept = _OPEN.get(str(index.path)) if index.path is not None else None
+    if kept is not None and kept.conn is index.conn:
+        kept.walk = walk
 
 
 def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:
@@ -651,9 +726,14 @@ def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
 
 
 def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
-             known: Mapping[str, Known] | None = None) -> None:
+             known: Mapping[str, Known] | None = None,
+             given: tuple[Walk, set[str]] | None = None) -> None:
+    """Bring the files table up to the disk. GIVEN (note_written's): a walk made from
+    this process's last one instead of a new walk, and the paths to compare (only these
+    can differ from the table); written only if no other refresh has written since."""
     conn, report = index.conn, index.report
-    watched = _WATCHED.get(str(index.path)) if index.path is not None else None
+    watched = (_WATCHED.get(str(index.path)) if index.path is not None and given is None
+               else None)
     if watched is not None:
         quiet = watched.quiet()  # asked before the walk: a change after it is seen next time
         if quiet and not full and watched.clean == (generation(conn),):
@@ -661,19 +741,39 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         watched.clean = None
     contents: dict[str, bytes] = {}
     seen = None if full else generation(conn)
-    stamps = disk_stamps(ws, contents)
+    suspects: set[str] | None = None
+    record = None
+    layout: list[tuple[str, str, int]] = []
+    if given is None:
+        stamps = disk_stamps(ws, contents, layout)
+    else:
+        stamps, layout, suspects = given[0].stamps, given[0].layout, given[1]
     digest = stamps_digest(stamps)
-    if not full:
-        unchanged = schema.meta(conn, "stamps") == digest
-        if not unchanged and _stamps_unchanged(index, stamps):
-            _note_digest(conn, digest, seen)
-            unchanged = True
-        if unchanged:
+    if not full and given is None:
+        record = walk_record(conn)
+        if record is not None and record[0] == seen and record[1] == digest:
+            suspects = set(record[2])  # the table matches the walk but for these
+        elif _stamps_unchanged(index, stamps):
+            _note_walk(conn, digest, seen, ())
+            suspects = set()
+        if suspects is not None and not suspects:
+            _keep_walk(index, Walk(stamps, layout, seen))
             if watched is not None:
                 watched.clean = (seen,)
             return
-    plan, hashed, kinds, whole = _decide(index, ws, full, contents, stamps)
+    plan, hashed, kinds, whole = _decide(index, ws, full, contents, stamps, suspects)
     if plan.empty and not full:
+        _keep_walk(index, None)
+        if watched is not None:
+            watched.clean = (seen,)
+        return
+    if not full and given is None and whole and _only_racy(plan, hashed):
+        # Nothing to write: the files whose stamp differs hold the bytes indexed and are
+        # still racy (a write now would record them racy again).
+        racy = frozenset(plan.touched)
+        if record is None or record[0] != seen or record[1] != digest or set(record[2]) != racy:
+            _note_walk(conn, digest, seen, racy)
+        _keep_walk(index, Walk(stamps, layout, seen, racy))
         if watched is not None:
             watched.clean = (seen,)
         return
@@ -689,6 +789,10 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         raise
     try:
         if not full and generation(conn) != seen:
+            if given is not None:  # another process refreshed: the next command walks
+                conn.execute("ROLLBACK")
+                _keep_walk(index, None)
+                return
             # Another process refreshed between the look and the lock: decide again
             # from what the index holds now (files it added are not added twice).
             contents.clear()  # a file may have changed since it was read: read again
@@ -700,24 +804,31 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         # and memories it holds alive cost ~2% of a full build, for nothing.
         with gcpause.paused():
             written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
-        # The files table now holds the walk's stamps unless a file was recorded
-        # racy (size -1) or vanished before it was read: then no digest.
-        exact = digest and whole and all(
-            state.size == hashed[path].size for path, (state, _) in written.items())
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('stamps', ?)",
-                     (digest if exact else "",))
+        # The files table now holds the walk's stamps but for the files recorded racy
+        # (size -1), unless a file vanished before it was read: then no digest.
+        racy = frozenset(path for path, (state, _) in written.items()
+                         if state.size != hashed[path].size)
+        new_generation = f"{os.getpid()}-{time.time_ns()}"
+        value = walk_value(new_generation, digest, racy) if digest and whole else None
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walk', ?)",
+                     (value or "",))
+        # The digest earlier versions kept (valid only with no racy row): never left
+        # behind a table this version changed.
+        conn.execute("DELETE FROM meta WHERE key = 'stamps'")
         large = full or len(plan.to_read) >= max(OPTIMIZE_SHARE * len(hashed),
                                                  OPTIMIZE_MIN_FILES)
         if large:
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
-                     (f"{os.getpid()}-{time.time_ns()}",))
+                     (new_generation,))
         iostep.step("index commit", fails=False)
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
+        _keep_walk(index, None)
         raise
+    _keep_walk(index, Walk(stamps, layout, new_generation, racy) if value else None)
     if large:
         _compact(conn)
         _truncate_wal(conn)
@@ -731,8 +842,93 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     report.touched += len(plan.touched)
 
 
+def note_written(ws: Workspace, paths: Iterable[Path | str]) -> None:
+    """Index the files a write (holding the write lock) has just made or replaced, so
+    the next command finds nothing to do: no walk, but this process's last one (the
+    write's own lookup refreshed the index) with PATHS stated again, and their folder
+    listed again if one is new. The record it leaves is the digest of that walk, so a
+    file another program changed meanwhile makes the next walk's digest differ (and
+    that command compares as before). Nothing is done when this process has no walk
+    the table matches, or another process has written the index since."""
+    kept = _OPEN.get(str(db_path(ws)))
+    walk = kept.walk if kept is not None else None
+    if kept is None or walk is None:
+        return
+    kept.walk = None  # changed in place below: kept again once its record is written
+    with contextlib.suppress(sqlite3.Error):
+        if generation(kept.conn) != walk.generation:
+            return
+        given = _rewalk(ws, walk, [str(p) for p in paths])
+        if given is not None:
+            _refresh(Index(kept.conn, db_path(ws), Report()), ws, False, None, given=given)
+
+
+def _rewalk(ws: Workspace, walk: Walk, paths: list[str]) -> tuple[Walk, set[str]] | None:
+    """WALK with PATHS stated again (dropped if gone) and the folder of any path it
+    lacks listed again (known names keep their stamps: one stat per new name), and the
+    paths that may differ from the files table: PATHS, the walk's racy ones, and the
+    names a listing added or lost. WALK's stamps are changed in place (the caller no
+    longer keeps it): only the homes from the first folder listed again on are taken
+    out and put back. None when the homes are not the walk's."""
+    homes = store.homes(ws)
+    folders = [(str(h.path), h.kind) for h in homes]
+    if any(h.before for h in homes) or folders != [(f, k) for f, k, _ in walk.layout] \
+            or len(dict(folders)) != len(folders):
+        return None
+    by_folder = {str(h.path): h for h in homes}
+    position = {folder: i for i, (folder, _) in enumerate(folders)}
+    counts = [count for _, _, count in walk.layout]
+    stamps = walk.stamps
+    relist: set[str] = set()
+    for path in paths:
+        folder, name = os.path.split(path)
+        if folder not in by_folder or not store.is_memory_name(name):
+            return None
+        if path not in stamps:
+            relist.add(folder)
+            continue
+        at = position[folder]
+        try:
+            st = os.lstat(path)
+        except OSError:
+            st = None
+        if st is None or not stat.S_ISREG(st.st_mode):
+            del stamps[path]
+            counts[at] -= 1
+        else:
+            stamps[path] = f"{folders[at][1]} {st.st_size} {st.st_mtime_ns}"  # in its place
+    suspects = set(paths) | walk.racy
+    first = min((position[folder] for folder in relist), default=len(folders))
+    tail = [stamps.popitem() for _ in range(sum(counts[first:]))]
+    tail.reverse()
+    taken = 0
+    for at in range(first, len(folders)):
+        folder = folders[at][0]
+        part = tail[taken:taken + counts[at]]
+        taken += counts[at]
+        if folder not in relist:
+            stamps.update(part)
+            continue
+        before = dict(part)
+        start = len(stamps)
+        _walk_folder(by_folder[folder], stamps, before, set(paths))
+        counts[at] = len(stamps) - start
+        suspects |= before.keys() ^ set(itertools.islice(reversed(stamps), counts[at]))
+    layout = [(f, k, n) for (f, k), n in zip(folders, counts, strict=True)]
+    return Walk(stamps, layout, walk.generation), suspects
+
+
+def _only_racy(plan: Plan, hashed: Mapping[str, FileState]) -> bool:
+    """Whether the plan only touches files (same bytes, other stamp) still in the racy
+    window: recording them would record them racy again."""
+    if not plan.touched or plan.new or plan.changed or plan.deleted or plan.moved:
+        return False
+    now_ns = time.time_ns()
+    return all(_recorded(hashed[path], now_ns)[0] == -1 for path in plan.touched)
+
+
 def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
-            stamps: dict[str, str] | None = None
+            stamps: dict[str, str] | None = None, suspects: set[str] | None = None
             ) -> tuple[Plan, dict[str, FileState], dict[str, str], bool]:
     """What a refresh must do: the disk (STAMPS, or a new scan) against the files
     table. `contents` keeps the bytes read for hashing (a second decision reads no
@@ -740,14 +936,18 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
 
     Only the paths whose stamp differs from the table's, and those gone from the disk,
     are compared (plan_changes looks at no other): a one-file change at 100,000
-    memories builds two states, not 200,000. Returns the plan, the compared disk
-    states (hashed where needed), their home kinds, and whether every compared file
-    could still be read."""
+    memories builds two states, not 200,000. SUSPECTS, when given, are those paths
+    (known from a walk record: the table is then not read). Returns the plan, the
+    compared disk states (hashed where needed), their home kinds, and whether every
+    compared file could still be read."""
     stamps = disk_stamps(ws, contents) if stamps is None else stamps
     if full:
         compared = stamps
         old: dict[str, FileState] = {}
         old_kinds: dict[str, str] = {}
+    elif suspects is not None:
+        compared = {p: stamps[p] for p in suspects if p in stamps}
+        old, old_kinds = _indexed_of(index, suspects)
     else:
         recorded = _recorded_stamps(index)
         compared = {p: s for p, s in stamps.items() if recorded.get(p) != s}

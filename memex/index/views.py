@@ -121,8 +121,11 @@ def _matching(conn: sqlite3.Connection, column: str, terms: list[str] | None,
         return conn.execute(f"SELECT {_ROW} FROM memories WHERE {where} ORDER BY rowid",
                             args).fetchall()
     match = f"{column} : ({' AND '.join(terms)})"
+    # NOT INDEXED: the FTS hits are looked up by rowid. With an index on WHERE's columns
+    # (scope) SQLite scanned every row of the scope and probed the hits (at 100,000
+    # memories ~45 ms a lookup instead of ~0.3).
     return conn.execute(
-        f"SELECT {_ROW} FROM memories WHERE {where} AND rowid IN "
+        f"SELECT {_ROW} FROM memories NOT INDEXED WHERE {where} AND rowid IN "
         "(SELECT rowid FROM fts WHERE fts MATCH ?) ORDER BY rowid", (*args, match)).fetchall()
 
 

@@ -28,6 +28,7 @@ SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project",
                  "org-outbox": "org"}
 _PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
+_LONGEST_IGNORED = max(map(len, _IGNORED_NAMES))
 LEGACY_REASON = "v1 file: run git memex migrate"
 
 
@@ -216,8 +217,10 @@ def home_bytes(path: Path, home: Home) -> bytes:
 
 def is_memory_name(name: str) -> bool:
     """Whether a file name in a home is a memory file (README.md and dot files are not)."""
-    return (name.endswith(".md") and not name.startswith((".", "_"))
-            and name.lower() not in _IGNORED_NAMES)
+    # Called once per file of every walk: a name longer than every ignored one is not
+    # lowered (~8 ms a walk of 100,000 files).
+    return (name.endswith(".md") and name[0] not in "._"
+            and (len(name) > _LONGEST_IGNORED or name.lower() not in _IGNORED_NAMES))
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -628,6 +631,21 @@ def temp_dir(folder: Path) -> Path:
         pass
     _exclude_temps(git_dir)
     return folder
+
+
+def temps_may_be_in(folder: Path) -> bool:
+    """Whether a write into FOLDER may have left its temp file there: not when its
+    temps go to the git dir's memex-tmp (temp_dir: the same device, and that folder
+    made), which the submit journal's settle cleans. Spares listing a large memory
+    folder on every write."""
+    git_dir = _git_dir_of(folder)
+    if git_dir is None:
+        return True
+    try:
+        return not (os.stat(git_dir).st_dev == os.stat(folder).st_dev
+                    and (git_dir / TEMP_DIR).is_dir())
+    except OSError:
+        return True
 
 
 def _exclude_temps(git_dir: Path) -> None:

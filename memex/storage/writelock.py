@@ -41,7 +41,7 @@ def writing(ws: Workspace) -> Iterator[None]:
 def _settle(ws: Workspace, timeout: float) -> None:
     """What a killed writer left: its temp files, and a half-done submit."""
     for folder in (ws.outbox_dir, ws.personal_dir, ws.memory_dir):
-        if folder is not None:
+        if folder is not None and store.temps_may_be_in(folder):
             store.clean_stale_temps(folder)
     notice = journal.settle(ws.repo, timeout)
     if notice:

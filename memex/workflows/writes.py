@@ -235,9 +235,18 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))
+    _indexed_now(ws, path)
     usage.record_in(ws, usage.Op.WRITE, [memory.id])
     result.notices += _embed(ws, memory)
     return result
+
+
+def _indexed_now(ws: Workspace, path: Path) -> None:
+    """Index the file just written from this write's own walk (its lookup refreshed the
+    index), so the next command's refresh finds nothing to do (build.note_written)."""
+    from memex.index import build
+
+    build.note_written(ws, [path])
 
 
 def _embed(ws: Workspace, memory: model.Memory) -> list[str]:
@@ -442,6 +451,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
         notices.append(f"edited {loaded.path} in the working tree; commit it when ready")
     loaded.memory = new
     store.save(loaded)
+    _indexed_now(ws, loaded.path)
     usage.record_in(ws, usage.Op.WRITE, [new.id])
     if content_changed:
         notices += _embed(ws, loaded.memory)
@@ -506,6 +516,7 @@ def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None =
     new = lifecycle.set_status(loaded.memory, status, clock.now_str(), ws.identity(), note)
     loaded.memory = new
     store.save(loaded)
+    _indexed_now(ws, loaded.path)
     usage.record_in(ws, usage.Op.WRITE, [new.id])
     notices = []
     if loaded.home.in_git:
