@@ -249,3 +249,27 @@ def test_main_lists_exactly_the_steps_that_have_a_fast_path() -> None:
     having = {step for step, (module, _) in STEPS.items()
               if hasattr(importlib.import_module(module), "fast")}
     assert having == cli_main.FAST
+
+
+def test_a_whole_fast_process_pauses_the_collector_and_freezes_on_exit() -> None:
+    """fast_process: the collector is off inside; a fast path that exits leaves its
+    objects frozen (the interpreter's last collection skips them); an argv it declines,
+    an error, or an in-process caller leave the collector as it was."""
+    import gc
+
+    assert gc.isenabled()
+    try:
+        with _common.fast_process():
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() == 0  # declined: click runs next
+        with pytest.raises(RuntimeError), _common.fast_process():
+            raise RuntimeError
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        with _common.fast_process(whole=False):
+            assert gc.isenabled()
+        with pytest.raises(SystemExit), _common.fast_process():
+            sys.exit(0)
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -51,11 +51,12 @@ def main(argv: list[str] | None = None) -> None:
     args = _common.take_debug_flag(sys.argv[1:] if argv is None else argv)
     _common.guard_stdout()
     if args and args[0] in FAST:
-        try:
-            fast = importlib.import_module(STEPS[args[0]][0]).fast
-        except (Exception, KeyboardInterrupt) as exc:  # as click reports a failed load
-            sys.exit(_common.exit_code_for(exc))
-        fast(args[1:], PROG)
+        with _common.fast_process(whole=argv is None):
+            try:
+                fast = importlib.import_module(STEPS[args[0]][0]).fast
+            except (Exception, KeyboardInterrupt) as exc:  # as click reports a failed load
+                sys.exit(_common.exit_code_for(exc))
+            fast(args[1:], PROG)
     code = _man_page_for_git(args)
     if code is not None:
         sys.exit(code)
