@@ -22,6 +22,7 @@ from memex.adapters.cli import context as context_cli
 from memex.adapters.cli import search as search_cli
 from memex.adapters.cli import show as show_cli
 from memex.core.errors import MemexError, UsageError
+from memex.index import build
 from memex.workflows import reads
 from tests.helpers import invoke_json
 
@@ -217,9 +218,13 @@ def test_whole_processes_agree(store: Path) -> None:
         expected = subprocess.run([*click_path, step, *argv], capture_output=True)
         assert expected.returncode == 0 and (expected.stdout or expected.stderr)
         _forget_use()
+        build.forget_connections()  # this process's: the step's is then the last one
         got = subprocess.run([str(bindir / exe[0]), *exe[1:], *argv], capture_output=True)
         assert (got.stdout, got.stderr, got.returncode) == (
             expected.stdout, expected.stderr, expected.returncode), exe
+        # The index was closed at exit as by the click path: its WAL checkpointed and
+        # removed (the fast path freezes the collector, which used to close it).
+        assert not Path(".git/memex/index.sqlite-wal").exists(), exe
 
 
 def test_ctrl_c_while_a_fast_step_loads_exits_130(monkeypatch: pytest.MonkeyPatch,

@@ -10,6 +10,7 @@ process holds the write lock a read uses the index as it is, with a warning.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import itertools
@@ -156,6 +157,7 @@ class Walk:
 
 
 _OPEN: dict[str, _Open] = {}
+_CLOSED_AT_EXIT: list[bool] = []  # forget_connections is registered with atexit
 
 
 @dataclass
@@ -369,6 +371,13 @@ def cut_back(path: Path) -> None:
 def _keep(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
     file_id = _file_id(path)
     if file_id is not None:
+        if not _CLOSED_AT_EXIT:
+            # Closed at exit by name, not left to the interpreter's last collection: a
+            # connection sits in a reference cycle (its statement cache), and a fast
+            # path freezes the collector at exit (cli._common.fast_process). Closing
+            # checkpoints the WAL and removes it, as a connection freed at exit does.
+            atexit.register(forget_connections)
+            _CLOSED_AT_EXIT.append(True)
         _OPEN[str(path)] = _Open(conn, file_id)
     return conn
 
