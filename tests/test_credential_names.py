@@ -163,3 +163,46 @@ def test_a_value_given_to_a_credential_name_is_masked_in_any_syntax(text: str,
 ])
 def test_text_that_names_a_credential_without_giving_one_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+# Review of stop 24 (the merged change against main 3caedde): each failed before its fix.
+@pytest.mark.parametrize("text", [
+    'password="402918334567120"',  # a literal's digits holding "34567": main masked it
+    '"client_secret": "8812904456789023"',
+    "<secret>559012345551234</secret>",
+    "the api token is 300000098124556",
+    "the password is xK9#mQ2!",  # a password's own "!" is not the sentence's
+    "my secret is Tr0ub4!!",
+    "密码是Qw3rty!!",
+    "The admin password was hunter2!.",
+    "DB password for prod is Zq8$wL1?",
+])
+def test_what_main_masked_stays_masked(text: str) -> None:
+    out = redact(text).text
+    assert out != text
+    assert "xxxx" in out
+
+
+@pytest.mark.parametrize("text", [
+    "The password is {password}.",
+    "token is {token_value}",
+    "the password is incorrect!",
+])
+def test_a_template_placeholder_or_a_word_stays_readable(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_repeated_provider_name_is_judged_once_per_value(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """"discord=" * 2000 took the rest of the line again at each name (quadratic)."""
+    from memex.core import redact as module
+    calls: list[int] = []
+    real = module._code_value
+
+    def counted(text: str, name: int, at: int) -> tuple[int, int, bool] | None:
+        calls.append(at)
+        return real(text, name, at)
+
+    monkeypatch.setattr(module, "_code_value", counted)
+    redact("discord=" * 500)
+    assert len(calls) < 10

@@ -214,6 +214,28 @@ def test_temps_are_looked_for_where_writes_put_them(repo: Path) -> None:
     assert not stale.exists()
 
 
+def test_a_killed_writers_temp_in_a_memory_folder_is_still_removed(repo: Path) -> None:
+    """A temp file a killed writer left in the repo's memory folder (written there
+    before memex-tmp existed, or on another device then) is removed by the next write's
+    walk, although the lock's settle no longer lists that folder (review of stop 24:
+    it stayed for good)."""
+    ws = homes.workspace()
+    shared = repo / ".memex"
+    shared.mkdir(exist_ok=True)
+    writes.capture(ws, writes.CaptureRequest(text="shared note", scope="project"))
+    store.temp_dir(shared)
+    assert not store.temps_may_be_in(shared)
+    stale = shared / f".x.md.4194305.abcd{store.TEMP_SUFFIX}"
+    stale.write_text("left by a killed writer")
+    live = shared / f".y.md.{os.getpid()}.abcd{store.TEMP_SUFFIX}"
+    live.write_text("a live writer's")
+    found(ws, "note")  # a read removes nothing: it holds no write lock
+    assert stale.exists()
+    writes.capture(ws, writes.CaptureRequest(text="another shared note", scope="project"))
+    assert not stale.exists()
+    assert live.exists()
+
+
 @pytest.mark.parametrize("change", ["new in the outbox", "new in the personal folder",
                                     "new in the shared folder", "rewritten in place",
                                     "deleted", "two folders at once"])

@@ -370,6 +370,10 @@ def _named_values(text: str, low: str) -> list[_Named]:
     out: list[_Named] = []
     same = len(low) == len(text)  # one search in lower case, then the name's forms
     for kind, names, shape, strict in _NAMED_FORMATS:
+        # A place inside the value of an earlier place is judged with that value: taking
+        # the rest of a long unspaced line again at each repeated name was quadratic
+        # ("discord=" * 2000: 2.5 s).
+        covered = 0
         for name, forms in names:
             if same and name not in low:
                 continue
@@ -378,7 +382,7 @@ def _named_values(text: str, low: str) -> list[_Named]:
             else:
                 places = sorted(at for form in forms for at in _all_places(text, form))
             for found in places:
-                if text[found : found + len(name)] not in forms:
+                if found < covered or text[found : found + len(name)] not in forms:
                     continue
                 rest = _NAME_REST.match(text, found + len(name))  # always matches (0-60)
                 at = rest.end() if rest else found + len(name)
@@ -387,6 +391,7 @@ def _named_values(text: str, low: str) -> list[_Named]:
                         text, _name_start(text, found), value[0]) is not None:
                     continue
                 start, end, literal = value
+                covered = max(covered, end)
                 fits = shape.fullmatch(text, start, end) is not None
                 out.append((start, end, kind, fits or (not strict and _valid_assignment(
                     text[start:end], literal=literal)),
@@ -545,8 +550,11 @@ def _valid_assignment(value: str, password: bool = False, literal: bool = False,
     if _DOTTED_IDENT.fullmatch(value) or _REGEX_SYNTAX.search(value):
         return False
     if value.isdigit():
-        if literal:
-            return not (bare_secrets.placeholder_run(value) or bare_secrets.typed_sequence(value))
+        if literal and not (bare_secrets.placeholder_run(value)
+                            or bare_secrets.typed_sequence(value)):
+            return True
+        # What any assignment's digits need (a literal's placeholder-looking run is still
+        # a secret when long and random enough: "4029183345671200" holds "34567")
         return len(value) >= _MIN_DIGITS_LEN and entropy(value) >= _MIN_ASSIGN_ENTROPY - 0.2
     if password:
         return entropy(value) >= _MIN_PASSWORD_ENTROPY
@@ -860,6 +868,8 @@ def _assigned_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
         end = _trimmed_end(text, start, end)
         if "(" in text[start:end] or "[" in text[start:end]:
             return None  # "the token is get_token()": code, not a literal
+        if _TEMPLATE_NAME.fullmatch(text, start, end):
+            return None  # "the password is {password}": a template's placeholder
     elif not quote:
         if end < len(text) and text[end] in "([":
             return None  # a call or subscript: code, not a literal
@@ -868,6 +878,7 @@ def _assigned_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
 
 
 _PROSE_VALUE = re.compile(r"[^\s]+")
+_TEMPLATE_NAME = re.compile(r"\{+[A-Za-z_][\w.-]*\}+")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _QUOTES = "\"'`"
 _PROSE_CLOSING = "".join(_CLOSERS) + _QUOTES
@@ -882,6 +893,9 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
     if len(value) > 1 and value[-2] in _PROSE_CLOSING and value.endswith(":"):
         value = value[:-1]  # "the secret is hardcoded": in a quoted key (a user:, kept)
     body = value.rstrip(_PROSE_TRAILING)
+    marked = value.rstrip(_PROSE_TRAILING.replace("!", "").replace("?", ""))
+    if len(marked) > len(body) and not body.isalpha():
+        body = marked  # "xK9#mQ2!": a password's own marks, not the sentence's ("incorrect!")
     opened = {c: body.count(o) - body.count(c) for c, o in _CLOSERS.items()}
     unclosed = {q: body.count(q) % 2 == 1 for q in _QUOTES}
     kept = len(body)

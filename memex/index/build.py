@@ -30,7 +30,7 @@ from memex.core.errors import InvalidMemory
 from memex.index import listing, schema, tokens
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
-from memex.storage import iostep, store
+from memex.storage import iostep, locks, store
 from memex.storage.homes import Workspace
 
 # The zlib format's codec for stored bodies (pack_body, body_text): ISA-L's (the `isal`
@@ -496,6 +496,10 @@ def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
     LAYOUT, when given, gets (folder, home kind, how many stamps) per home, in order."""
     stamps: dict[str, str] = {}
     walked: set[str] = set()
+    # A writer (it holds the write lock) also removes the temp files a killed writer
+    # left in a memory folder: the walk lists the folder anyway, and the lock's settle
+    # no longer lists a folder whose temps go to the git dir (store.temps_may_be_in).
+    sweep = locks.held_count(ws.home) > 0
     for home in store.homes(ws):
         for path, data in home.before.items():
             if data is not None and before is not None:
@@ -504,16 +508,18 @@ def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
         prefix = os.path.join(str(home.path), "")
         if prefix not in walked:  # a folder two homes name is the first one's
             walked.add(prefix)
-            _walk_folder(home, stamps)
+            _walk_folder(home, stamps, sweep=sweep)
         if layout is not None:
             layout.append((str(home.path), home.kind, len(stamps) - count))
     return stamps
 
 
 def _walk_folder(home: store.Home, stamps: dict[str, str],
-                 known: Mapping[str, str] | None = None, fresh: Container[str] = ()) -> None:
+                 known: Mapping[str, str] | None = None, fresh: Container[str] = (),
+                 sweep: bool = False) -> None:
     """Add the stamps of HOME's memory files to STAMPS, in the folder's listing order.
-    A path in KNOWN (and not in FRESH) takes its stamp from there, not from a stat."""
+    A path in KNOWN (and not in FRESH) takes its stamp from there, not from a stat.
+    SWEEP: also remove the stale temp files listed (store.remove_if_stale_temp)."""
     is_memory_name = store.is_memory_name
     folder = str(home.path)
     prefix = os.path.join(folder, "")  # entry.path of a listing by name
@@ -522,6 +528,8 @@ def _walk_folder(home: store.Home, stamps: dict[str, str],
         for entry in entries:
             name = entry.name
             if not is_memory_name(name):
+                if sweep:
+                    store.remove_if_stale_temp(prefix + name, name)
                 continue
             path = prefix + name
             if home.before and store.unsettled(home, path):

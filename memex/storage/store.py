@@ -673,17 +673,24 @@ def clean_stale_temps(folder: Path) -> list[Path]:
     except OSError:
         return removed
     for entry in entries:
-        name = entry.name
-        if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
-            continue
-        parts = name[: -len(TEMP_SUFFIX)].rsplit(".", 2)
-        pid = parts[1] if len(parts) == 3 else ""
-        if pid.isdigit() and _alive(int(pid)):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
+        if remove_if_stale_temp(entry.path, entry.name):
             removed.append(Path(entry.path))
     return removed
+
+
+def remove_if_stale_temp(path: str, name: str) -> bool:
+    """Remove PATH (named NAME) if it is a temp file whose writer's process is gone."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return False
+    parts = name[: -len(TEMP_SUFFIX)].rsplit(".", 2)
+    pid = parts[1] if len(parts) == 3 else ""
+    if pid.isdigit() and _alive(int(pid)):
+        return False
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
 
 
 def _alive(pid: int) -> bool:
