@@ -13,7 +13,7 @@ import pytest
 
 from memex.core import model
 from memex.core.errors import InvalidMemory
-from memex.index import build, schema
+from memex.index import bodies, build, schema
 from memex.search import engine as search
 from memex.storage import homes
 from tests.helpers import memfiles
@@ -148,14 +148,14 @@ def test_bodies_packed_by_either_zlib_codec_read_back_by_the_other(
     body = "wombat burrow grass night 依赖 " + " ".join(f"w{i}" for i in range(200))
     memfiles.put(folder, body)
     memfiles.put(folder, "a short wombat note")  # under PACK_MIN: stored as text
-    assert build._ZLIB is isal_zlib
+    assert bodies._ZLIB is isal_zlib
     for writer, reader in ((isal_zlib, zlib), (zlib, isal_zlib)):
-        monkeypatch.setattr(build, "_ZLIB", writer)
+        monkeypatch.setattr(bodies, "_ZLIB", writer)
         build.refresh(ws, full=True)
         before = _index(ws)
-        monkeypatch.setattr(build, "_ZLIB", reader)
+        monkeypatch.setattr(bodies, "_ZLIB", reader)
         with build.open_index(ws, refresh=False) as index:
-            stored = [build.body_text(z) for (z,) in index.conn.execute(
+            stored = [bodies.body_text(z) for (z,) in index.conn.execute(
                 "SELECT zbody FROM memories ORDER BY length(zbody) DESC")]
         assert stored[0] == body and stored[1] == "a short wombat note"
         assert _index(ws) == before
@@ -165,9 +165,9 @@ def test_without_isal_the_standard_librarys_zlib_packs_the_bodies() -> None:
     """Where the `isal` package does not import (no wheel for the platform), the index
     falls back to the standard library's zlib and packs the same format."""
     script = ("import sys, zlib; sys.modules['isal'] = None\n"
-              "from memex.index import build\n"
-              "assert build._ZLIB is zlib\n"
-              "packed = build.pack_body('wombat ' * 100)\n"
+              "from memex.index import bodies, build\n"
+              "assert bodies._ZLIB is zlib\n"
+              "packed = bodies.pack_body('wombat ' * 100)\n"
               "assert isinstance(packed, bytes) and zlib.decompress(packed) == b'wombat ' * 100\n"
               "print('ok')")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memex.index import build, schema
+from memex.index import bodies, build, schema
 from memex.search import engine as search
 from memex.storage import homes
 from tests.helpers import memfiles
@@ -57,7 +57,7 @@ def test_the_text_is_stored_once(repo: Path) -> None:
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert "fts_content" not in tables
         body = index.conn.execute("SELECT zbody FROM memories").fetchone()[0]
-    assert build.body_text(body) == "a body stored in the memories table only"
+    assert bodies.body_text(body) == "a body stored in the memories table only"
 
 
 def test_a_long_body_is_stored_compressed_and_read_back_whole(repo: Path) -> None:
@@ -71,7 +71,7 @@ def test_a_long_body_is_stored_compressed_and_read_back_whole(repo: Path) -> Non
         stored = dict(index.conn.execute("SELECT id, zbody FROM memories"))
     assert isinstance(stored[mid], bytes) and len(stored[mid]) < len(long_body) / 2
     assert stored[short] == "a short body stays text"
-    assert build.body_text(stored[mid]) == long_body
+    assert bodies.body_text(stored[mid]) == long_body
     assert [h.memory.body for h in search.search(ws, search.SearchRequest("wombat7")).hits] \
         == [long_body]
     # a change removes the compressed body's words exactly (the delete re-reads it)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from memex.adapters.cli import _common
 from memex.core import clock, jsonout, policy
-from memex.index import build, listing
+from memex.index import bodies, build, listing
 from memex.storage import homes
 from memex.workflows import reads
 from tests.test_context import approved_instruction, personal, put, shared
@@ -237,7 +237,7 @@ def test_the_listed_column_after_changes_is_what_a_full_rebuild_writes(
     doc, zbody, listed = (names.index(n) for n in ("doc", "zbody", "listed"))
     nulls = 0
     for row in incremental:
-        expected = listing.plain(str(row[doc]), build.body_text(row[zbody]))  # type: ignore[arg-type]
+        expected = listing.plain(str(row[doc]), bodies.body_text(row[zbody]))  # type: ignore[arg-type]
         got = row[listed]
         nulls += got is None
         assert (got if got is None else zlib.decompressobj(zdict=listing.DICTIONARY)

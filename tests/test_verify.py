@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memex.core import frontmatter
-from memex.index import build
+from memex.index import bodies, build
 from memex.storage import homes, usage
 from tests.helpers import invoke
 from tests.helpers.memfiles import edit, memory, read, write
@@ -196,4 +196,4 @@ def test_index_parses_a_file_changed_after_verify_read_it(repo: Path) -> None:
     known = {str(path): build.Known(data, stale, parsed)}
     with build.open_index(ws, known=known) as index:
         (body,) = index.conn.execute("SELECT zbody FROM memories").fetchone()
-    assert build.body_text(body) == "new words"
+    assert bodies.body_text(body) == "new words"

@@ -19,7 +19,6 @@ import os
 import sqlite3
 import stat
 import time
-import zlib
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -28,21 +27,11 @@ from typing import Any, cast
 from memex.core import fingerprint, frontmatter, gcpause, lifecycle, model
 from memex.core.errors import InvalidMemory
 from memex.index import listing, schema, tokens
+from memex.index.bodies import body_text, pack_body
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
 from memex.storage import iostep, locks, store
 from memex.storage.homes import Workspace
-
-# The zlib format's codec for stored bodies (pack_body, body_text): ISA-L's (the `isal`
-# package, a dependency where it has wheels) where it imports, else the standard
-# library's. Both write and read the same format, so an index made with one is read by
-# the other; ISA-L's level 1 is ~3x faster than zlib's (~10 us a 3 KB body) and ~4%
-# smaller, its inflate ~1.5x faster (docs/decisions.md).
-_ZLIB: Any
-try:
-    from isal import isal_zlib as _ZLIB
-except ImportError:  # pragma: no cover - where isal has no wheel
-    _ZLIB = zlib
 
 Progress = Callable[[int, int], None]
 
@@ -1059,26 +1048,6 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
         conn.execute("DELETE FROM guards WHERE path = ?", (path,))
     return ids
-
-
-# Bodies of at least this many bytes are stored compressed (zlib level 1: ~0.49 of
-# typical text for ~35 us per 3 KB; higher levels gain 2% for 50% more time); shorter
-# ones as text, where compression gains little.
-PACK_MIN = 256
-
-
-
-
-def pack_body(body: str) -> str | bytes:
-    """A body as the memories table stores it (see body_text)."""
-    data = body.encode("utf-8")
-    return body if len(data) < PACK_MIN else cast(bytes, _ZLIB.compress(data, 1))
-
-
-def body_text(stored: str | bytes) -> str:
-    """The body from its stored form (text, or zlib-compressed UTF-8)."""
-    return stored if isinstance(stored, str) else cast(
-        bytes, _ZLIB.decompress(stored)).decode("utf-8")
 
 
 # json.dumps with options builds a new encoder on every call (~2 us a call, three calls

@@ -25,6 +25,7 @@ import zlib
 from typing import Any
 
 from memex.core import jsonout, model
+from memex.index import bodies
 
 # The fields an element holds after the front matter's, in order.
 AFTER = ("body", "path", "home", "summary")
@@ -121,7 +122,7 @@ def element(row: tuple[Any, ...]) -> bytes | None:
     """The element (UTF-8) of a row of COLUMNS; None when chain completion changed one
     of its fields (eff_*): then `whole` of its memory as reads see it is."""
     path, home, listed, zbody, eff_status, eff_retired, eff_by, doc = row[:8]
-    raw = zlib.decompress(zbody) if type(zbody) is bytes else zbody.encode("utf-8")
+    raw = bodies.body_bytes(zbody)
     if doc is None:
         string = jsonout.string
         head, _, summary = zlib.decompressobj(zdict=DICTIONARY).decompress(listed).partition(

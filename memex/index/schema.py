@@ -33,7 +33,7 @@ CREATE INDEX IF NOT EXISTS files_problems ON files (path) WHERE problem IS NOT N
 -- that reads skip (the first home in store.homes order wins). The small columns come
 -- first and doc, zbody last, so a query that filters or sorts on them reads a row's
 -- first bytes only. zbody is the body: as text when short, else zlib-compressed UTF-8
--- (build.pack_body; read back with build.body_text), about half the text's size.
+-- (bodies.pack_body; read back with bodies.body_text), about half the text's size.
 CREATE TABLE IF NOT EXISTS memories (
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL,

@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any, cast
 
 from memex.core import model
-from memex.index import build, tokens
+from memex.index import bodies, build, tokens
 from memex.storage import store
 from memex.storage.homes import Workspace
 
 
 def as_read(doc: str, zbody: str | bytes, eff_status: str | None, eff_retired: str | None,
             eff_by: str | None) -> model.Memory:
-    """An index row's memory (its doc and stored body, build.pack_body) with what chain
+    """An index row's memory (its doc and stored body, bodies.pack_body) with what chain
     completion changed applied (eff_*)."""
-    memory = build.stored_memory(json.loads(doc), build.body_text(zbody))
+    memory = build.stored_memory(json.loads(doc), bodies.body_text(zbody))
     if eff_status is not None:
         memory.status = cast(model.Status, eff_status)  # one of the row's own statuses
     if eff_retired is not None:
@@ -140,7 +140,7 @@ def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str]
         conn = index.conn
         same = None
         for row in _matching(conn, "body", _terms(body, 4), live_in_scope, (scope,)):
-            if model.normalised_text(build.body_text(row[4])) == content:
+            if model.normalised_text(bodies.body_text(row[4])) == content:
                 same = _loaded(row)
                 break
         same_title = []
@@ -280,7 +280,7 @@ def pair_rows(conn: sqlite3.Connection, home: str
     """(rowid, id, title, body, tags JSON, paths JSON) of the live memories of one home,
     in index order: what the pairwise checks' candidate pass reads, no front matter
     parsed (`read_rows` makes memories of the few rows it picks)."""
-    body_text = build.body_text
+    body_text = bodies.body_text
     return [(rowid, mid, title, body_text(zbody), tags, paths)
             for rowid, mid, title, zbody, tags, paths in conn.execute(
                 "SELECT rowid, id, coalesce(json_extract(doc, '$.title'), ''), zbody, tags, "

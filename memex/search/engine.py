@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, model, policy
 from memex.core.errors import UsageError
-from memex.index import build, schema, tokens
+from memex.index import bodies, build, schema, tokens
 from memex.index.views import as_read
 from memex.search import answers, synonyms
 from memex.search import dense as embed
@@ -525,7 +525,7 @@ def _by_answer_kind(conn: sqlite3.Connection, kind: answers.AnswerKind,
         return ranked
     rowids = [c.row[0] for c in ranked]
     marks = ", ".join("?" * len(rowids))
-    texts = {rowid: build.fts_body(title or "", build.body_text(zbody))
+    texts = {rowid: build.fts_body(title or "", bodies.body_text(zbody))
              for rowid, title, zbody in conn.execute(
                  f"SELECT rowid, json_extract(doc, '$.title'), zbody FROM memories "
                  f"WHERE rowid IN ({marks})", rowids)}

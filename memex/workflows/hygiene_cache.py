@@ -73,7 +73,7 @@ def load(ws: Workspace) -> HygieneCache:
     """Every readable memory file visible here (a duplicated id once per file, each
     with its own file's statuses), from the refreshed index; unreadable files
     quarantined."""
-    from memex.index import build
+    from memex.index import bodies, build
 
     path = ws.index_dir / CACHE_NAME
     old = _read_cache(path)
@@ -101,7 +101,7 @@ def load(ws: Workspace) -> HygieneCache:
         parent = folders.get(folder)
         if parent is None:
             parent = folders[folder] = Path(folder)
-        memory = build.stored_memory(json.loads(doc), build.body_text(body))
+        memory = build.stored_memory(json.loads(doc), bodies.body_text(body))
         items.append(store.Loaded(memory, parent / name,
                                   homes.get(kind) or store.Home(kind, parent)))
     for file in old_files.keys() - files.keys():

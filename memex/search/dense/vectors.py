@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memex.index import build
+from memex.index import bodies, build
 from memex.index.embed_text import passage_text
 from memex.search.dense import Provider
 from memex.storage import iostep
@@ -145,7 +145,7 @@ def _texts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
                 f"SELECT text_key, doc, zbody FROM memories WHERE text_key IN "
                 f"({', '.join('?' * len(chunk))})", chunk):
             front = json.loads(doc)
-            out[key] = passage_text(str(front.get("title") or ""), build.body_text(zbody),
+            out[key] = passage_text(str(front.get("title") or ""), bodies.body_text(zbody),
                                     [str(a) for a in front.get("aliases") or []])
     return out
 
