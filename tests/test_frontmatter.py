@@ -47,6 +47,31 @@ def test_ruamel_reads_canonical_files_the_same_way() -> None:
     assert model.from_front_matter(data, m.body) == m
 
 
+def _read_by_ruamel(scalar: str, version: tuple[int, int] | None) -> object:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    if version:
+        yaml.version = version
+    return frontmatter._plain_data(yaml.load(f"v: {scalar}\n"))["v"]
+
+
+@pytest.mark.parametrize("text", ["0._", "0.1_", "0b1", "0x_a", "1:30", "1_0", "+1", "0o7_"])
+def test_a_number_with_underscores_or_a_prefix_is_quoted(text: str) -> None:
+    written = frontmatter._text_scalar(text, in_flow=False)
+    assert written.startswith('"')
+    assert _read_by_ruamel(written, None) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.from_regex(r"[0-9a-fA-Fxob_.:+eE-]{1,9}", fullmatch=True))
+def test_every_scalar_written_plain_reads_back_as_the_same_text(text: str) -> None:
+    for in_flow in (False, True):
+        written = frontmatter._text_scalar(text, in_flow)
+        for version in (None, (1, 1)):
+            assert _read_by_ruamel(written, version) == text, (written, version)
+
+
 @settings(max_examples=60, deadline=None)
 @given(title=st.text(max_size=40), body=st.text(max_size=200),
        tags=st.lists(st.from_regex(r"[a-z0-9_.:-]{1,8}", fullmatch=True), max_size=4))

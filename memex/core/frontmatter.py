@@ -21,9 +21,14 @@ from memex.core.errors import InvalidMemory
 
 FENCE = "---"
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./@+-]*(?::[A-Za-z0-9_./@+-]+)*$")
+# What a YAML 1.1 or 1.2 reader (ruamel's resolvers, PyYAML's) takes for a bool, null,
+# number or time: such a text is quoted. Underscores count anywhere in a number's digits
+# ("0._" is the float 0.0) and "1:30" is a 1.1 sexagesimal int.
 _NOT_PLAIN = re.compile(
-    r"^(?:true|false|yes|no|on|off|null|y|n|~|[-+]?\d[\d_]*(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+"
-    r"|0o[0-7]+|\.inf|\.nan|\d{4}-\d\d-\d\d.*)$",
+    r"^(?:true|false|yes|no|on|off|null|y|n|~"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])*(?:\.[0-9_]*)?(?:e[-+]?[0-9]+)?"
+    r"|[-+]?0b[01_]+|[-+]?0o[0-7_]+|[-+]?0x[0-9a-f_]+|[-+]?\.[0-9_]+(?:e[-+]?[0-9]+)?"
+    r"|[-+]?\.inf|\.nan|\d{4}-\d\d-\d\d.*)$",
     re.IGNORECASE,
 )
 _TIME_PLAIN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
