@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import compileall
+import functools
 import os
 import shutil
 import subprocess
@@ -12,10 +13,12 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.helpers import git
+from tests.helpers.tracing import coverage_tracer, traced, untraced
 
 # CI runs each property test on the same examples every time: a stop's landing must not
 # depend on a lucky draw. Anywhere else hypothesis explores as it likes (and keeps what
@@ -50,6 +53,32 @@ def pytest_configure(config: pytest.Config) -> None:
                 rewrite._write_pyc(state, code, source_hash, pyc)
     except (AttributeError, ImportError, KeyError, OSError, TypeError, ValueError):
         return
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A property test under coverage: hypothesis generates, shrinks and bookkeeps its
+    examples untraced, and the test's body (which calls memex/) runs traced, through
+    hypothesis's documented hook for wrapping the inner test (`.hypothesis.inner_test`,
+    as pytest-trio uses it)."""
+    handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+    tracer = coverage_tracer() if handle is not None else None
+    if tracer is None or not hasattr(handle, "inner_test"):
+        yield
+        return
+    inner = handle.inner_test
+
+    @functools.wraps(inner)
+    def body(*args: Any, **kwargs: Any) -> Any:
+        with traced(tracer):
+            return inner(*args, **kwargs)
+
+    handle.inner_test = body
+    try:
+        with untraced():
+            yield
+    finally:
+        handle.inner_test = inner
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -25,6 +25,7 @@ from memex.core import clock, jsonout, policy
 from memex.index import bodies, build, listing
 from memex.storage import homes
 from memex.workflows import reads
+from tests.helpers.tracing import untraced
 from tests.test_context import approved_instruction, personal, put, shared
 
 
@@ -137,6 +138,13 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
                        max_leaves=8)
 
 
+def _reference(items: list[object]) -> str:
+    """json.dumps's text, the reference (indented, it is the standard library's Python
+    encoder: run without coverage's tracer, tests/helpers/tracing.py)."""
+    with untraced():
+        return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=6), _values, max_size=6)
                 | _values, max_size=3))
@@ -144,7 +152,7 @@ def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
     out = io.StringIO()
     with redirect_stdout(out):
         _common.emit_json_elements(_encoded(items))
-    assert out.getvalue() == json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+    assert out.getvalue() == _reference(items)
 
 
 @settings(max_examples=200, deadline=None)
@@ -159,8 +167,7 @@ def test_the_byte_stream_path_writes_what_json_dumps_writes(items: list[object])
         assert _common._utf8_stdout() is not None
         _common.emit_json_elements(_encoded(items))
         text.flush()
-    expected = json.dumps(items, ensure_ascii=False, indent=2) + "\n"
-    assert raw.getvalue() == expected.encode("utf-8")
+    assert raw.getvalue() == _reference(items).encode("utf-8")
 
 
 def test_rows_of_the_list_shape_take_the_one_call_path_and_write_json_dumps_bytes() -> None:
