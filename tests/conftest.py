@@ -201,5 +201,7 @@ def run_cli(*args: str, cwd: Path | None = None, input_bytes: bytes | None = Non
     if not measured:
         for key in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
             full_env.pop(key, None)
-    return subprocess.run(list(args), cwd=cwd, input=input_bytes if input_bytes is not None
-                          else b"", capture_output=True, env=full_env)
+    with untraced():  # subprocess's own Python in this process; the child is measured
+        return subprocess.run(list(args), cwd=cwd, input=input_bytes
+                              if input_bytes is not None else b"", capture_output=True,
+                              env=full_env)

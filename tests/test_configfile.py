@@ -12,12 +12,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memex.storage import configfile, gitio
+from tests.helpers.tracing import untraced
 
 
 def _git_map(path: Path) -> dict[str, str] | None:
     """What config_map made of git's answer before the in-process reader (None: git fails)."""
-    proc = subprocess.run(["git", "config", "--null", "--file", str(path), "--list"],
-                          capture_output=True, text=True, encoding="utf-8", errors="replace")
+    with untraced():  # the reference: git (tests/helpers/tracing.py)
+        proc = subprocess.run(["git", "config", "--null", "--file", str(path), "--list"],
+                              capture_output=True, text=True, encoding="utf-8",
+                              errors="replace")
     return gitio._config_records(proc.stdout) if proc.returncode == 0 else None
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from memex.adapters.cli.main import cli
+from tests.helpers.tracing import untraced
 
 
 def invoke(*args: str, input: str | bytes | None = None) -> Result:
@@ -25,8 +26,12 @@ def invoke_json(*args: str, input: str | bytes | None = None) -> Any:
 
 def git_proc(*args: str, cwd: Path | str, check: bool = True,
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The one way tests run the real `git` binary: a failure raises with git's own words."""
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    """The one way tests run the real `git` binary: a failure raises with git's own words.
+    Started without coverage's tracer in this process (subprocess's own Python, not
+    memex/: tests/helpers/tracing.py); a git-memex process git starts is measured."""
+    with untraced():
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                              env=env)
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
     return proc
