@@ -17,6 +17,8 @@ from mcp.types import CallToolResult
 
 from tests.conftest import BIN
 
+UNTRACED_IMPORTS = Path(__file__).parent / "untraced_imports"
+
 
 def make_env(root: Path) -> dict[str, str]:
     """An isolated HOME, git config and memory home under ROOT (like conftest's)."""
@@ -30,8 +32,11 @@ def make_env(root: Path) -> dict[str, str]:
         "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1",
         "XDG_DATA_HOME": str(home / ".local/share"),
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        # coverage's subprocess measurement, when the suite runs under it
+        # coverage's subprocess measurement, when the suite runs under it, with the
+        # server's imports of other packages untraced (untraced_imports/sitecustomize.py)
         **{k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")},
+        **({"PYTHONPATH": str(UNTRACED_IMPORTS)} if "COVERAGE_PROCESS_CONFIG" in os.environ
+           else {}),
     }
 
 
