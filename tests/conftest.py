@@ -45,12 +45,13 @@ def pytest_configure(config: pytest.Config) -> None:
         from _pytest.assertion import rewrite
 
         state = config.stash[rewrite.assertstate_key]
-        for path in sorted(Path(__file__).parent.glob("test_*.py")):
-            pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
-            if rewrite._read_pyc(path, pyc, state.trace) is None and rewrite.try_makedirs(
-                    pyc.parent):
-                source_hash, code = rewrite._rewrite_test(path, config)
-                rewrite._write_pyc(state, code, source_hash, pyc)
+        with untraced():  # pytest's code on our tests' text, not memex/
+            for path in sorted(Path(__file__).parent.glob("test_*.py")):
+                pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+                if rewrite._read_pyc(path, pyc, state.trace) is None and \
+                        rewrite.try_makedirs(pyc.parent):
+                    source_hash, code = rewrite._rewrite_test(path, config)
+                    rewrite._write_pyc(state, code, source_hash, pyc)
     except (AttributeError, ImportError, KeyError, OSError, TypeError, ValueError):
         return
 
@@ -84,7 +85,8 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile the package once: with PYTHONDONTWRITEBYTECODE set (as on the CI machine)
     every git-memex process a test starts would otherwise compile it again (~70 ms)."""
-    compileall.compile_dir(PACKAGE, quiet=1)
+    with untraced():  # the standard library compiling memex/, no memex/ code runs
+        compileall.compile_dir(PACKAGE, quiet=1)
 
 
 @pytest.fixture(autouse=True)
