@@ -102,3 +102,42 @@ def test_workspace_reads_the_same(repo: Path) -> None:
     assert (ws.repo, ws.config) == _both(repo)
     assert ws.team_config == {"memex.dir": "docs/memory"}
     assert ws.memory_dir == repo.resolve() / "docs" / "memory"
+
+
+# ---------------------------------------------------------------- started ahead (config_ahead)
+
+
+def test_the_git_process_started_ahead_answers_the_next_discovery(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    start = repo.resolve()
+    expected = _both(start)
+    gitio.config_ahead()
+    assert start in gitio._AHEAD
+    got, calls = _counted(monkeypatch, start)
+    assert got == expected and calls == 0  # its answer, no git process of its own
+    assert start not in gitio._AHEAD
+    assert _counted(monkeypatch, start)[1] == 1  # taken once: the next one runs git
+
+
+def test_a_process_started_ahead_is_not_taken_once_the_environment_changed(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    start = repo.resolve()
+    gitio.config_ahead()
+    other = tmp_path / "other.gitconfig"
+    other.write_text("[memex]\n\tembeddings = changed\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(other))
+    got, calls = _counted(monkeypatch, start)
+    assert got == _both(start) and calls == 1
+    assert got[1].get("memex.embeddings") == "changed"
+
+
+def test_a_process_started_ahead_answers_only_its_own_folder(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gitio.config_ahead()
+    elsewhere = tmp_path / "plain"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    got, calls = _counted(monkeypatch, elsewhere.resolve())
+    assert got == (None, gitio.config_map(elsewhere)) and calls >= 1
+    assert repo.resolve() in gitio._AHEAD
+    gitio._taken(repo.resolve())  # reaped

@@ -281,6 +281,28 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     return _fresh_memory(report), None
 
 
+def peek(ws: Workspace) -> sqlite3.Connection | None:
+    """A connection of its own to this workspace's index as it is: not refreshed, and
+    nothing is created, rebuilt or kept. For a read made beside a refresh (the search
+    engine's query ahead), judged afterwards by the generation it read (a refresh
+    that writes makes a new one). None when there is no index of this version."""
+    path = db_path(ws)
+    if not path.is_file():
+        return None
+    conn = None
+    try:
+        conn = sqlite3.connect(str(path), timeout=LOCK_WAIT_SECONDS, isolation_level=None,
+                               check_same_thread=False)
+        if _current(conn):
+            return conn
+    except sqlite3.Error:
+        pass
+    if conn is not None:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+    return None
+
+
 def _current(conn: sqlite3.Connection) -> bool:
     """Whether an index is of this schema and its FTS text was made by this version's
     rule (a row is deleted from the contentless FTS table by its text made again)."""

@@ -19,6 +19,8 @@ import itertools
 import json
 import math
 import sqlite3
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -92,6 +94,9 @@ class SearchRequest:
     record_access: bool = True  # bump access counts in the index (never a file)
     vectors: bool = True  # use the vector lane when one is configured
     refresh: bool = True  # False: the caller refreshed the index a moment ago
+    # Run the query beside the refresh (a whole CLI process: see _Ahead); its hits are
+    # kept only if the refresh left the index as the query read it.
+    ahead: bool = False
 
 
 @dataclass
@@ -164,20 +169,91 @@ def search(ws: Workspace, req: SearchRequest) -> SearchResult:
     moment = _moment(req.as_of)
     # A query of nothing but stop words ("the who") still searches for them.
     wanted = tokens.query_terms(req.query) or tokens.query_terms(req.query, True)
-    with build.open_index(ws, refresh=req.refresh) as index:
-        result = SearchResult(
-            warnings=index.report.warnings + build.read_warnings(index.conn),
-            quarantined=index.report.quarantined, terms=wanted, stale=index.report.stale)
-        if not wanted and not (req.vectors and enabled(ws)):
-            result.warnings.append("nothing searchable is left in the query "
-                                   "(only stop words, symbols or operators)")
-            return result
-        dense = dense_query(ws, index.conn, req.query, result.warnings) \
-            if req.vectors else None
-        result.hits = run_query(index.conn, ws, req, wanted, moment, dense)
-        if req.record_access and result.hits:
-            record_access(index.conn, [h.id for h in result.hits])
+    ahead = None
+    if req.ahead and req.refresh and wanted and not (req.vectors and enabled(ws)):
+        ahead = _Ahead(lambda: _query_ahead(ws, req, wanted, moment))
+    try:
+        with build.open_index(ws, refresh=req.refresh) as index:
+            result = SearchResult(
+                warnings=index.report.warnings + build.read_warnings(index.conn),
+                quarantined=index.report.quarantined, terms=wanted,
+                stale=index.report.stale)
+            if not wanted and not (req.vectors and enabled(ws)):
+                result.warnings.append("nothing searchable is left in the query "
+                                       "(only stop words, symbols or operators)")
+                return result
+            hits = ahead.hits(build.generation(index.conn)) if ahead is not None else None
+            if hits is None:
+                dense = dense_query(ws, index.conn, req.query, result.warnings) \
+                    if req.vectors else None
+                hits = run_query(index.conn, ws, req, wanted, moment, dense)
+            result.hits = hits
+            if req.record_access and result.hits:
+                record_access(index.conn, [h.id for h in result.hits])
+    finally:
+        if ahead is not None:
+            ahead.join()  # its connection closed before this process may exit
     return result
+
+
+# Whether the query ahead runs in a thread (tests set False: it then runs at once,
+# before the refresh, the order a slow refresh gives).
+AHEAD_THREAD = True
+
+
+class _Ahead:
+    """A search's query run beside its refresh, on a connection of its own to the
+    index as it is: the refresh's stat walk is Python work between system calls and
+    the query is mostly SQLite's (both let go of the interpreter lock), so on a free
+    core the query costs no wall time. Its hits are taken only when the index's
+    generation after the refresh is the one the query read from start to end: the
+    refresh wrote nothing, and no other process wrote meanwhile. Else the query runs
+    again, as it always did, after the refresh."""
+
+    def __init__(self, work: Callable[[], tuple[str, list[Hit]] | None]) -> None:
+        self._work = work
+        self._done: tuple[str, list[Hit]] | None = None
+        self._thread: threading.Thread | None = None
+        if AHEAD_THREAD:
+            self._thread = threading.Thread(target=self._run, name="memex-query-ahead",
+                                            daemon=True)
+            self._thread.start()
+        else:
+            self._run()
+
+    def _run(self) -> None:
+        try:
+            self._done = self._work()
+        except Exception:  # any trouble: the query runs again after the refresh
+            self._done = None
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def hits(self, current: str | None) -> list[Hit] | None:
+        """The hits found ahead, if they were found at generation CURRENT."""
+        self.join()
+        if self._done is None or current is None or self._done[0] != current:
+            return None
+        return self._done[1]
+
+
+def _query_ahead(ws: Workspace, req: SearchRequest, wanted: list[str],
+                 moment: str | None) -> tuple[str, list[Hit]] | None:
+    """The BM25 hits of the index as it is, and the generation they were read at (None
+    when there is no index to read, or another process wrote it meanwhile)."""
+    conn = build.peek(ws)
+    if conn is None:
+        return None
+    try:
+        before = build.generation(conn)
+        hits = run_query(conn, ws, req, wanted, moment)
+        if before is None or build.generation(conn) != before:
+            return None
+        return before, hits
+    finally:
+        conn.close()
 
 
 def _moment(as_of: str | None) -> str | None:

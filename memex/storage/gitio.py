@@ -110,10 +110,52 @@ def discover_config(start: Path) -> tuple[RepoInfo | None, dict[str, str]]:
         return None, {}
     if any(key.startswith(_DISCOVERY_ENV) for key in os.environ):
         return discover(start), config_map(start)
-    proc = run(["config", "--null", "--list"], cwd=start, check=False, env=_SETUP_TRACE)
+    proc = _taken(start) or run(["config", "--null", "--list"], cwd=start, check=False,
+                                env=_SETUP_TRACE)
     config = _config_records(proc.stdout) if proc.returncode == 0 else {}
     repo = _plain_checkout(proc.stderr) if proc.returncode == 0 else None
     return (repo if repo is not None else discover(start)), config
+
+
+# discover_config's git process started ahead (config_ahead): {start folder: (the
+# environment it was started in, the process)}.
+_AHEAD: dict[Path, tuple[dict[str, str], subprocess.Popen[str]]] = {}
+
+
+def config_ahead() -> None:
+    """Start the git process discover_config(the current folder) runs, now: a whole
+    process's fast path calls this before importing the rest, so git runs beside those
+    imports. The next discover_config of that folder takes its answer if the
+    environment is still the one it was started in (else it runs git again)."""
+    try:
+        start = Path.cwd().resolve()
+    except OSError:
+        return
+    binary = git_binary()
+    if binary is None or start in _AHEAD or \
+            any(key.startswith(_DISCOVERY_ENV) for key in os.environ):
+        return
+    environ = dict(os.environ)
+    try:
+        proc = subprocess.Popen(
+            [binary, "config", "--null", "--list"], cwd=start, env={**environ, **_SETUP_TRACE},
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    _AHEAD[start] = (environ, proc)
+
+
+def _taken(start: Path) -> subprocess.CompletedProcess[str] | None:
+    """The answer of the git process config_ahead started for START, if it still holds."""
+    ahead = _AHEAD.pop(start, None)
+    if ahead is None:
+        return None
+    environ, proc = ahead
+    out, err = proc.communicate()
+    if environ != dict(os.environ):
+        return None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def _plain_checkout(trace: str) -> RepoInfo | None:

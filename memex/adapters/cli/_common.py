@@ -504,6 +504,9 @@ def run_fast_step(fast: Callable[[list[str], str], None], namespace: dict[str, A
     """Entry point of a `git-memex-<step>` executable with a fast path: FAST runs the
     plain argv (and exits), else the click command runs it."""
     guard_stdout()  # before the fast path writes: a reader that left is not a failure
+    from memex.storage import gitio
+
+    gitio.config_ahead()  # git finds the repository beside the step's imports
     with fast_process():
         fast(take_debug_flag(sys.argv[1:]), f"{PROG}-{step}")
     run_step(lazy_cli(namespace, "cli", make), step)

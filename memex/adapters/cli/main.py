@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> None:
     _common.guard_stdout()
     if args and args[0] in FAST:
         with _common.fast_process(whole=argv is None):
+            if argv is None:  # a whole process: git finds the repository beside the imports
+                from memex.storage import gitio
+
+                gitio.config_ahead()
             try:
                 fast = importlib.import_module(STEPS[args[0]][0]).fast
             except (Exception, KeyboardInterrupt) as exc:  # as click reports a failed load

@@ -34,7 +34,8 @@ def run(query: tuple[str, ...], limit: int = 10, scopes: tuple[str, ...] = (),
         ws = engine.project_workspace(ws, repo)
     req = engine.SearchRequest(
         query=text, limit=limit, scopes=scopes or None, types=types, tags=tags,
-        statuses=statuses, as_of=moment, include_all=include == "all", explain=explain)
+        statuses=statuses, as_of=moment, include_all=include == "all", explain=explain,
+        ahead=True)
     if from_git and as_of:
         from memex.workflows import asof
 
