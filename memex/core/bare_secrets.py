@@ -95,20 +95,27 @@ _TRAILING = ".!#$%&*@^"
 _PIECE = re.compile(r"[A-Za-z0-9]+")
 # The prefilter: random text of a dozen characters almost always holds one of these (digits on
 # both sides of letters, case flipping inside a word); prose and most identifiers hold none,
-# so a text without one costs one regex pass.
-# (Two patterns, each starting with one character class, which the regex engine skips to fast.)
-_SUSPECTS = (re.compile(r"[0-9][A-Za-z]{1,12}[0-9]"),
-             re.compile(r"[A-Z](?:[A-Z][a-z]|[a-z]{1,2})[A-Z]"))
+# so a text without one costs one pass.
+#   [0-9][A-Za-z]{1,12}[0-9]   and   [A-Z](?:[A-Z][a-z]|[a-z]{1,2})[A-Z]
 # A generated password of letters only (a NuGet or Terraform password) holds neither: it shows
 # itself by a cluster of five consonants (``y`` read as a vowel), which English words and the
 # abbreviations of identifiers seldom hold (``strengths``, ``cjkcodecs``, ``adpcm``: four at
 # most), in a run of both cases.  A lower-case run is read as a word (an abbreviation, a
 # foreign or rot13 word) unless a digit or a case change marks it.
-# (Found on the text's bytes, one per character, consonants made "c": a regular expression
-# would stop at every consonant of the prose.)
+# All three are found on the text's bytes, one per character (``encode("ascii", "replace")``),
+# translated to character classes: ``d`` a digit, ``U`` a capital, ``l`` a small letter (the
+# two patterns then start with a literal, which the regex engine finds fast; on the text
+# itself it tests a character class at every position), and ``c`` a consonant of either
+# case for the cluster, found with ``bytes.find``.
+_CLASS_TABLE = bytes(
+    ord("d") if 48 <= b <= 57 else
+    ord("U") if 65 <= b <= 90 else ord("l") if 97 <= b <= 122 else ord(".")
+    for b in range(256))
+_SUSPECTS = (re.compile(rb"d[Ul]{1,12}d"), re.compile(rb"U(?:Ul|l{1,2})U"))
 MIN_CLUSTER = 5
-_CONSONANTS = bytes.maketrans(b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ", b"c" * 40)
-_CONSONANT_TABLE = bytes(c if c == ord("c") else ord(".") for c in _CONSONANTS)
+_CONSONANT_TABLE = bytes(
+    ord("c") if chr(b) in "bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ" else ord(".")
+    for b in range(256))
 _CLUSTER = b"c" * MIN_CLUSTER
 _UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
@@ -417,8 +424,7 @@ def _runs(text: str) -> list[tuple[int, int]]:
     found from the suspects outwards, so the cost follows the suspects, not the text."""
     out: list[tuple[int, int]] = []
     end = 0
-    plain = sorted({m.start() for suspect in _SUSPECTS for m in suspect.finditer(text)})
-    clusters = _clusters(text)
+    plain, clusters = _suspects(text)
     for at in sorted({*plain, *clusters}) if clusters else plain:
         if at < end:
             continue  # inside the run just taken
@@ -439,9 +445,19 @@ def _runs(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _clusters(text: str) -> list[int]:
-    """Where a run of :data:`MIN_CLUSTER` or more consonants starts in ``text``."""
-    flags = text.encode("ascii", "replace").translate(_CONSONANT_TABLE)  # a byte a character
+def _suspects(text: str) -> tuple[list[int], list[int]]:
+    """Where the digit and case suspects start in ``text`` (in order), and where each cluster
+    of consonants starts."""
+    raw = text.encode("ascii", "replace")  # a byte a character
+    classes = raw.translate(_CLASS_TABLE)
+    plain = sorted({m.start() for suspect in _SUSPECTS for m in suspect.finditer(classes)})
+    return plain, _clusters(raw)
+
+
+def _clusters(raw: bytes) -> list[int]:
+    """Where a run of :data:`MIN_CLUSTER` or more consonants starts in ``raw`` (the text's
+    bytes, one per character)."""
+    flags = raw.translate(_CONSONANT_TABLE)
     out: list[int] = []
     at = flags.find(_CLUSTER)
     while at != -1:
