@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from memex.core import frontmatter, model
 from memex.core.ulid import new_ulid
 from memex.index import ahead, bodies, build, listing
-from memex.storage import homes
+from memex.storage import homes, iostep
 from tests.test_context import put, shared
 from tests.test_list_rows import _varied
 
@@ -287,3 +287,51 @@ def test_the_choice_by_size(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ahead.threading, "active_count", lambda: 1)
     monkeypatch.setattr(ahead, "_load", lambda: 1.6)  # the other CPU is busy
     assert not ahead.forks(10 * ahead.FORK_MIN)
+
+
+def test_a_build_killed_with_its_helper_running_leaves_the_index_and_no_helper(
+        repo: Path, memex_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL of the building process between two chunks of inserts, its helper
+    running: the next refresh finds the index as it was (every file in it, the same
+    rows), and the helper has ended (at its next write to the pipe)."""
+    ws = _store(repo, memex_home)
+    build.refresh(ws, full=True)
+    expected = _dump(ws)
+    build.forget_connections()  # no SQLite connection crosses the fork
+    monkeypatch.setattr(ahead, "forks", lambda count: True)
+    monkeypatch.setattr(ahead, "BLOCK", 3)
+    monkeypatch.setattr(build, "_CHUNK", 5)
+    helper = tmp_path / "helper-pid"
+    fork = os.fork
+    pid = fork()
+    if pid == 0:  # pragma: no cover - the child ends in os._exit or a SIGKILL
+        try:
+            def recorded() -> int:
+                child = fork()
+                if child:
+                    helper.write_text(str(child))
+                return child
+
+            os.fork = recorded
+            os.environ["GIT_MEMEX_FAULT"] = "kill@3"  # the second chunk's "index write"
+            iostep.reset()
+            build.refresh(ws, full=True)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    helper_pid = int(helper.read_text())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{helper_pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break  # gone
+        if state == "Z":
+            break  # ended, waiting for init to reap it
+        time.sleep(0.05)
+    else:
+        pytest.fail("the helper outlived its parent")
+    monkeypatch.setattr(ahead, "forks", lambda count: False)
+    build.refresh(ws)
+    assert _dump(ws) == expected
