@@ -1,11 +1,11 @@
-"""A list's results made in order, the later part by a forked helper process on a
+"""A list's results made in order, most of them by a forked helper process on a
 second core (a full index build: reading, parsing and encoding rows is ~3/4 of it,
 while the process that holds the index only inserts).
 
 `in_order(items, work)` yields work(item) for each item, in order. When it pays (Linux,
 a second CPU this process may run on and idle, no other thread in this process, at
-least FORK_MIN items), the items go in blocks and a child forked at the start does two
-blocks in three, streaming each block's results back pickled through a pipe, which a
+least FORK_MIN items), the items go in blocks and a child forked at the start does three
+blocks in four, streaming each block's results back pickled through a pipe, which a
 thread of the parent drains into a short queue; the parent does the other blocks
 itself and takes the child's in turn, so the child runs a few blocks ahead and what
 waits stays small. The child touches no file and no SQLite connection (it inherits
@@ -44,7 +44,7 @@ FORK_MIN = 2000
 # child runs only a few blocks ahead: what waits for the parent stays small (QUEUED
 # blocks in memory, then the pipe's buffer), however many the items.
 BLOCK = 256
-PATTERN = "pcc"
+PATTERN = "pccc"
 QUEUED = 4
 
 _FRAME = struct.Struct("<Q")
