@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from memex.core import fingerprint, frontmatter, gcpause, lifecycle, model
 from memex.core.errors import InvalidMemory
-from memex.index import listing, schema, tokens
+from memex.index import ahead, listing, schema, tokens
 from memex.index.bodies import body_text, pack_body
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
@@ -1081,7 +1081,8 @@ _LIST_JSON = json.JSONEncoder(ensure_ascii=False).encode
 def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[object, ...]:
     """The memories row (columns as _flush names them) of the memory M of the file PATH
     in the home of KIND, which is ORDER-th in store.homes order."""
-    doc = _DOC_JSON(m.front_matter())
+    front = m.front_matter()
+    doc = _DOC_JSON(front)
     return (
         path, m.id, kind, order, m.scope, m.type, m.status,
         m.review_state, m.importance, m.created_at or None, m.updated_at or None,
@@ -1089,14 +1090,14 @@ def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[objec
         m.expires_at or None, m.supersedes, m.superseded_by,
         _LIST_JSON(m.tags), _LIST_JSON(m.paths), doc,
         pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)), m.role,
-        listing.stored(doc, m.body),
+        listing.stored(doc, m.body, front),
     )
 
 
-def link_rows(rowid: int, memory: model.Memory) -> list[tuple[int, str]]:
-    """The links table's rows for one memories row: each id its relations list, once."""
-    return [(rowid, dst) for dst in dict.fromkeys(
-        dst for name in model.RELATIONS for dst in getattr(memory, name))]
+def link_targets(memory: model.Memory) -> list[str]:
+    """The ids of the links table's rows for one memory: each id its relations list,
+    once, in order."""
+    return list(dict.fromkeys(dst for name in model.RELATIONS for dst in getattr(memory, name)))
 
 
 def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
@@ -1180,37 +1181,23 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     guard_rows: list[tuple[object, ...]] = []
     link_out: list[tuple[int, str]] = []
     object_format = ws.config.get("extensions.objectformat", "sha1")
-    for done, path in enumerate(todo, 1):
-        kind = kinds[path]
-        state = disk[path]
-        size, mtime = _recorded(state, now_ns)
-        data = contents.get(path)
-        problem: str | None = None
-        # The walk's names are memory names (store.is_memory_name: "<stem>.md"); the
-        # path stays text (a Path per file cost ~5 us of a ~150 us file).
-        name = os.path.basename(path)
-        try:
-            if data is None:
-                data = store.read_bytes(path)
-            seen = known.get(path)
-            if seen is not None and seen.data == data:
-                memory = store.placed(seen.parsed, name, name[:-3], homes[kind], seen.memory)
-            else:
-                memory = store.placed(frontmatter.parse(store.decode(data)), name, name[:-3],
-                                      homes[kind])
-        except (InvalidMemory, OSError) as exc:
-            problem = str(exc) or type(exc).__name__
-        if data is not None:
-            guard = guard_row(path, kind, data, None if problem else memory, object_format)
-            if guard is not None:
-                guard_rows.append(guard)
-        files_rows.append((path, kind, size, mtime, state.hash or "", problem))
-        written[path] = (FileState(size, mtime, state.hash or ""), kind)
-        if problem is None:
-            mem_rows.append((next_rowid, *memory_row(path, kind, memory, order[kind])))
-            text_rows.append((next_rowid, *fts_row(memory)))
-            link_out.extend(link_rows(next_rowid, memory))
-            touched_ids.add(memory.id)
+
+    def rows_of(path: str) -> FileRows:
+        return file_rows(path, kinds[path], _recorded(disk[path], now_ns), disk[path].hash,
+                         contents.get(path), known.get(path), homes, order, object_format)
+
+    for done, (files_row, guard, memory) in enumerate(ahead.in_order(todo, rows_of), 1):
+        path, kind, size, mtime, hash_ = files_row[:5]
+        if guard is not None:
+            guard_rows.append(guard)
+        files_rows.append(files_row)
+        written[path] = (FileState(size, mtime, hash_), kind)
+        if memory is not None:
+            row, text, links, mid = memory
+            mem_rows.append((next_rowid, *row))
+            text_rows.append((next_rowid, *text))
+            link_out.extend((next_rowid, dst) for dst in links)
+            touched_ids.add(mid)
             next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
             _flush(conn, files_rows, mem_rows, text_rows)
@@ -1223,6 +1210,44 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                 progress(done, len(todo))
     derive(conn, touched_ids)
     return written
+
+
+# What file_rows makes of one file: its files row, its guards row or None, and when it
+# reads as a memory, (its memories row and FTS text, both without the rowid, the ids
+# its links name, its id).
+FileRows = tuple[tuple[str, str, int, int, str, str | None], tuple[object, ...] | None,
+                 tuple[tuple[object, ...], tuple[str, ...], list[str], str] | None]
+
+
+def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None,
+              data: bytes | None, seen: Known | None, homes: Mapping[str, store.Home],
+              order: Mapping[str, int], object_format: str) -> FileRows:
+    """The rows of the memory file PATH (in the home of KIND; its bytes DATA when read
+    already, SEEN: a caller's parse of it) as a refresh writes them. Reads no index,
+    writes nothing: a forked helper may make them (index.ahead)."""
+    size, mtime = recorded
+    problem: str | None = None
+    memory: model.Memory | None = None
+    # The walk's names are memory names (store.is_memory_name: "<stem>.md"); the
+    # path stays text (a Path per file cost ~5 us of a ~150 us file).
+    name = os.path.basename(path)
+    try:
+        if data is None:
+            data = store.read_bytes(path)
+        if seen is not None and seen.data == data:
+            memory = store.placed(seen.parsed, name, name[:-3], homes[kind], seen.memory)
+        else:
+            memory = store.placed(frontmatter.parse(store.decode(data)), name, name[:-3],
+                                  homes[kind])
+    except (InvalidMemory, OSError) as exc:
+        problem = str(exc) or type(exc).__name__
+        memory = None
+    guard = None if data is None else guard_row(path, kind, data, memory, object_format)
+    files_row = (path, kind, size, mtime, hash_ or "", problem)
+    if memory is None:
+        return files_row, guard, None
+    return files_row, guard, (memory_row(path, kind, memory, order[kind]), fts_row(memory),
+                              link_targets(memory), memory.id)
 
 
 def guard_row(path: str, kind: str, data: bytes, memory: model.Memory | None,

@@ -81,10 +81,13 @@ def fields(memory: model.Memory) -> dict[str, object]:
     return data
 
 
-def stored_fields(doc: str) -> dict[str, object]:
+def stored_fields(doc: str, front: dict[str, Any] | None = None) -> dict[str, object]:
     """`fields` of the memory whose front matter's JSON is DOC (build.memory_row's doc
-    column), with no Memory made."""
-    data: dict[str, object] = json.loads(doc)
+    column), with no Memory made. FRONT, when given, is the mapping DOC was encoded
+    from: used as it is (copied) when json.loads(DOC) would give it back unchanged,
+    which saves decoding DOC again on a build."""
+    data: dict[str, object] = json.loads(doc) if front is None or not _round_trips(front) \
+        else dict(front)
     shape = tuple(data)
     missing = _MISSING.get(shape)
     if missing is None:
@@ -95,10 +98,28 @@ def stored_fields(doc: str) -> dict[str, object]:
     return data
 
 
-def plain(doc: str, body: str) -> bytes | None:
+# The types json.loads gives back as json.dumps was given them (exactly: no subclass).
+_SAME = frozenset({str, int, bool, type(None)})
+
+
+def _round_trips(front: dict[str, Any]) -> bool:
+    """Whether json.loads(build._DOC_JSON(FRONT)) == FRONT with every value of the same
+    type, in the same order: text keys, and values that are texts, whole numbers,
+    flags, nulls or lists of texts (a float, a time, a mapping, a list of anything else
+    or a subclass is left to the round trip)."""
+    same = _SAME
+    for key, value in front.items():
+        kind = type(value)
+        if type(key) is not str or kind not in same and not (
+                kind is list and all(type(item) is str for item in value)):
+            return False
+    return True
+
+
+def plain(doc: str, body: str, front: dict[str, Any] | None = None) -> bytes | None:
     """The `listed` column of the row whose doc is DOC and body BODY, before it is
-    compressed (None: the column is NULL)."""
-    data = stored_fields(doc)
+    compressed (None: the column is NULL). FRONT: see stored_fields."""
+    data = stored_fields(doc, front)
     if not data.keys().isdisjoint(AFTER):
         return None
     summary = model.summarise(str(data["title"]), body)
@@ -109,9 +130,10 @@ def plain(doc: str, body: str) -> bytes | None:
         return None
 
 
-def stored(doc: str, body: str) -> bytes | None:
-    """The `listed` column of the row whose doc is DOC and body BODY."""
-    text = plain(doc, body)
+def stored(doc: str, body: str, front: dict[str, Any] | None = None) -> bytes | None:
+    """The `listed` column of the row whose doc is DOC and body BODY (FRONT: see
+    stored_fields)."""
+    text = plain(doc, body, front)
     if text is None:
         return None
     deflate = _DEFLATE.copy()
