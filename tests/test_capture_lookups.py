@@ -90,3 +90,32 @@ def test_the_text_lookups_read_only_their_hits(repo: Path) -> None:
         steps = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
         memories = [s for s in steps if " memories" in s]
         assert memories == ["SEARCH memories USING INTEGER PRIMARY KEY (rowid=?)"], steps
+
+
+def test_the_exact_text_lookup_reads_only_copies(repo: Path) -> None:
+    """Memories sharing a text's longest words but not its text are not read by the
+    exact-text lookup (at 100,000 memories, 4 words matched ~2,000 rows, each unpacked)."""
+    shared = "interoperability decentralisation internationalised comprehensibility"
+    for n in range(6):
+        _capture(f"{shared} filler note {n} about something else", tags=["x"])
+    text = f"{shared} together with hostnames, timeouts, retries and backoffs"
+    first = _capture(text)
+    read: list[int] = []
+    real = views._matching
+
+    def counted(conn: Any, column: str, terms: list[str] | None, where: str,
+                args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        rows = real(conn, column, terms, where, args)
+        if column == "body":
+            read.append(len(rows))
+        return rows
+
+    views._matching = counted  # type: ignore[assignment]
+    try:
+        again = _capture(text)
+        other = _capture(f"{text} and more")
+    finally:
+        views._matching = real  # type: ignore[assignment]
+    assert not again.created and again.memory.id == first.memory.id
+    assert other.created
+    assert read == [1, 1], read  # the copy alone (the second: the first text's words)
