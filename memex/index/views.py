@@ -105,13 +105,32 @@ class Neighbours:
 def _terms(text: str, most: int) -> list[str] | None:
     """Up to MOST of the longest distinct words of TEXT as the index tokenised them (CJK
     runs as bigrams), each an FTS5 string; None when it has no word to look up."""
-    words = tokens._WORD.findall(tokens.segment(text))
-    if any(unicodedata.combining(c) for c in text):  # Python and FTS5 split marks apart
-        words = [w for w in words if w.isascii()]
+    segmented = tokens.segment(text)
+    words = tokens._WORD.findall(segmented)
+    if any(unicodedata.category(c) in _GLUE for c in segmented):
+        words = _whole_words(segmented)
     found = dict.fromkeys(w.lower() for w in words)
     if not found:
         return None
     return [f'"{w}"' for w in sorted(found, key=len, reverse=True)[:most]]
+
+
+# Characters the index's tokenizer (unicode61) keeps inside a token while Python's
+# word pattern splits at them: a combining mark ("na\u0308ive" is one token, "naive",
+# to the index, and two words, "na" and "ive", to Python) and a private-use character.
+_GLUE = frozenset({"Mn", "Co"})
+
+
+def _whole_words(segmented: str) -> list[str]:
+    """The words of SEGMENTED that the index holds as tokens of their own: not those
+    next to a character of _GLUE (the index has them only inside a longer token)."""
+    out = []
+    for match in tokens._WORD.finditer(segmented):
+        start, end = match.span()
+        if (start == 0 or unicodedata.category(segmented[start - 1]) not in _GLUE) and (
+                end == len(segmented) or unicodedata.category(segmented[end]) not in _GLUE):
+            out.append(match.group())
+    return out
 
 
 def _loaded(row: tuple[Any, ...]) -> store.Loaded:
