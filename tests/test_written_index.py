@@ -214,6 +214,34 @@ def test_temps_are_looked_for_where_writes_put_them(repo: Path) -> None:
     assert not stale.exists()
 
 
+def test_a_repos_memory_folder_is_listed_for_temps_once(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repo's memory folder, when no write ever put a temp file in memex-tmp (its
+    files came from git or an import), is listed by the first write's settle, not by
+    every write (at 100,000 files ~0.15 s a write); a killed writer's temp left there
+    later is still removed (by the writer's walk, the test below)."""
+    ws = homes.workspace()
+    shared = repo / ".memex"
+    shared.mkdir(exist_ok=True)
+    stale = shared / f".x.md.4194305.abcd{store.TEMP_SUFFIX}"
+    stale.write_text("left by a killed writer")
+    listed: list[Path] = []
+    real = store.clean_stale_temps
+
+    def counted(folder: Path) -> list[Path]:
+        listed.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(store, "clean_stale_temps", counted)
+    writes.capture(ws, writes.CaptureRequest(text="a first draft"))
+    assert not stale.exists()
+    writes.capture(ws, writes.CaptureRequest(text="a second draft"))
+    writes.update(ws, writes.capture(ws, writes.CaptureRequest(text="a third")).memory.id,
+                  writes.UpdateRequest(add_tags=["x"]))
+    assert listed.count(shared) == 1, listed
+    assert not store.temps_may_be_in(shared)
+
+
 def test_a_killed_writers_temp_in_a_memory_folder_is_still_removed(repo: Path) -> None:
     """A temp file a killed writer left in the repo's memory folder (written there
     before memex-tmp existed, or on another device then) is removed by the next write's

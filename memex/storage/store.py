@@ -622,6 +622,15 @@ def temp_dir(folder: Path) -> Path:
     git_dir = _git_dir_of(folder)
     if git_dir is None:
         return folder
+    target = _git_temp_dir(git_dir, folder)
+    if target is not None:
+        return target
+    _exclude_temps(git_dir)
+    return folder
+
+
+def _git_temp_dir(git_dir: Path, folder: Path) -> Path | None:
+    """<git dir>/memex-tmp, made, when it is on `folder`'s device; else None."""
     try:
         if os.stat(git_dir).st_dev == os.stat(folder).st_dev:
             target = git_dir / TEMP_DIR
@@ -629,8 +638,19 @@ def temp_dir(folder: Path) -> Path:
             return target
     except OSError:
         pass
-    _exclude_temps(git_dir)
-    return folder
+    return None
+
+
+def temps_swept(folder: Path) -> None:
+    """A writer (it holds the write lock) has just removed the temps a killed writer
+    left in FOLDER: from now on a write into FOLDER puts its temp in <git dir>/memex-tmp
+    when that is on FOLDER's device (made here, as the first such write would), so the
+    next writer's settle need not list FOLDER again (temps_may_be_in). A repo's memory
+    folder no memex write ever wrote into (files from git, an import, a bench) was
+    listed by every write: 100,000 entries, ~0.15 s each time."""
+    git_dir = _git_dir_of(folder)
+    if git_dir is not None:
+        _git_temp_dir(git_dir, folder)
 
 
 def temps_may_be_in(folder: Path) -> bool:

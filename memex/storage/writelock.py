@@ -43,6 +43,7 @@ def _settle(ws: Workspace, timeout: float) -> None:
     for folder in (ws.outbox_dir, ws.personal_dir, ws.memory_dir):
         if folder is not None and store.temps_may_be_in(folder):
             store.clean_stale_temps(folder)
+            store.temps_swept(folder)  # listed once, not by every later write
     notice = journal.settle(ws.repo, timeout)
     if notice:
         print(f"git-memex: {notice}", file=sys.stderr)
