@@ -335,3 +335,24 @@ def test_a_build_killed_with_its_helper_running_leaves_the_index_and_no_helper(
     monkeypatch.setattr(ahead, "forks", lambda count: False)
     build.refresh(ws)
     assert _dump(ws) == expected
+
+
+@pytest.mark.parametrize(("cpu_max", "granted"), [
+    ("max 100000\n", None), ("100000 100000\n", 1), ("150000 100000\n", 1),
+    ("200000 100000\n", 2), ("50000 100000\n", 0)])
+def test_a_containers_cpu_quota_is_read(cpu_max: str, granted: int | None) -> None:
+    assert ahead.quota_cpus(cpu_max) == granted
+
+
+def test_a_container_limited_to_one_cpu_does_not_fork(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    limit = tmp_path / "cpu.max"
+    limit.write_text("100000 100000\n")
+    monkeypatch.setattr(ahead, "CPU_MAX", str(limit))
+    monkeypatch.setattr(ahead.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3},
+                        raising=False)
+    assert ahead.cpus() == 1
+    limit.write_text("max 100000\n")
+    assert ahead.cpus() == 4
+    limit.write_text("garbage")
+    assert ahead.cpus() == 4

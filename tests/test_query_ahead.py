@@ -114,3 +114,16 @@ def test_no_query_ahead_without_an_index_of_this_version(
     assert search(ws, "bravo", ahead=True) == [mid]  # rebuilt by the refresh
     assert in_order == [None, None]
     assert schema.version(build.open_index(ws, refresh=False).conn) == schema.SCHEMA_VERSION
+
+
+def test_peek_never_makes_an_index(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index deleted between peek's look and its connect is not made again, empty."""
+    ws = homes.workspace()
+    memfiles.put(repo / ".memex", "the first memory, about bravo")
+    search(ws, "bravo", ahead=False)
+    build.forget_connections()
+    path = build.db_path(ws)
+    monkeypatch.setattr(type(path), "is_file", lambda self: True)
+    path.unlink()
+    assert build.peek(ws) is None
+    assert not path.exists()

@@ -51,11 +51,31 @@ _FRAME = struct.Struct("<Q")
 
 
 def cpus() -> int:
-    """The CPUs this process may run on."""
+    """The CPUs this process may run on: its affinity, and a container's CPU quota
+    (cgroup v2 `cpu.max`: `docker run --cpus=1` leaves every host CPU in the affinity)."""
     try:
-        return len(os.sched_getaffinity(0))
+        found = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+        found = os.cpu_count() or 1
+    try:
+        with open(CPU_MAX, encoding="ascii") as limit:
+            quota = quota_cpus(limit.read())
+    except (OSError, ValueError):
+        quota = None
+    return found if quota is None else max(1, min(found, quota))
+
+
+# A cgroup v2 container's CPU limit, as the container sees its own cgroup.
+CPU_MAX = "/sys/fs/cgroup/cpu.max"
+
+
+def quota_cpus(cpu_max: str) -> int | None:
+    """Whole CPUs a cgroup v2 `cpu.max` ("<quota> <period>" or "max <period>") grants;
+    None when it sets no limit."""
+    fields = cpu_max.split()
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    return int(fields[0]) // max(1, int(fields[1]))
 
 
 def forks(count: int) -> bool:

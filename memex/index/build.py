@@ -291,7 +291,9 @@ def peek(ws: Workspace) -> sqlite3.Connection | None:
         return None
     conn = None
     try:
-        conn = sqlite3.connect(str(path), timeout=LOCK_WAIT_SECONDS, isolation_level=None,
+        # mode=rw: an index deleted since is_file() is not made again, empty, here
+        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=rw", uri=True,
+                               timeout=LOCK_WAIT_SECONDS, isolation_level=None,
                                check_same_thread=False)
         if _current(conn):
             return conn
