@@ -8,10 +8,7 @@ paths, version strings, digests.  This module finds the random ones and spares t
 the one rule serves both.
 
 A run of token characters (letters, digits, ``_ + / = ~ . -``) at least
-:data:`MIN_RUN` long is judged when it holds a suspect: digits on both sides of letters, a
-case flip inside a word, or, in a run of both cases or of letters and digits, a cluster of
-:data:`MIN_CLUSTER` consonants (random letters hold one; English words and identifiers
-seldom do).  It is cut into pieces at its separators and at nothing else.  A piece is
+:data:`MIN_RUN` long is cut into pieces at its separators and at nothing else.  A piece is
 
 * *spared* when its shape is one coding text uses for ids: hexadecimal of a git object id's
   length (7-12 abbreviated, 40 SHA-1; 64, SHA-256, only where its line names a digest), a
@@ -47,13 +44,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import bisect
 import math
 import re
 import string
 
-__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_CLUSTER", "MIN_RUN", "anomalies", "placeholder_run",
-           "spans", "typed_sequence"]
+__all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "anomalies", "placeholder_run", "spans",
+           "typed_sequence"]
 
 KIND = "random-token"
 MIN_RUN = 12
@@ -95,31 +91,10 @@ _TRAILING = ".!#$%&*@^"
 _PIECE = re.compile(r"[A-Za-z0-9]+")
 # The prefilter: random text of a dozen characters almost always holds one of these (digits on
 # both sides of letters, case flipping inside a word); prose and most identifiers hold none,
-# so a text without one costs one pass.
-#   [0-9][A-Za-z]{1,12}[0-9]   and   [A-Z](?:[A-Z][a-z]|[a-z]{1,2})[A-Z]
-# A generated password of letters only (a NuGet or Terraform password) holds neither: it shows
-# itself by a cluster of five consonants (``y`` read as a vowel), which English words and the
-# abbreviations of identifiers seldom hold (``strengths``, ``cjkcodecs``, ``adpcm``: four at
-# most), in a run of both cases.  A lower-case run is read as a word (an abbreviation, a
-# foreign or rot13 word) unless a digit or a case change marks it.
-# All three are found on the text's bytes, one per character (``encode("ascii", "replace")``),
-# translated to character classes: ``d`` a digit, ``U`` a capital, ``l`` a small letter (the
-# two patterns then start with a literal, which the regex engine finds fast; on the text
-# itself it tests a character class at every position), and ``c`` a consonant of either
-# case for the cluster, found with ``bytes.find``.
-_CLASS_TABLE = bytes(
-    ord("d") if 48 <= b <= 57 else
-    ord("U") if 65 <= b <= 90 else ord("l") if 97 <= b <= 122 else ord(".")
-    for b in range(256))
-_SUSPECTS = (re.compile(rb"d[Ul]{1,12}d"), re.compile(rb"U(?:Ul|l{1,2})U"))
-MIN_CLUSTER = 5
-_CONSONANT_TABLE = bytes(
-    ord("c") if chr(b) in "bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ" else ord(".")
-    for b in range(256))
-_CLUSTER = b"c" * MIN_CLUSTER
-_UPPER = re.compile(r"[A-Z]")
-_LOWER = re.compile(r"[a-z]")
-_DIGIT = re.compile(r"[0-9]")
+# so a text without one costs one regex pass.
+# (Two patterns, each starting with one character class, which the regex engine skips to fast.)
+_SUSPECTS = (re.compile(r"[0-9][A-Za-z]{1,12}[0-9]"),
+             re.compile(r"[A-Z](?:[A-Z][a-z]|[a-z]{1,2})[A-Z]"))
 # a word, an acronym, a digit group; ``IPv4``, ``v2`` (a version marker) is one part
 _PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
@@ -424,8 +399,7 @@ def _runs(text: str) -> list[tuple[int, int]]:
     found from the suspects outwards, so the cost follows the suspects, not the text."""
     out: list[tuple[int, int]] = []
     end = 0
-    plain, clusters = _suspects(text)
-    for at in sorted({*plain, *clusters}) if clusters else plain:
+    for at in sorted({m.start() for suspect in _SUSPECTS for m in suspect.finditer(text)}):
         if at < end:
             continue  # inside the run just taken
         start = at
@@ -433,46 +407,9 @@ def _runs(text: str) -> list[tuple[int, int]]:
             start -= 1
         found = _RUN_REST.match(text, at)
         end = found.end() if found else at
-        if end - start < MIN_RUN:
-            continue
-        if clusters and not _mixed_case(text, start, end):
-            # only a cluster in a run of one case and no digit: a word, unless a digit or
-            # case suspect lies further in the run
-            later = bisect.bisect_left(plain, at)
-            if later == len(plain) or plain[later] >= end:
-                continue
-        out.append((start, end))
+        if end - start >= MIN_RUN:
+            out.append((start, end))
     return out
-
-
-def _suspects(text: str) -> tuple[list[int], list[int]]:
-    """Where the digit and case suspects start in ``text`` (in order), and where each cluster
-    of consonants starts."""
-    raw = text.encode("ascii", "replace")  # a byte a character
-    classes = raw.translate(_CLASS_TABLE)
-    plain = sorted({m.start() for suspect in _SUSPECTS for m in suspect.finditer(classes)})
-    return plain, _clusters(raw)
-
-
-def _clusters(raw: bytes) -> list[int]:
-    """Where a run of :data:`MIN_CLUSTER` or more consonants starts in ``raw`` (the text's
-    bytes, one per character)."""
-    flags = raw.translate(_CONSONANT_TABLE)
-    out: list[int] = []
-    at = flags.find(_CLUSTER)
-    while at != -1:
-        out.append(at)
-        end = flags.find(b".", at + MIN_CLUSTER)
-        if end == -1:
-            break
-        at = flags.find(_CLUSTER, end)
-    return out
-
-
-def _mixed_case(text: str, start: int, end: int) -> bool:
-    return (_UPPER.search(text, start, end) is not None or
-            _DIGIT.search(text, start, end) is not None) and \
-        _LOWER.search(text, start, end) is not None
 
 
 # Runs that are exactly a ULID or an RFC 3339 UTC time (the id and the times of every
