@@ -37,44 +37,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import index_search  # noqa: E402
 
-from memex.core import frontmatter  # noqa: E402
 from memex.index import build, schema  # noqa: E402
 from memex.storage import homes  # noqa: E402
-
-
-def hand_written(text: str, rng: random.Random) -> str:
-    """The same memory as a person or another tool might write it: keys in another
-    order, strings quoted, times quoted, lists in block style or quoted flow style,
-    comments. Reads as the same memory; not git-memex's canonical form."""
-    parsed = frontmatter.parse(text)
-    items = list(parsed.data.items())
-    rng.shuffle(items)
-    lines = ["# written by hand"]
-    for key, value in items:
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            if rng.random() < 0.5:
-                lines.append(f"{key}:")
-                lines.extend(f"  - {v}" if rng.random() < 0.5 else f"  - '{v}'"
-                             for v in value)
-            else:
-                lines.append(f"{key}: [" + ", ".join(json.dumps(v) for v in value) + "]")
-        elif isinstance(value, list):
-            lines.append(f"{key}: {json.dumps(value)}")
-        elif isinstance(value, bool):
-            lines.append(f"{key}: {str(value).lower()}")
-        elif isinstance(value, int):
-            lines.append(f"{key}: {value}")
-        elif isinstance(value, str):
-            if key.endswith("_at"):
-                lines.append(f'{key}: "{value}"  # when')
-            elif rng.random() < 0.5:
-                lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
-            else:
-                lines.append(f"{key}: '" + value.replace("'", "''") + "'")
-        else:
-            lines.append(f"{key}: {json.dumps(value)}")
-    body = parsed.body
-    return "---\n" + "\n".join(lines) + "\n---\n\n" + body + "\n"
+from tests.helpers.memfiles import hand_written  # noqa: E402
 
 
 def git(*args: str, cwd: Path) -> None:

@@ -8,7 +8,6 @@ costs only time."""
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import random
 import signal
@@ -22,38 +21,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memex.core import frontmatter, model
+from memex.core import model
 from memex.core.ulid import new_ulid
 from memex.index import ahead, bodies, build, listing
 from memex.storage import homes, iostep
+from tests.helpers import memfiles
 from tests.test_context import put, shared
 from tests.test_list_rows import _varied
-
-
-def _hand_written(text: str, rng: random.Random, new_id: str) -> str:
-    """The memory of TEXT under NEW_ID as a person might write it: keys shuffled,
-    strings quoted, times quoted with a comment, lists as flow or block, comments."""
-    parsed = frontmatter.parse(text)
-    items = list({**parsed.data, "id": new_id}.items())
-    rng.shuffle(items)
-    lines = ["# written by hand"]
-    for key, value in items:
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            if rng.random() < 0.5:
-                lines.append(f"{key}:")
-                lines.extend(f"  - '{v}'" if rng.random() < 0.5 else f"  - {json.dumps(v)}"
-                             for v in value)
-            else:
-                lines.append(f"{key}: [" + ", ".join(json.dumps(v) for v in value) + "]")
-        elif isinstance(value, bool):
-            lines.append(f"{key}: {str(value).lower()}")
-        elif isinstance(value, str) and key.endswith("_at"):
-            lines.append(f'{key}: "{value}"  # when')
-        elif isinstance(value, str) and rng.random() < 0.5:
-            lines.append(f"{key}: " + "'" + value.replace("'", "''") + "'")
-        else:
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
-    return "---\n" + "\n".join(lines) + "\n---\n\n" + parsed.body + "\n"
 
 
 def _store(repo: Path, memex_home: Path) -> homes.Workspace:
@@ -62,7 +36,7 @@ def _store(repo: Path, memex_home: Path) -> homes.Workspace:
     folder = shared(repo)
     for path in sorted(folder.glob("*.md")):
         try:
-            text = _hand_written(path.read_text(encoding="utf-8"), rng, new_ulid())
+            text = memfiles.hand_written(path.read_text(encoding="utf-8"), rng, new_ulid())
         except Exception:  # noqa: BLE001 - a file the hand writer cannot copy
             continue
         new_id = next(line.split(":", 1)[1].strip().strip("'\"")
@@ -103,8 +77,25 @@ def _previous_listed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(listing, "stored", lambda doc, body, front=None: stored(doc, body))
 
 
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the helpers os.fork starts from here on."""
+    started: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            started.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    return started
+
+
 def test_a_build_shared_with_a_helper_writes_what_one_process_wrote(
-        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
+        children: list[int]) -> None:
     ws = _store(repo, memex_home)
     monkeypatch.setattr(ahead, "forks", lambda count: False)
     with monkeypatch.context() as before:
@@ -117,16 +108,6 @@ def test_a_build_shared_with_a_helper_writes_what_one_process_wrote(
     assert _dump(ws) == expected  # the listed column from the parsed front matter
     monkeypatch.setattr(ahead, "forks", lambda count: True)
     monkeypatch.setattr(ahead, "BLOCK", 7)  # many blocks each way
-    children: list[int] = []
-    fork = os.fork
-
-    def counted() -> int:
-        pid = fork()
-        if pid:
-            children.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", counted)
     build.refresh(ws, full=True)
     assert children  # the helper did its share
     assert _dump(ws) == expected
@@ -251,18 +232,9 @@ def test_an_exception_of_work_is_raised_as_one_process_raises_it(
     assert got == list(range(77))
 
 
-def test_a_consumer_that_stops_leaves_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_consumer_that_stops_leaves_no_helper(monkeypatch: pytest.MonkeyPatch,
+                                                children: list[int]) -> None:
     monkeypatch.setattr(ahead, "BLOCK", 5)
-    children: list[int] = []
-    fork = os.fork
-
-    def counted() -> int:
-        pid = fork()
-        if pid:
-            children.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", counted)
     results: Iterator[int] = ahead.in_order(list(range(1000)), _square, fork=True)
     assert next(results) == 0
     results.close()  # type: ignore[attr-defined]

@@ -41,6 +41,20 @@ def in_order(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return returned
 
 
+@pytest.fixture
+def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry for each query the search engine runs from here on."""
+    ran: list[int] = []
+    real = engine.run_query
+
+    def counted(*args: object, **kwargs: object) -> list[engine.Hit]:
+        ran.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "run_query", counted)
+    return ran
+
+
 @pytest.mark.parametrize("change", list(MEANWHILE))
 @pytest.mark.parametrize("word", WORDS)
 def test_a_change_after_the_query_ahead_read_is_in_the_hits(
@@ -65,18 +79,11 @@ def test_a_change_after_the_query_ahead_read_is_in_the_hits(
 
 def test_the_hits_found_ahead_are_taken_when_nothing_changed(
         repo: Path, stocked: dict[str, str], in_order: list[object],  # noqa: F811
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        queries: list[int]) -> None:
     ws = homes.workspace()
     expected = search(ws, "bravo", ahead=False)
     build.forget_connections()
-    queries: list[int] = []
-    real = engine.run_query
-
-    def counted(*args: object, **kwargs: object) -> list[engine.Hit]:
-        queries.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(engine, "run_query", counted)
+    queries.clear()  # only the search ahead's own queries count
     assert search(ws, "bravo", ahead=True) == expected
     assert len(queries) == 1  # the query ahead's hits, not a second query
     assert in_order and in_order[0] is not None
@@ -84,17 +91,9 @@ def test_the_hits_found_ahead_are_taken_when_nothing_changed(
 
 def test_a_refresh_that_writes_runs_the_query_again(
         repo: Path, stocked: dict[str, str], in_order: list[object],  # noqa: F811
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        queries: list[int]) -> None:
     ws = homes.workspace()
     added = memfiles.put(repo / ".memex", "a hand-written memory about bravo and oscar")
-    queries: list[int] = []
-    real = engine.run_query
-
-    def counted(*args: object, **kwargs: object) -> list[engine.Hit]:
-        queries.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(engine, "run_query", counted)
     assert added in search(ws, "oscar", ahead=True)
     assert len(queries) == 2
 
