@@ -60,7 +60,7 @@ def _dump(ws: homes.Workspace) -> dict[str, list[tuple[object, ...]]]:
     conn = sqlite3.connect(str(build.db_path(ws)))
     try:
         out = {}
-        for table in ("files", "memories", "links", "guards", "chain_warnings"):
+        for table in ("files", "memories", "links", "guards", "chain_warnings", "pair_cache"):
             out[table] = conn.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid").fetchall()
         out["meta"] = conn.execute("SELECT * FROM meta WHERE key NOT IN ('generation', "
                                    "'walk') ORDER BY key").fetchall()

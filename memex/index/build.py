@@ -19,7 +19,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
@@ -680,6 +680,22 @@ def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) 
         conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
 
 
+def write_many_if_free(conn: sqlite3.Connection, sql: str,
+                       rows: Sequence[tuple[object, ...]]) -> None:
+    """write_if_free for several rows, in one transaction."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(sql, rows)
+            conn.execute("COMMIT")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+
+
 def _note_walk(conn: sqlite3.Connection, digest: str, seen: str | None,
                racy: Iterable[str]) -> None:
     """Keep the digest of a walk the files table was found to match (but for RACY), so
@@ -1047,6 +1063,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM links")
     conn.execute("DELETE FROM chain_warnings")
     conn.execute("DELETE FROM guards")
+    conn.execute("DELETE FROM pair_cache")
     conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
     conn.execute(schema.FTS_SETTINGS)  # an index made before the setting gets it here
 

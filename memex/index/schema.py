@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -106,6 +106,18 @@ CREATE TABLE IF NOT EXISTS guards (
     body_hash TEXT
 );
 CREATE INDEX IF NOT EXISTS guards_path ON guards (path);
+
+-- What capture's contradiction check (workflows.conflicts) made of a memory: its pair
+-- keys and rule features, kept once made (schema 9). A row holds while the file's
+-- content hash (files.hash) and the rules' version are those it names; rowid is the
+-- memories rowid it was made for.
+CREATE TABLE IF NOT EXISTS pair_cache (
+    rowid INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL,
+    version TEXT NOT NULL,
+    keys BLOB NOT NULL,
+    feats BLOB
+);
 
 CREATE TABLE IF NOT EXISTS chain_warnings (id TEXT NOT NULL, message TEXT NOT NULL);
 

@@ -98,7 +98,7 @@ class Neighbours:
 
     same: store.Loaded | None  # a live memory of the scope with this text (whitespace aside)
     same_title: list[str]  # live memories of the scope whose title is this one, case aside
-    gated: list[model.Memory]  # live memories sharing a tag or with paths (conflict gate)
+    gated: list[Gated]  # live memories sharing a tag or with paths (conflict gate)
     indexed: set[str]  # the indexed paths in the target home's folder
 
 
@@ -156,10 +156,12 @@ def _matching(conn: sqlite3.Connection, column: str, terms: list[str] | None,
 
 
 def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str],
-               paths: list[str], folder: Path) -> Neighbours:
+               paths: list[str], folder: Path, me: str = "", version: str = ""
+               ) -> Neighbours:
     """Capture's candidates in one open of the index. `same` and `same_title` are
     exact (the FTS lookup only narrows); `gated` holds every live memory that may pass
-    conflicts.may_meet with TAGS and PATHS (the check itself is the caller's)."""
+    conflicts.may_meet with TAGS and PATHS (the check itself is the caller's), with
+    what pair_cache keeps of them at VERSION; ME: the new memory's id."""
     content = model.normalised_text(body)
     live_in_scope = f"shadowed = 0 AND scope = ? AND {_LIVE}"
     with build.open_index(ws) as index:
@@ -177,7 +179,7 @@ def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str]
                 memory = as_read(*row[3:])
                 if memory.title.casefold() == folded:
                     same_title.append(memory.id)
-        gated = _gated(conn, tags, paths)
+        gated = _gated_rows(conn, _gated(conn, tags, paths), me, version)
         prefix = str(folder) + os.sep
         indexed = {p for (p,) in conn.execute(
             "SELECT path FROM memories WHERE shadowed = 0 AND path >= ? AND path < ?",
@@ -185,24 +187,82 @@ def neighbours(ws: Workspace, scope: str, body: str, title: str, tags: list[str]
     return Neighbours(same, same_title, gated, indexed)
 
 
-def _gated(conn: sqlite3.Connection, tags: list[str], paths: list[str]) -> list[model.Memory]:
-    """Live memories sharing one of TAGS (FTS on the tags column, then exact) or, when
-    PATHS is not empty, holding paths of their own; in index order."""
+def _gated(conn: sqlite3.Connection, tags: list[str], paths: list[str]) -> list[int]:
+    """The rowids of the live memories sharing one of TAGS (FTS on the tags column, a
+    superset of exact sharing) or, when PATHS is not empty, holding paths of their own;
+    in index order."""
     live = f"shadowed = 0 AND {_LIVE}"
-    if any(_terms(tag, 64) is None for tag in tags):
-        rows = _matching(conn, "tags", None, live, ())  # a tag with no word: look at all
-    else:
-        phrases = [f'"{tokens.segment(tag).replace(chr(34), chr(34) * 2)}"' for tag in tags]
-        rows = []
-        if phrases:
-            rows = conn.execute(
-                f"SELECT {_ROW} FROM memories WHERE {live} AND rowid IN (SELECT rowid FROM "
-                "fts WHERE fts MATCH ?)", (f"tags : ({' OR '.join(phrases)})",)).fetchall()
-        if paths:
-            rows += conn.execute(
-                f"SELECT {_ROW} FROM memories WHERE {live} AND paths != '[]'").fetchall()
-    unique = {row[0]: row for row in rows}
-    return [as_read(*unique[rowid][3:]) for rowid in sorted(unique)]
+    if any(_terms(tag, 64) is None for tag in tags):  # a tag with no word: look at all
+        return [r for (r,) in conn.execute(f"SELECT rowid FROM memories WHERE {live} "
+                                           "ORDER BY rowid")]
+    phrases = [f'"{tokens.segment(tag).replace(chr(34), chr(34) * 2)}"' for tag in tags]
+    found: set[int] = set()
+    if phrases:
+        found.update(r for (r,) in conn.execute(
+            f"SELECT rowid FROM memories WHERE {live} AND rowid IN (SELECT rowid FROM "
+            "fts WHERE fts MATCH ?)", (f"tags : ({' OR '.join(phrases)})",)))
+    if paths:
+        found.update(r for (r,) in conn.execute(
+            f"SELECT rowid FROM memories WHERE {live} AND paths != '[]'"))
+    return sorted(found)
+
+
+@dataclasses.dataclass
+class Gated:
+    """A live memory that may pass the conflict gate, as capture's check reads it: its
+    gate fields, its title and stored body, what the index kept for the check (None:
+    nothing that still holds: pair_cache's hash or version differs) and, when its
+    relations name the new memory, its memory."""
+
+    rowid: int
+    id: str
+    title: str
+    zbody: str | bytes
+    tags: list[str]
+    paths: list[str]
+    hash: str
+    keys: bytes | None
+    feats: bytes | None
+    names_me: model.Memory | None
+
+
+def _gated_rows(conn: sqlite3.Connection, rowids: list[int], me: str, version: str
+                ) -> list[Gated]:
+    """Gated of ROWIDS (in their order); ME: the new memory's id; VERSION: what
+    pair_cache rows must hold to count (conflicts.cache_version)."""
+    out: dict[int, Gated] = {}
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start:start + 500]
+        for (rowid, mid, title, zbody, tags, paths, hash_, keys, feats, names, doc,
+             eff_status, eff_retired, eff_by) in conn.execute(
+                "SELECT m.rowid, m.id, coalesce(json_extract(m.doc, '$.title'), ''), m.zbody, "
+                "m.tags, m.paths, f.hash, c.keys, c.feats, "
+                "EXISTS (SELECT 1 FROM links l WHERE l.src = m.rowid AND l.dst = ?1), "
+                "CASE WHEN EXISTS (SELECT 1 FROM links l WHERE l.src = m.rowid "
+                "AND l.dst = ?1) THEN m.doc END, m.eff_status, m.eff_retired_at, "
+                "m.eff_superseded_by FROM memories m JOIN files f ON f.path = m.path "
+                "LEFT JOIN pair_cache c ON c.rowid = m.rowid AND c.hash = f.hash "
+                "AND c.version = ?2 AND f.hash != '' "
+                f"WHERE m.rowid IN ({', '.join(f'?{n + 3}' for n in range(len(chunk)))})",
+                (me, version, *chunk)):
+            named = as_read(doc, zbody, eff_status, eff_retired, eff_by) if names else None
+            out[rowid] = Gated(rowid, mid, title, zbody, json.loads(tags), json.loads(paths),
+                               hash_, keys, feats, named)
+    return [out[r] for r in rowids if r in out]
+
+
+def keep_pair_cache(ws: Workspace, rows: list[tuple[int, str, bytes, bytes | None]],
+                    version: str) -> None:
+    """Keep what capture's check made of memories ((rowid, file hash, keys, features))
+    in pair_cache, if the index is free now (a hint: skipped, never waited for)."""
+    if not rows or not version:
+        return
+    with build.open_index(ws, refresh=False) as index:
+        build.write_many_if_free(
+            index.conn, "INSERT OR REPLACE INTO pair_cache (rowid, hash, version, keys, feats) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(rowid, hash_, version, keys, feats) for rowid, hash_, keys, feats in rows
+             if hash_])
 
 
 def _in(scopes: Sequence[str]) -> str:

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import hashlib
+import json
 import re
+import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from pathlib import Path
 
 from memex.core import gcpause, model
 from memex.workflows import pairs
@@ -169,6 +173,7 @@ class Features:
     values: dict[str, set[str]] = field(default_factory=dict)
     alternatives: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
     antonyms: list[tuple[str, int, frozenset[str], str]] = field(default_factory=list)
+    antonym_clauses: list[int] = field(default_factory=list)  # each antonym's clause
 
 
 @dataclass(frozen=True)
@@ -229,16 +234,22 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text))
 
 
-def _clauses(text: str) -> list[Clause]:
+def _pieces(text: str) -> Iterator[list[str]]:
+    """The clause pieces of each sentence of TEXT (lower-cased; "instead of" and
+    "prefer X over" become a negated clause)."""
     text = text.lower().replace("\u2019", "'")
     if "instead of" in text or "rather than" in text:  # what _INSTEAD needs
         text = _INSTEAD.sub(", not ", text)
     if "prefer" in text and "over" in text:  # what _PREFER_OVER needs
         text = _PREFER_OVER.sub(r"\1, not ", text)
-    out: list[Clause] = []
     for sentence in _SENTENCE_SPLIT.split(text):
-        pieces = (_CLAUSE_SPLIT.split(sentence) if any(m in sentence for m in _CLAUSE_MARKS)
-                  else [sentence])
+        yield (_CLAUSE_SPLIT.split(sentence) if any(m in sentence for m in _CLAUSE_MARKS)
+               else [sentence])
+
+
+def _clauses(text: str) -> list[Clause]:
+    out: list[Clause] = []
+    for pieces in _pieces(text):
         parts = [(part, _tokens(part)) for part in pieces]
         sentence_tokens = frozenset(chain.from_iterable(tokens for _, tokens in parts))
         for part, tokens in parts:
@@ -248,6 +259,13 @@ def _clauses(text: str) -> list[Clause]:
             words = frozenset(_content_stems(tokens))
             out.append(Clause(part.strip(), words, tokens, negated, sentence_tokens))
     return out
+
+
+def clause_texts(title: str, body: str) -> list[str]:
+    """The texts of features()'s clauses of a memory with this title and body, in
+    order, without tokenising them (a part is a clause when it holds a token)."""
+    return [part.strip() for text in (title, body) for pieces in _pieces(text)
+            for part in pieces if _TOKEN.search(part)]
 
 
 def _value_of(tokens: Sequence[str], i: int) -> str | None:
@@ -276,10 +294,15 @@ def _subject_before(tokens: Sequence[str], i: int) -> str | None:
 
 
 def features(memory: model.Memory) -> Features:
-    title = _clauses(memory.title)
-    clauses = title + _clauses(memory.body)
-    feats = Features(memory.id, frozenset(t.lower() for t in memory.tags),
-                     tuple(memory.paths), clauses)
+    return features_of(memory.id, memory.title, memory.body, memory.tags, memory.paths)
+
+
+def features_of(memory_id: str, title_text: str, body: str, tags: Iterable[str],
+                paths: Sequence[str]) -> Features:
+    """features() of the memory with these fields."""
+    title = _clauses(title_text)
+    clauses = title + _clauses(body)
+    feats = Features(memory_id, frozenset(t.lower() for t in tags), tuple(paths), clauses)
     for number, clause in enumerate(clauses):
         tokens = clause.tokens
         # titles are labels ("ADR 12", "Step 3"): values come from the body only
@@ -303,6 +326,7 @@ def features(memory: model.Memory) -> Features:
                 if clause.negated and token not in NEGATORS:
                     sign = -sign
                 feats.antonyms.append((concept, sign, clause.words, clause.text))
+                feats.antonym_clauses.append(number)
     return feats
 
 
@@ -612,3 +636,150 @@ def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
         out.append(Contradiction(a, b, found.reasons, found.acknowledged))
     out.sort(key=lambda c: (c.a, c.b))
     return out
+
+
+# ------------------------------------------------- a write's check, from what the index kept
+#
+# A capture compares its memory with every live one sharing a tag (index.views.
+# neighbours): at 100,000 memories a thousand of them, each one's word pass, keys and
+# features made again on every capture. The index keeps them per memory once made
+# (its pair_cache table: the file's content hash and cache_version() say whether they
+# still hold), so the next capture reads them; the pairs and verdicts are `against`'s.
+
+
+@functools.lru_cache(maxsize=1)
+def cache_version() -> str:
+    """A digest of the rules behind the kept keys and features (this module's and
+    pairs' source): a change to either leaves every kept one unused. "" (nothing kept):
+    the source cannot be read."""
+    digest = hashlib.blake2b(digest_size=8)
+    for module in (__file__, pairs.__file__):
+        try:
+            digest.update(Path(module).read_bytes())
+        except (OSError, TypeError):  # pragma: no cover - no source beside the module
+            return ""
+    return digest.hexdigest()
+
+
+def encode_keys(keys: Iterable[str]) -> bytes:
+    """`pair_keys` of a memory as the index keeps them (a key holds no line break)."""
+    return zlib.compress("\n".join(sorted(keys)).encode("utf-8"))
+
+
+def decode_keys(blob: bytes) -> frozenset[str]:
+    text = zlib.decompress(blob).decode("utf-8")
+    return frozenset(text.split("\n")) if text else frozenset()
+
+
+def encode_features(feats: Features) -> bytes:
+    """What `compare` reads of a memory's features, but the clause texts (clause_texts
+    makes them again from the text, for the few memories compared)."""
+    return zlib.compress(json.dumps([
+        [[int(c.negated), sorted(c.words)] for c in feats.clauses],
+        {subject: sorted(values) for subject, values in feats.values.items()},
+        {name: [sorted(yes), sorted(no)] for name, (yes, no) in feats.alternatives.items()},
+        [[concept, sign, at] for (concept, sign, _, _), at
+         in zip(feats.antonyms, feats.antonym_clauses, strict=True)],
+    ], ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def decode_features(blob: bytes, memory_id: str, tags: frozenset[str], paths: tuple[str, ...],
+                    texts: Sequence[str]) -> Features:
+    """The Features encode_features kept, with the clause TEXTS (clause_texts)."""
+    clauses_kept, values, alternatives, antonyms = json.loads(zlib.decompress(blob))
+    if len(clauses_kept) != len(texts):
+        raise ValueError("kept features do not match the text")
+    clauses = [Clause(text, frozenset(words), (), bool(negated), frozenset())
+               for (negated, words), text in zip(clauses_kept, texts, strict=True)]
+    feats = Features(memory_id, tags, paths, clauses,
+                     {subject: set(found) for subject, found in values.items()},
+                     {name: (set(yes), set(no)) for name, (yes, no) in alternatives.items()})
+    for concept, sign, at in antonyms:
+        feats.antonyms.append((concept, sign, clauses[at].words, clauses[at].text))
+        feats.antonym_clauses.append(at)
+    return feats
+
+
+@dataclass
+class Known:
+    """A live memory a write's check compares with, as the index gives it: its gate
+    fields, its text on demand, what the index kept of it (None: nothing usable), and
+    its memory on demand when its relations name the new one (else None)."""
+
+    id: str
+    tags: frozenset[str]  # lower-cased
+    paths: tuple[str, ...]
+    text: Callable[[], tuple[str, str]]  # (title, body)
+    keys: bytes | None = None  # encode_keys
+    feats: bytes | None = None  # encode_features
+    names_me: Callable[[], model.Memory] | None = None
+
+
+def against_known(memory: model.Memory, others: Sequence[Known]
+                  ) -> tuple[list[Contradiction], dict[int, tuple[bytes, bytes | None]]]:
+    """`against(memory, others)` of live memories as the index gives them: the same
+    contradictions in the same order, the others' keys and features read from what
+    the index kept where it has them. Also what to keep of those made here: {index in
+    OTHERS: (keys, features or None)}."""
+    with gcpause.paused():
+        return _against_known(memory, others)
+
+
+def _against_known(memory: model.Memory, others: Sequence[Known]
+                   ) -> tuple[list[Contradiction], dict[int, tuple[bytes, bytes | None]]]:
+    made: dict[int, tuple[bytes, bytes | None]] = {}
+    items = [(i, o) for i, o in enumerate(others) if o.id != memory.id]
+    mine = pair_keys(pairs.word_set(pairs.paired_text(memory.title, memory.body)))
+    keys: list[frozenset[str]] = []
+    for i, other in items:
+        if other.keys is not None:
+            keys.append(decode_keys(other.keys))
+            continue
+        found = frozenset(pair_keys(pairs.word_set(pairs.paired_text(*other.text()))))
+        made[i] = (encode_keys(found), None)
+        keys.append(found)
+    # rare_pairs' rule with `memory` the focus: a key counts when at most RARE of all
+    # the memories (this one too) hold it; only keys this one holds can pair it.
+    held: Counter[str] = Counter()
+    for other_keys in keys:
+        held.update(mine.intersection(other_keys))
+    wanted = {key for key in mine if 1 < held[key] + 1 <= pairs.RARE}
+    tags = frozenset(t.lower() for t in memory.tags)
+    paths = tuple(memory.paths)
+    where = gates(tags, paths)
+    mine_feats: Features | None = None
+    out: list[Contradiction] = []
+    for (i, other), other_keys in zip(items, keys, strict=True):
+        if wanted.isdisjoint(other_keys) or where.isdisjoint(gates(other.tags, other.paths)):
+            continue
+        if not may_meet(tags, paths, other.tags, other.paths):
+            continue
+        named = other.names_me() if other.names_me is not None else None
+        if named is not None and _linked(memory, named, ("related", "extends")) or any(
+                other.id in getattr(memory, r) for r in ("related", "extends")):
+            continue
+        if mine_feats is None:
+            mine_feats = features(memory)
+        reasons = compare(mine_feats, _features_of(i, other, made))
+        if reasons:
+            acknowledged = (_linked(memory, named, ("contradicts",)) if named is not None
+                            else other.id in memory.contradicts)
+            out.append(Contradiction(memory.id, other.id, reasons, acknowledged))
+    return out, made
+
+
+def _features_of(index: int, other: Known, made: dict[int, tuple[bytes, bytes | None]]
+                 ) -> Features:
+    """OTHER's features: from what the index kept, else made (and noted in MADE)."""
+    title, body = other.text()
+    if other.feats is not None:
+        try:
+            return decode_features(other.feats, other.id, other.tags, other.paths,
+                                   clause_texts(title, body))
+        except (ValueError, TypeError, KeyError, IndexError, zlib.error):
+            pass  # kept by other rules: made again below
+    found = features_of(other.id, title, body, other.tags, other.paths)
+    keys = made[index][0] if index in made else other.keys
+    assert keys is not None
+    made[index] = (keys, encode_features(found))
+    return found

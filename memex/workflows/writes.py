@@ -9,6 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memex.core import clock, lifecycle, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
@@ -16,6 +17,9 @@ from memex.core.ulid import new_ulid
 from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
 from memex.workflows import team
+
+if TYPE_CHECKING:
+    from memex.index import views
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -196,10 +200,14 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         notices.append("visibility private: this memory will never be submitted to the repo")
 
     from memex.index import views
+    from memex.workflows import conflicts
 
     home = _target_home(ws, scope)
     paths = list(dict.fromkeys(p.strip() for p in req.paths if p.strip()))
-    seen = views.neighbours(ws, scope, body, title, tags, paths, home.path)
+    memory_id = new_ulid()
+    version = conflicts.cache_version()
+    seen = views.neighbours(ws, scope, body, title, tags, paths, home.path, memory_id,
+                            version)
     if seen.same is not None:
         return WriteResult(seen.same.memory, seen.same.path, created=False, dry_run=dry_run,
                            redaction=redaction, notices=notices)
@@ -213,7 +221,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
 
     at = clock.now_str()
     memory = model.Memory(
-        id=new_ulid(), scope=scope, type=mtype, title=title, body=body,
+        id=memory_id, scope=scope, type=mtype, title=title, body=body,
         repo_id=ws.repo_id if scope != "personal" else None, visibility=visibility,
         tags=tags, aliases=aliases, paths=paths,
         language=req.language, role=role,
@@ -231,7 +239,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     memory = store.mask_memory(memory)  # what is shown (a dry run too) is what is stored
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
-    _note_conflicts(result, [m for m in seen.gated if m.id != req.supersedes])
+    _note_conflicts(ws, result, [g for g in seen.gated if g.id != req.supersedes], version)
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))
@@ -274,12 +282,27 @@ def _identical_unindexed(home: store.Home, indexed: set[str], content: str
     return None
 
 
-def _note_conflicts(result: WriteResult, others: list[model.Memory]) -> None:
-    """Contradictions with live memories become a notice; nothing is written for them."""
+def _note_conflicts(ws: Workspace, result: WriteResult, others: list[views.Gated],
+                    version: str) -> None:
+    """Contradictions with live memories become a notice; nothing is written for them
+    (but what the index keeps for the next check: views.keep_pair_cache)."""
+    from memex.index import bodies, views
     from memex.workflows import conflicts
 
+    def known(row: views.Gated) -> conflicts.Known:
+        def text() -> tuple[str, str]:
+            return row.title, bodies.body_text(row.zbody)
+
+        named = row.names_me
+        return conflicts.Known(
+            row.id, frozenset(t.lower() for t in row.tags), tuple(row.paths), text,
+            row.keys, row.feats, None if named is None else (lambda: named))
+
+    found_all, made = conflicts.against_known(result.memory, [known(g) for g in others])
+    views.keep_pair_cache(ws, [(others[i].rowid, others[i].hash, keys, feats)
+                               for i, (keys, feats) in sorted(made.items())], version)
     mine = result.memory.id[:10]
-    for found in conflicts.against(result.memory, others):
+    for found in found_all:
         why = "; ".join(r.detail for r in found.reasons)
         other = found.b[:10]
         result.possible_conflicts.append({"id": found.b, "reason": why})

@@ -1,0 +1,114 @@
+"""Capture's contradiction check reads each compared memory's keys and features from
+what the index kept of it (pair_cache), made once; it must find exactly what `against`
+finds comparing with the same memories made again from their text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memex.index import build, views
+from memex.storage import homes
+from memex.workflows import conflicts, writes
+
+
+def _capture(text: str, dry_run: bool = False, **fields: Any) -> writes.WriteResult:
+    return writes.capture(homes.workspace(), writes.CaptureRequest(text=text, **fields),
+                          dry_run=dry_run)
+
+
+def _expected(result: writes.WriteResult, tags: list[str], paths: list[str]
+              ) -> list[tuple[str, str]]:
+    """`against` with the memories the check looked at, each made from its stored text
+    (the comparison before the index kept anything)."""
+    with build.open_index(homes.workspace(), refresh=False) as index:
+        rowids = views._gated(index.conn, tags, paths)
+        memories = views.read_rows(index.conn, rowids)
+    others = [memories[r] for r in rowids]
+    return [(c.b, "; ".join(r.detail for r in c.reasons))
+            for c in conflicts.against(result.memory, others)]
+
+
+def _found(result: writes.WriteResult) -> list[tuple[str, str]]:
+    return [(c["id"], c["reason"]) for c in result.possible_conflicts]
+
+
+def test_a_second_capture_reads_what_the_index_kept(repo: Path, monkeypatch: Any) -> None:
+    """The first capture with a tag makes the features of the memories it compares
+    with; the next one reads them (main made them again on every capture: 2 texts a
+    memory, 16 here), and an edited memory's are made again from its new text."""
+    made = [_capture(f"We enable the cache {n} before every deploy of the api service",
+                     tags=["deploy"]) for n in range(6)]
+    first = _capture("We disable the cache before every deploy of the api service",
+                     tags=["deploy"])
+    assert len(first.possible_conflicts) == 6
+    calls: list[str] = []
+    real = conflicts._clauses
+
+    def counted(text: str) -> list[conflicts.Clause]:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(conflicts, "_clauses", counted)
+    second = _capture("Never disable the cache before a deploy of the api service",
+                      tags=["deploy"])
+    # its own title and body, and the first capture's (never compared before): not
+    # the six the first capture compared with
+    assert len(calls) == 4, calls
+    assert _found(second) == _expected(second, ["deploy"], [])
+    assert len(second.possible_conflicts) == 7  # the six and the first
+    writes.update(homes.workspace(), made[0].memory.id,
+                  writes.UpdateRequest(body="The coffee machine is on the second floor"))
+    calls.clear()
+    third = _capture("Always disable the cache before a deploy of the api service",
+                     tags=["deploy"], dry_run=True)
+    assert len(calls) == 2 + 2  # and the edited memory's, made again
+    assert made[0].memory.id not in {c["id"] for c in third.possible_conflicts}
+    assert _found(third) == _expected(third, ["deploy"], [])
+
+
+_WORDS = st.sampled_from([
+    "enable", "disable", "not", "never", "cache", "deploy", "pnpm", "npm", "yarn",
+    "timeout", "is", "30s", "60s", "node", "18", "20", "use", "api", "service", "tests",
+    "pass", "fail", "instead of", "prefer", "over", "but", "retries", "3", "5", "date-fns",
+    "moment", "tabs", "spaces", "indent", "with", "the", "café", "staging", "required",
+    "optional", "no longer", ",", ".", ":", "-",
+])
+_TEXTS = st.lists(_WORDS, min_size=1, max_size=14).map(" ".join)
+_TAGS = st.lists(st.sampled_from(["ops", "api", "build", "CI/CD"]), max_size=2, unique=True)
+_PATHS = st.lists(st.sampled_from(["src/api/", "src/*.py", "docs/x.md"]), max_size=1)
+_MEMORY = st.tuples(_TEXTS, _TAGS, _PATHS)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(stored=st.lists(_MEMORY, min_size=1, max_size=6), new=_MEMORY)
+def test_the_kept_check_finds_what_against_finds(
+        repo: Path, stored: list[tuple[str, list[str], list[str]]],
+        new: tuple[str, list[str], list[str]]) -> None:
+    """Over stores the examples build up (past RARE memories a tag: the rarity rule
+    counts), the check with nothing kept and then with everything kept finds what
+    `against` finds with the same memories made from their text, in the same order."""
+    for text, tags, paths in stored:
+        _capture(text, tags=tags, paths=paths)
+    text, tags, paths = new
+    for _ in range(2):  # nothing kept for what this store added, then all of it
+        result = _capture(text, dry_run=True, tags=tags, paths=paths)
+        if result.created:
+            assert _found(result) == _expected(result, tags, paths), text
+
+
+def test_a_key_of_more_than_rare_memories_brings_no_pair(repo: Path) -> None:
+    """Rarity is counted among the compared memories and the new one, as `against`
+    counts it: with RARE memories holding every key of the new one, none is rare."""
+    for n in range(conflicts.pairs.RARE):
+        _capture(f"Enable the widget cache {n}", tags=["ops"])
+    for _ in range(2):  # nothing kept, then all kept
+        result = _capture("Disable the widget cache", tags=["ops"], dry_run=True)
+        assert _found(result) == _expected(result, ["ops"], []) == []
+    few = _capture("Enable the widget cache", tags=["ops2"])
+    result = _capture("Disable the widget cache", tags=["ops2"], dry_run=True)
+    assert [c["id"] for c in result.possible_conflicts] == [few.memory.id]
