@@ -112,3 +112,28 @@ def test_a_key_of_more_than_rare_memories_brings_no_pair(repo: Path) -> None:
     few = _capture("Enable the widget cache", tags=["ops2"])
     result = _capture("Disable the widget cache", tags=["ops2"], dry_run=True)
     assert [c["id"] for c in result.possible_conflicts] == [few.memory.id]
+
+
+_PIECES = st.sampled_from([
+    "Enable", "disable", "not", "never", "cache", "Deploy", "pnpm", "npm", "timeout is",
+    "30s", "node 18", "v20", "instead of", "rather than", "prefer", "over", "but",
+    "whereas", "date-fns", "moment", "tabs", "spaces", "indent", "don\u2019t", "no longer",
+    ",", ".", ":", " - ", ";", "!", "\n", "?", "caf\u00e9", "\u0130stanbul", "\u00df",
+    "required", "optional", "retries to 3", "the", "a",
+])
+_PROSE = st.lists(_PIECES, max_size=16).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(title=_PROSE, body=_PROSE)
+def test_kept_features_read_back_as_made(title: str, body: str) -> None:
+    """What the index keeps of a memory's features reads back as what `compare` looks
+    at: every clause's text, words and negation, the values, alternatives and
+    antonyms, in order."""
+    made = conflicts.features_of("x", title, body, ["t"], ["p/"])
+    back = conflicts.decode_features(conflicts.encode_features(made, title, body), "x",
+                                     made.tags, made.paths, title, body)
+    assert [(c.text, c.words, c.negated) for c in back.clauses] == [
+        (c.text, c.words, c.negated) for c in made.clauses]
+    assert back.values == made.values and back.alternatives == made.alternatives
+    assert back.antonyms == made.antonyms

@@ -110,13 +110,13 @@ CREATE INDEX IF NOT EXISTS guards_path ON guards (path);
 -- What capture's contradiction check (workflows.conflicts) made of a memory: its pair
 -- keys and rule features, kept once made (schema 9). A row holds while the file's
 -- content hash (files.hash) and the rules' version are those it names; rowid is the
--- memories rowid it was made for.
+-- memories rowid it was made for. keys and feats are stored as zbody is (bodies).
 CREATE TABLE IF NOT EXISTS pair_cache (
     rowid INTEGER PRIMARY KEY,
     hash TEXT NOT NULL,
     version TEXT NOT NULL,
-    keys BLOB NOT NULL,
-    feats BLOB
+    keys NOT NULL,
+    feats
 );
 
 CREATE TABLE IF NOT EXISTS chain_warnings (id TEXT NOT NULL, message TEXT NOT NULL);

@@ -221,8 +221,8 @@ class Gated:
     tags: list[str]
     paths: list[str]
     hash: str
-    keys: bytes | None
-    feats: bytes | None
+    keys: str | None  # as conflicts.encode_keys made them
+    feats: str | None  # as conflicts.encode_features made them
     names_me: model.Memory | None
 
 
@@ -247,22 +247,25 @@ def _gated_rows(conn: sqlite3.Connection, rowids: list[int], me: str, version: s
                 (me, version, *chunk)):
             named = as_read(doc, zbody, eff_status, eff_retired, eff_by) if names else None
             out[rowid] = Gated(rowid, mid, title, zbody, json.loads(tags), json.loads(paths),
-                               hash_, keys, feats, named)
+                               hash_, None if keys is None else bodies.body_text(keys),
+                               None if feats is None else bodies.body_text(feats), named)
     return [out[r] for r in rowids if r in out]
 
 
-def keep_pair_cache(ws: Workspace, rows: list[tuple[int, str, bytes, bytes | None]],
+def keep_pair_cache(ws: Workspace, rows: list[tuple[int, str, str, str | None]],
                     version: str) -> None:
     """Keep what capture's check made of memories ((rowid, file hash, keys, features))
-    in pair_cache, if the index is free now (a hint: skipped, never waited for)."""
+    in pair_cache, stored as bodies are (bodies.pack_body), if the index is free now
+    (a hint: skipped, never waited for)."""
     if not rows or not version:
         return
     with build.open_index(ws, refresh=False) as index:
         build.write_many_if_free(
             index.conn, "INSERT OR REPLACE INTO pair_cache (rowid, hash, version, keys, feats) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(rowid, hash_, version, keys, feats) for rowid, hash_, keys, feats in rows
-             if hash_])
+            [(rowid, hash_, version, bodies.pack_body(keys),
+              None if feats is None else bodies.pack_body(feats))
+             for rowid, hash_, keys, feats in rows if hash_])
 
 
 def _in(scopes: Sequence[str]) -> str:

@@ -17,9 +17,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import hashlib
-import json
 import re
-import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -234,15 +232,20 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text))
 
 
-def _pieces(text: str) -> Iterator[list[str]]:
-    """The clause pieces of each sentence of TEXT (lower-cased; "instead of" and
-    "prefer X over" become a negated clause)."""
+def _prepared(text: str) -> str:
+    """TEXT as its clauses are cut from it: lower-cased, "instead of" and "prefer X
+    over" turned into a negated clause."""
     text = text.lower().replace("\u2019", "'")
     if "instead of" in text or "rather than" in text:  # what _INSTEAD needs
         text = _INSTEAD.sub(", not ", text)
     if "prefer" in text and "over" in text:  # what _PREFER_OVER needs
         text = _PREFER_OVER.sub(r"\1, not ", text)
-    for sentence in _SENTENCE_SPLIT.split(text):
+    return text
+
+
+def _pieces(text: str) -> Iterator[list[str]]:
+    """The clause pieces of each sentence of TEXT (_prepared)."""
+    for sentence in _SENTENCE_SPLIT.split(_prepared(text)):
         yield (_CLAUSE_SPLIT.split(sentence) if any(m in sentence for m in _CLAUSE_MARKS)
                else [sentence])
 
@@ -259,13 +262,6 @@ def _clauses(text: str) -> list[Clause]:
             words = frozenset(_content_stems(tokens))
             out.append(Clause(part.strip(), words, tokens, negated, sentence_tokens))
     return out
-
-
-def clause_texts(title: str, body: str) -> list[str]:
-    """The texts of features()'s clauses of a memory with this title and body, in
-    order, without tokenising them (a part is a clause when it holds a token)."""
-    return [part.strip() for text in (title, body) for pieces in _pieces(text)
-            for part in pieces if _TOKEN.search(part)]
 
 
 def _value_of(tokens: Sequence[str], i: int) -> str | None:
@@ -661,42 +657,63 @@ def cache_version() -> str:
     return digest.hexdigest()
 
 
-def encode_keys(keys: Iterable[str]) -> bytes:
+def encode_keys(keys: Iterable[str]) -> str:
     """`pair_keys` of a memory as the index keeps them (a key holds no line break)."""
-    return zlib.compress("\n".join(sorted(keys)).encode("utf-8"))
+    return "\n".join(sorted(keys))
 
 
-def decode_keys(blob: bytes) -> frozenset[str]:
-    text = zlib.decompress(blob).decode("utf-8")
-    return frozenset(text.split("\n")) if text else frozenset()
+def encode_features(feats: Features, title: str, body: str) -> str:
+    """What `compare` reads of the features of a memory with this TITLE and BODY, as
+    lines of tab-separated fields (no word, value or member holds a space, tab or line
+    break): each clause as where its text is in _prepared(title) or _prepared(body)
+    (the text is cut again from there), whether it is negated and its words; then the
+    values, the alternatives and the antonyms (by clause)."""
+    texts = (_prepared(title), _prepared(body))
+    part, at = 0, 0
+    lines = []
+    for clause in feats.clauses:
+        found = texts[part].find(clause.text, at)
+        if found < 0:  # past the title's clauses: the body's
+            part, at = 1, 0
+            found = texts[part].find(clause.text, at)
+        if found < 0:  # pragma: no cover - a clause's text is a piece of its text
+            raise ValueError(f"clause not in its text: {clause.text!r}")
+        at = found + len(clause.text)
+        lines.append(f"c\t{part}\t{found}\t{at}\t{int(clause.negated)}\t"
+                     f"{' '.join(sorted(clause.words))}")
+    lines += [f"v\t{subject}\t{' '.join(sorted(values))}"
+              for subject, values in feats.values.items()]
+    lines += [f"a\t{name}\t{' '.join(sorted(yes))}\t{' '.join(sorted(no))}"
+              for name, (yes, no) in feats.alternatives.items()]
+    lines += [f"n\t{concept}\t{sign}\t{clause}" for (concept, sign, _, _), clause
+              in zip(feats.antonyms, feats.antonym_clauses, strict=True)]
+    return "\n".join(lines)
 
 
-def encode_features(feats: Features) -> bytes:
-    """What `compare` reads of a memory's features, but the clause texts (clause_texts
-    makes them again from the text, for the few memories compared)."""
-    return zlib.compress(json.dumps([
-        [[int(c.negated), sorted(c.words)] for c in feats.clauses],
-        {subject: sorted(values) for subject, values in feats.values.items()},
-        {name: [sorted(yes), sorted(no)] for name, (yes, no) in feats.alternatives.items()},
-        [[concept, sign, at] for (concept, sign, _, _), at
-         in zip(feats.antonyms, feats.antonym_clauses, strict=True)],
-    ], ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-
-
-def decode_features(blob: bytes, memory_id: str, tags: frozenset[str], paths: tuple[str, ...],
-                    texts: Sequence[str]) -> Features:
-    """The Features encode_features kept, with the clause TEXTS (clause_texts)."""
-    clauses_kept, values, alternatives, antonyms = json.loads(zlib.decompress(blob))
-    if len(clauses_kept) != len(texts):
-        raise ValueError("kept features do not match the text")
-    clauses = [Clause(text, frozenset(words), (), bool(negated), frozenset())
-               for (negated, words), text in zip(clauses_kept, texts, strict=True)]
-    feats = Features(memory_id, tags, paths, clauses,
-                     {subject: set(found) for subject, found in values.items()},
-                     {name: (set(yes), set(no)) for name, (yes, no) in alternatives.items()})
-    for concept, sign, at in antonyms:
-        feats.antonyms.append((concept, sign, clauses[at].words, clauses[at].text))
-        feats.antonym_clauses.append(at)
+def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tuple[str, ...],
+                    title: str, body: str) -> Features:
+    """The Features encode_features kept of the memory with this TITLE and BODY."""
+    texts: list[str | None] = [None, None]
+    feats = Features(memory_id, tags, paths, [])
+    clauses = feats.clauses
+    for line in kept.split("\n") if kept else ():
+        kind, *fields = line.split("\t")
+        if kind == "c":
+            part, start, end = int(fields[0]), int(fields[1]), int(fields[2])
+            text = texts[part]
+            if text is None:
+                text = texts[part] = _prepared(body if part else title)
+            clauses.append(Clause(text[start:end], frozenset(fields[4].split()), (),
+                                  fields[3] == "1", frozenset()))
+        elif kind == "v":
+            feats.values[fields[0]] = set(fields[1].split())
+        elif kind == "a":
+            feats.alternatives[fields[0]] = (set(fields[1].split()), set(fields[2].split()))
+        else:
+            at = int(fields[2])
+            feats.antonyms.append((fields[0], int(fields[1]), clauses[at].words,
+                                   clauses[at].text))
+            feats.antonym_clauses.append(at)
     return feats
 
 
@@ -710,13 +727,13 @@ class Known:
     tags: frozenset[str]  # lower-cased
     paths: tuple[str, ...]
     text: Callable[[], tuple[str, str]]  # (title, body)
-    keys: bytes | None = None  # encode_keys
-    feats: bytes | None = None  # encode_features
+    keys: str | None = None  # encode_keys
+    feats: str | None = None  # encode_features
     names_me: Callable[[], model.Memory] | None = None
 
 
 def against_known(memory: model.Memory, others: Sequence[Known]
-                  ) -> tuple[list[Contradiction], dict[int, tuple[bytes, bytes | None]]]:
+                  ) -> tuple[list[Contradiction], dict[int, tuple[str, str | None]]]:
     """`against(memory, others)` of live memories as the index gives them: the same
     contradictions in the same order, the others' keys and features read from what
     the index kept where it has them. Also what to keep of those made here: {index in
@@ -726,23 +743,24 @@ def against_known(memory: model.Memory, others: Sequence[Known]
 
 
 def _against_known(memory: model.Memory, others: Sequence[Known]
-                   ) -> tuple[list[Contradiction], dict[int, tuple[bytes, bytes | None]]]:
-    made: dict[int, tuple[bytes, bytes | None]] = {}
+                   ) -> tuple[list[Contradiction], dict[int, tuple[str, str | None]]]:
+    made: dict[int, tuple[str, str | None]] = {}
     items = [(i, o) for i, o in enumerate(others) if o.id != memory.id]
     mine = pair_keys(pairs.word_set(pairs.paired_text(memory.title, memory.body)))
-    keys: list[frozenset[str]] = []
+    # Of each other memory, the keys this one holds too: only those can pair them
+    # (rare_pairs' rule with `memory` the focus).
+    keys: list[set[str]] = []
     for i, other in items:
         if other.keys is not None:
-            keys.append(decode_keys(other.keys))
+            keys.append(mine.intersection(other.keys.split("\n")))
             continue
-        found = frozenset(pair_keys(pairs.word_set(pairs.paired_text(*other.text()))))
+        found = pair_keys(pairs.word_set(pairs.paired_text(*other.text())))
         made[i] = (encode_keys(found), None)
-        keys.append(found)
-    # rare_pairs' rule with `memory` the focus: a key counts when at most RARE of all
-    # the memories (this one too) hold it; only keys this one holds can pair it.
+        keys.append(mine & found)
+    # A key counts when at most RARE of all the memories (this one too) hold it.
     held: Counter[str] = Counter()
     for other_keys in keys:
-        held.update(mine.intersection(other_keys))
+        held.update(other_keys)
     wanted = {key for key in mine if 1 < held[key] + 1 <= pairs.RARE}
     tags = frozenset(t.lower() for t in memory.tags)
     paths = tuple(memory.paths)
@@ -768,18 +786,14 @@ def _against_known(memory: model.Memory, others: Sequence[Known]
     return out, made
 
 
-def _features_of(index: int, other: Known, made: dict[int, tuple[bytes, bytes | None]]
+def _features_of(index: int, other: Known, made: dict[int, tuple[str, str | None]]
                  ) -> Features:
     """OTHER's features: from what the index kept, else made (and noted in MADE)."""
     title, body = other.text()
     if other.feats is not None:
-        try:
-            return decode_features(other.feats, other.id, other.tags, other.paths,
-                                   clause_texts(title, body))
-        except (ValueError, TypeError, KeyError, IndexError, zlib.error):
-            pass  # kept by other rules: made again below
+        return decode_features(other.feats, other.id, other.tags, other.paths, title, body)
     found = features_of(other.id, title, body, other.tags, other.paths)
     keys = made[index][0] if index in made else other.keys
     assert keys is not None
-    made[index] = (keys, encode_features(found))
+    made[index] = (keys, encode_features(found, title, body))
     return found
