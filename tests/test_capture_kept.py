@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from memex.index import build, views
 from memex.storage import homes
-from memex.workflows import conflicts, writes
+from memex.workflows import conflicts, pairs, writes
 
 
 def _capture(text: str, dry_run: bool = False, **fields: Any) -> writes.WriteResult:
@@ -128,11 +128,13 @@ _PROSE = st.lists(_PIECES, max_size=16).map(" ".join)
 @given(title=_PROSE, body=_PROSE)
 def test_kept_features_read_back_as_made(title: str, body: str) -> None:
     """What the index keeps of a memory's features reads back as what `compare` looks
-    at: every clause's text, words and negation, the values, alternatives and
-    antonyms, in order."""
+    at: every clause's text, words (those among its keys by a bit each, the others
+    listed) and negation, the values, alternatives and antonyms, in order."""
     made = conflicts.features_of("x", title, body, ["t"], ["p/"])
-    back = conflicts.decode_features(conflicts.encode_features(made, title, body), "x",
-                                     made.tags, made.paths, title, body)
+    keys = conflicts.encode_keys(conflicts.pair_keys(pairs.word_set(
+        pairs.paired_text(title, body))))
+    back = conflicts.decode_features(conflicts.encode_features(made, title, body, keys), "x",
+                                     made.tags, made.paths, title, body, keys)
     assert [(c.text, c.words, c.negated) for c in back.clauses] == [
         (c.text, c.words, c.negated) for c in made.clauses]
     assert back.values == made.values and back.alternatives == made.alternatives

@@ -662,13 +662,15 @@ def encode_keys(keys: Iterable[str]) -> str:
     return "\n".join(sorted(keys))
 
 
-def encode_features(feats: Features, title: str, body: str) -> str:
-    """What `compare` reads of the features of a memory with this TITLE and BODY, as
-    lines of tab-separated fields (no word, value or member holds a space, tab or line
-    break): each clause as where its text is in _prepared(title) or _prepared(body)
-    (the text is cut again from there), whether it is negated and its words; then the
-    values, the alternatives and the antonyms (by clause)."""
+def encode_features(feats: Features, title: str, body: str, keys: str) -> str:
+    """What `compare` reads of the features of a memory with this TITLE and BODY and
+    KEYS (encode_keys), as lines of tab-separated fields (no word, value or member holds
+    a space, tab or line break): each clause as where its text is in _prepared(title)
+    or _prepared(body) (the text is cut again from there), whether it is negated, which
+    of KEYS are its words (a bit each, in hex) and its other words; then the values,
+    the alternatives and the antonyms (by clause)."""
     texts = (_prepared(title), _prepared(body))
+    place = {key: n for n, key in enumerate(keys.split("\n"))} if keys else {}
     part, at = 0, 0
     lines = []
     for clause in feats.clauses:
@@ -679,8 +681,15 @@ def encode_features(feats: Features, title: str, body: str) -> str:
         if found < 0:  # pragma: no cover - a clause's text is a piece of its text
             raise ValueError(f"clause not in its text: {clause.text!r}")
         at = found + len(clause.text)
-        lines.append(f"c\t{part}\t{found}\t{at}\t{int(clause.negated)}\t"
-                     f"{' '.join(sorted(clause.words))}")
+        bits, other = 0, []
+        for word in clause.words:
+            n = place.get(word)
+            if n is None:
+                other.append(word)
+            else:
+                bits |= 1 << n
+        lines.append(f"c\t{part}\t{found}\t{at}\t{int(clause.negated)}\t{bits:x}\t"
+                     f"{' '.join(sorted(other))}")
     lines += [f"v\t{subject}\t{' '.join(sorted(values))}"
               for subject, values in feats.values.items()]
     lines += [f"a\t{name}\t{' '.join(sorted(yes))}\t{' '.join(sorted(no))}"
@@ -691,9 +700,10 @@ def encode_features(feats: Features, title: str, body: str) -> str:
 
 
 def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tuple[str, ...],
-                    title: str, body: str) -> Features:
-    """The Features encode_features kept of the memory with this TITLE and BODY."""
+                    title: str, body: str, keys: str) -> Features:
+    """The Features encode_features kept of the memory with this TITLE, BODY and KEYS."""
     texts: list[str | None] = [None, None]
+    listed = keys.split("\n") if keys else []
     feats = Features(memory_id, tags, paths, [])
     clauses = feats.clauses
     for line in kept.split("\n") if kept else ():
@@ -703,8 +713,11 @@ def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tupl
             text = texts[part]
             if text is None:
                 text = texts[part] = _prepared(body if part else title)
-            clauses.append(Clause(text[start:end], frozenset(fields[4].split()), (),
-                                  fields[3] == "1", frozenset()))
+            flags = bin(int(fields[4], 16))[:1:-1]  # bit n: the n-th key
+            words = [key for key, flag in zip(listed, flags, strict=False) if flag == "1"]
+            words += fields[5].split()
+            clauses.append(Clause(text[start:end], frozenset(words), (), fields[3] == "1",
+                                  frozenset()))
         elif kind == "v":
             feats.values[fields[0]] = set(fields[1].split())
         elif kind == "a":
@@ -790,10 +803,11 @@ def _features_of(index: int, other: Known, made: dict[int, tuple[str, str | None
                  ) -> Features:
     """OTHER's features: from what the index kept, else made (and noted in MADE)."""
     title, body = other.text()
-    if other.feats is not None:
-        return decode_features(other.feats, other.id, other.tags, other.paths, title, body)
-    found = features_of(other.id, title, body, other.tags, other.paths)
     keys = made[index][0] if index in made else other.keys
-    assert keys is not None
-    made[index] = (keys, encode_features(found, title, body))
+    assert keys is not None  # read or made by the key pass
+    if other.feats is not None:
+        return decode_features(other.feats, other.id, other.tags, other.paths, title, body,
+                               keys)
+    found = features_of(other.id, title, body, other.tags, other.paths)
+    made[index] = (keys, encode_features(found, title, body, keys))
     return found
