@@ -139,3 +139,24 @@ def test_kept_features_read_back_as_made(title: str, body: str) -> None:
         (c.text, c.words, c.negated) for c in made.clauses]
     assert back.values == made.values and back.alternatives == made.alternatives
     assert back.antonyms == made.antonyms
+
+
+def test_the_rules_digest_is_of_the_code_running_not_of_the_files_on_disk(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """A process that imported the rules and then sees conflicts.py change on disk (an
+    upgrade under a long-lived MCP server) still names its kept rows by the rules it
+    runs: else it would write rows made by the old rules under the new rules' digest,
+    and every new process would trust them."""
+    import importlib.util
+    import sys
+
+    copy = tmp_path / "conflicts.py"
+    copy.write_bytes(Path(conflicts.__file__).read_bytes())
+    spec = importlib.util.spec_from_file_location("memex_conflicts_copy", copy)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "memex_conflicts_copy", module)
+    spec.loader.exec_module(module)
+    copy.write_bytes(copy.read_bytes() + b"\n# the rules, upgraded\n")
+    # the copy runs the same code as conflicts: the same digest, the file's change aside
+    assert module.cache_version() == conflicts.cache_version() != ""

@@ -643,11 +643,9 @@ def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
 # still hold), so the next capture reads them; the pairs and verdicts are `against`'s.
 
 
-@functools.lru_cache(maxsize=1)
-def cache_version() -> str:
-    """A digest of the rules behind the kept keys and features (this module's and
-    pairs' source): a change to either leaves every kept one unused. "" (nothing kept):
-    the source cannot be read."""
+def _source_digest() -> str:
+    """A digest of this module's and pairs' source as they are when this module is
+    imported (the code that runs); "" when the source cannot be read."""
     digest = hashlib.blake2b(digest_size=8)
     for module in (__file__, pairs.__file__):
         try:
@@ -655,6 +653,19 @@ def cache_version() -> str:
         except (OSError, TypeError):  # pragma: no cover - no source beside the module
             return ""
     return digest.hexdigest()
+
+
+# Read once, at import: a long-lived process (the MCP server) whose files are upgraded
+# under it keeps running the old rules, so it must keep naming its rows by them.
+_SOURCE_DIGEST = _source_digest()
+
+
+def cache_version() -> str:
+    """A digest of the rules behind the kept keys and features (this module's and
+    pairs' source, read when this module was imported: the rules running here): a
+    change to either leaves every kept one unused. "" (nothing kept): the source
+    could not be read."""
+    return _SOURCE_DIGEST
 
 
 def encode_keys(keys: Iterable[str]) -> str:
