@@ -160,3 +160,35 @@ def test_the_rules_digest_is_of_the_code_running_not_of_the_files_on_disk(
     copy.write_bytes(copy.read_bytes() + b"\n# the rules, upgraded\n")
     # the copy runs the same code as conflicts: the same digest, the file's change aside
     assert module.cache_version() == conflicts.cache_version() != ""
+
+
+def _orphans() -> tuple[int, int]:
+    """(pair_cache rows, those whose rowid is no live memories row)."""
+    with build.open_index(homes.workspace()) as index:
+        rows = index.conn.execute("SELECT count(*) FROM pair_cache").fetchone()[0]
+        lost = index.conn.execute(
+            "SELECT count(*) FROM pair_cache WHERE rowid NOT IN "
+            "(SELECT rowid FROM memories)").fetchone()[0]
+    return rows, lost
+
+
+def test_edits_and_deletes_leave_no_kept_row_of_a_memory_gone(repo: Path) -> None:
+    """An edit gives a memory a new row (and rowid) and a delete removes it: what the
+    index kept of the old row goes with it (it piled up until a full rebuild)."""
+    made = [_capture(f"We enable the cache {n} before every deploy of the api service",
+                     tags=["deploy"]) for n in range(5)]
+    _capture("We disable the cache before every deploy of the api service", tags=["deploy"])
+    for n in range(10):
+        writes.update(homes.workspace(), made[n % 5].memory.id,
+                      writes.UpdateRequest(body=f"We enable the cache {n} for the api"))
+        _capture(f"Never enable the cache {n} for the api", tags=["deploy"], dry_run=True)
+    rows, lost = _orphans()
+    assert rows >= 5 and lost == 0, (rows, lost)
+    for result in made[:3]:
+        writes.delete(homes.workspace(), result.memory.id)
+    rows, lost = _orphans()
+    assert rows >= 2 and lost == 0, (rows, lost)
+    # a capture that read a row before a write removed it keeps nothing of it
+    views.keep_pair_cache(homes.workspace(), [(10**9, "gone", "cache", None)],
+                          conflicts.cache_version())
+    assert _orphans() == (rows, 0)

@@ -1074,7 +1074,8 @@ def _recorded(state: FileState, now_ns: int) -> tuple[int, int]:
 
 
 def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
-    """Remove files (and their memories) from the index; returns the ids removed."""
+    """Remove files (and their memories, with what capture's check kept of them:
+    pair_cache) from the index; returns the ids removed."""
     ids: set[str] = set()
     for path in paths:
         row = conn.execute("SELECT rowid, id, doc, zbody FROM memories WHERE path = ?",
@@ -1085,6 +1086,7 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
                          "VALUES ('delete', ?, ?, ?, ?, ?)", (row[0], *text))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
             conn.execute("DELETE FROM links WHERE src = ?", (row[0],))
+            conn.execute("DELETE FROM pair_cache WHERE rowid = ?", (row[0],))
             ids.add(row[1])
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
         conn.execute("DELETE FROM guards WHERE path = ?", (path,))

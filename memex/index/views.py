@@ -256,13 +256,16 @@ def keep_pair_cache(ws: Workspace, rows: list[tuple[int, str, str, str | None]],
                     version: str) -> None:
     """Keep what capture's check made of memories ((rowid, file hash, keys, features))
     in pair_cache, stored as bodies are (bodies.pack_body), if the index is free now
-    (a hint: skipped, never waited for)."""
+    (a hint: skipped, never waited for) and the row is still the one read."""
     if not rows or not version:
         return
     with build.open_index(ws, refresh=False) as index:
         build.write_many_if_free(
+            # only for a row still there with that file (a write since the read may
+            # have removed it: nothing would remove the kept row then)
             index.conn, "INSERT OR REPLACE INTO pair_cache (rowid, hash, version, keys, feats) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories m JOIN files f "
+            "ON f.path = m.path WHERE m.rowid = ?1 AND f.hash = ?2)",
             [(rowid, hash_, version, bodies.pack_body(keys),
               None if feats is None else bodies.pack_body(feats))
              for rowid, hash_, keys, feats in rows if hash_])
