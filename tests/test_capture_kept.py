@@ -192,3 +192,17 @@ def test_edits_and_deletes_leave_no_kept_row_of_a_memory_gone(repo: Path) -> Non
     views.keep_pair_cache(homes.workspace(), [(10**9, "gone", "cache", None)],
                           conflicts.cache_version())
     assert _orphans() == (rows, 0)
+
+
+def test_the_kept_check_pairs_by_the_one_rule(repo: Path, monkeypatch: Any) -> None:
+    """Capture's check from the kept rows takes its pairs and verdicts from the rule
+    `among` (and `against`) use, not from a copy of it: a change to that rule is a
+    change to both."""
+    _capture("We enable the cache before every deploy of the api service", tags=["deploy"])
+    new = _capture("We disable the cache before every deploy of the api service",
+                   tags=["deploy"], dry_run=True)
+    assert len(new.possible_conflicts) == 1
+    monkeypatch.setattr(pairs, "rare_pairs", lambda *args, **kwargs: set())
+    again = _capture("We disable the cache before every deploy of the api service",
+                     tags=["deploy"], dry_run=True)
+    assert again.possible_conflicts == []

@@ -19,7 +19,7 @@ import functools
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -559,10 +559,10 @@ def compare_pairs(candidates: Sequence[tuple[int, int]], entry: Callable[[int], 
                   load: Callable[[int], model.Memory], chosen: Collection[int] | None,
                   cache: dict[str, Features], progress: pairs.Progress | None = None
                   ) -> list[Contradiction]:
-    """The contradictions among candidate pairs (x, y), in their order: pairs past the
-    gate (`may_meet`) and not linked `related` or `extends` are compared, each memory
-    loaded (`load`) and its features extracted once. With `chosen` (indexes of the
-    focus memories), each comes as (focus id, other id), else as (older id, newer id)."""
+    """The contradictions among candidate pairs (x, y), in their order (`_compare`'s
+    rule), each memory loaded (`load`) and its features extracted once. With `chosen`
+    (indexes of the focus memories), each comes as (focus id, other id), else as
+    (older id, newer id)."""
     memories: dict[int, model.Memory] = {}
 
     def memory(index: int) -> model.Memory:
@@ -578,6 +578,19 @@ def compare_pairs(candidates: Sequence[tuple[int, int]], entry: Callable[[int], 
             found = cache[mem.id] = features(mem)
         return found
 
+    def linked(x: int, y: int, relations: Sequence[str]) -> bool:
+        return _linked(memory(x), memory(y), relations)
+
+    return _compare(candidates, entry, chosen, linked, feats, progress)
+
+
+def _compare(candidates: Sequence[tuple[int, int]], entry: Callable[[int], Entry | Known],
+             chosen: Collection[int] | None, linked: Callable[[int, int, Sequence[str]], bool],
+             feats: Callable[[int], Features], progress: pairs.Progress | None
+             ) -> list[Contradiction]:
+    """The one rule of which candidate pairs contradict: pairs past the gate
+    (`may_meet`) and not linked `related` or `extends` (`linked(x, y, relations)`) are
+    compared (`feats(x)`: x's features); a pair linked `contradicts` is acknowledged."""
     out: list[Contradiction] = []
     for done, (x, y) in enumerate(candidates, 1):
         if progress is not None and (done % 256 == 0 or done == len(candidates)):
@@ -586,14 +599,14 @@ def compare_pairs(candidates: Sequence[tuple[int, int]], entry: Callable[[int], 
         if ex.id == ey.id or not may_meet(ex.tags, ex.paths, ey.tags, ey.paths):
             continue
         if chosen is not None and x not in chosen:
-            x, y = y, x  # the focus memory first
-        ma, mb = memory(x), memory(y)
-        if _linked(ma, mb, ("related", "extends")):
+            x, y, ex, ey = y, x, ey, ex  # the focus memory first
+        if linked(x, y, ("related", "extends")):
             continue
         reasons = compare(feats(x), feats(y))
         if reasons:
-            a, b = (ma.id, mb.id) if chosen is not None else sorted((ma.id, mb.id))
-            out.append(Contradiction(a, b, reasons, acknowledged=_linked(ma, mb, ("contradicts",))))
+            a, b = (ex.id, ey.id) if chosen is not None else sorted((ex.id, ey.id))
+            out.append(Contradiction(a, b, reasons,
+                                     acknowledged=linked(x, y, ("contradicts",))))
     return out
 
 
@@ -759,9 +772,9 @@ class Known:
 def against_known(memory: model.Memory, others: Sequence[Known]
                   ) -> tuple[list[Contradiction], dict[int, tuple[str, str | None]]]:
     """`against(memory, others)` of live memories as the index gives them: the same
-    contradictions in the same order, the others' keys and features read from what
-    the index kept where it has them. Also what to keep of those made here: {index in
-    OTHERS: (keys, features or None)}."""
+    rule (pairs.rare_pairs, then `_compare`, as `among` with the memory the focus), the
+    others' keys and features read from what the index kept where it has them. Also
+    what to keep of those made here: {index in OTHERS: (keys, features or None)}."""
     with gcpause.paused():
         return _against_known(memory, others)
 
@@ -769,45 +782,46 @@ def against_known(memory: model.Memory, others: Sequence[Known]
 def _against_known(memory: model.Memory, others: Sequence[Known]
                    ) -> tuple[list[Contradiction], dict[int, tuple[str, str | None]]]:
     made: dict[int, tuple[str, str | None]] = {}
-    items = [(i, o) for i, o in enumerate(others) if o.id != memory.id]
+    at = [i for i, other in enumerate(others) if other.id != memory.id]  # item n + 1
+    items = [others[i] for i in at]
     mine = pair_keys(pairs.word_set(pairs.paired_text(memory.title, memory.body)))
-    # Of each other memory, the keys this one holds too: only those can pair them
-    # (rare_pairs' rule with `memory` the focus).
-    keys: list[set[str]] = []
-    for i, other in items:
+    # Of each other memory, only the keys this one holds too: no other key can pair
+    # them, and each of this one's keys is counted as often as with all of them.
+    keys: list[Set[str]] = [mine]
+    for i, other in zip(at, items, strict=True):
         if other.keys is not None:
             keys.append(mine.intersection(other.keys.split("\n")))
             continue
         found = pair_keys(pairs.word_set(pairs.paired_text(*other.text())))
         made[i] = (encode_keys(found), None)
         keys.append(mine & found)
-    # A key counts when at most RARE of all the memories (this one too) hold it.
-    held: Counter[str] = Counter()
-    for other_keys in keys:
-        held.update(other_keys)
-    wanted = {key for key in mine if 1 < held[key] + 1 <= pairs.RARE}
-    tags = frozenset(t.lower() for t in memory.tags)
-    paths = tuple(memory.paths)
-    where = gates(tags, paths)
-    mine_feats: Features | None = None
-    out: list[Contradiction] = []
-    for (i, other), other_keys in zip(items, keys, strict=True):
-        if wanted.isdisjoint(other_keys) or where.isdisjoint(gates(other.tags, other.paths)):
-            continue
-        if not may_meet(tags, paths, other.tags, other.paths):
-            continue
-        named = other.names_me() if other.names_me is not None else None
-        if named is not None and _linked(memory, named, ("related", "extends")) or any(
-                other.id in getattr(memory, r) for r in ("related", "extends")):
-            continue
-        if mine_feats is None:
-            mine_feats = features(memory)
-        reasons = compare(mine_feats, _features_of(i, other, made))
-        if reasons:
-            acknowledged = (_linked(memory, named, ("contradicts",)) if named is not None
-                            else other.id in memory.contradicts)
-            out.append(Contradiction(memory.id, other.id, reasons, acknowledged))
-    return out, made
+    me = Entry.of(memory)
+    where = [gates(me.tags, me.paths)] + [gates(o.tags, o.paths) for o in items]
+    candidates = sorted(pairs.rare_pairs(keys, where, {0}, pairs.RARE))
+    named: dict[int, model.Memory | None] = {}
+    mine_feats: list[Features] = []
+
+    def entry(index: int) -> Entry | Known:
+        return items[index - 1] if index else me
+
+    def linked(x: int, y: int, relations: Sequence[str]) -> bool:
+        # x is this memory (the focus); y's memory is read only when its links name it
+        other = items[y - 1]
+        if y not in named:
+            named[y] = other.names_me() if other.names_me is not None else None
+        found = named[y]
+        if found is not None:
+            return _linked(memory, found, relations)
+        return any(other.id in getattr(memory, r) for r in relations)
+
+    def feats(index: int) -> Features:
+        if index:
+            return _features_of(at[index - 1], items[index - 1], made)
+        if not mine_feats:
+            mine_feats.append(features(memory))
+        return mine_feats[0]
+
+    return _compare(candidates, entry, {0}, linked, feats, None), made
 
 
 def _features_of(index: int, other: Known, made: dict[int, tuple[str, str | None]]
