@@ -29,7 +29,7 @@ import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -98,7 +98,7 @@ def _load() -> float:
 
 
 def in_order(items: Sequence[T], work: Callable[[T], R],
-             fork: bool | None = None) -> Iterator[R]:
+             fork: bool | None = None) -> Generator[R, None, None]:
     """work(item) for each of ITEMS, in order; FORK: whether a child does part of them
     (None: `forks`'s choice)."""
     blocks = [items[i:i + BLOCK] for i in range(0, len(items), BLOCK)]
