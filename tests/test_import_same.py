@@ -243,3 +243,20 @@ def test_each_entry_validated_once_and_scanned_once_when_clean(
     # the text, its fields (none), the text masked (found, then none left)
     assert calls["detect"] == 4 + 1 + 1 + 2
     assert TOKEN not in (homes.workspace().personal_dir / f"{_ulid(9)}.md").read_text()
+
+
+def _double(n: int) -> int:
+    return 2 * n
+
+
+@pytest.mark.parametrize("pattern", ["pccccccc", "pc", "cp", "p"])
+def test_a_helper_pattern_and_queue_depth_keep_the_order(pattern: str,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """in_order with the import's pattern (or any other) and a queue of one block or
+    many: every result, in order."""
+    monkeypatch.setattr(ahead, "BLOCK", 5)
+    items = list(range(203))
+    for queued in (1, 32):
+        assert list(ahead.in_order(items, _double, fork=True, pattern=pattern,
+                                   queued=queued)) == [2 * n for n in items]

@@ -98,11 +98,15 @@ def _load() -> float:
 
 
 def in_order(items: Sequence[T], work: Callable[[T], R],
-             fork: bool | None = None) -> Generator[R, None, None]:
+             fork: bool | None = None, pattern: str | None = None,
+             queued: int = QUEUED) -> Generator[R, None, None]:
     """work(item) for each of ITEMS, in order; FORK: whether a child does part of them
-    (None: `forks`'s choice)."""
+    (None: `forks`'s choice). PATTERN (default PATTERN) marks the child's blocks ("c");
+    QUEUED: how many of its blocks may wait for the parent (a caller whose own part per
+    item is large lets the child run further ahead)."""
+    pattern = pattern or PATTERN
     blocks = [items[i:i + BLOCK] for i in range(0, len(items), BLOCK)]
-    theirs = [PATTERN[k % len(PATTERN)] == "c" for k in range(len(blocks))]
+    theirs = [pattern[k % len(pattern)] == "c" for k in range(len(blocks))]
     if not (forks(len(items)) if fork is None else fork) or not any(theirs):
         yield from map(work, items)
         return
@@ -121,7 +125,7 @@ def in_order(items: Sequence[T], work: Callable[[T], R],
     if pid == 0:  # pragma: no cover - the child (coverage does not follow a fork)
         _child(read_fd, write_fd, [b for b, t in zip(blocks, theirs, strict=True) if t], work)
     os.close(write_fd)
-    frames: queue.Queue[bytes | None] = queue.Queue(QUEUED)
+    frames: queue.Queue[bytes | None] = queue.Queue(queued)
     stop = threading.Event()
     drain = threading.Thread(target=_drain, args=(read_fd, frames, stop), daemon=True)
     alive = True

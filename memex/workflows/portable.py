@@ -417,14 +417,18 @@ def _shared_landing(kind: str, memory: model.Memory, notes: list[str]) -> str:
 
 def _find_existing(run: _Run, memory_id: str) -> Path | None:
     name = f"{memory_id}.md"
-    for folder in run.folders:
-        if run.listed_in(folder, name) and (folder / name).is_file():
+    for folder in run.holding(name):
+        if (folder / name).is_file():
             return folder / name
     return None
 
 
 # Files an import writes at once (one flush to disk for each batch of them).
 IMPORT_BATCH = 2000
+# The forked helper's share of the entries' preparing, and how far ahead it may run
+# (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries).
+HELPER_PATTERN = "pccccccc"
+HELPER_AHEAD = 32
 
 
 @dataclass
@@ -437,6 +441,7 @@ class _Run:
     pending: list[tuple[str, str, Path, str]] = field(default_factory=list)
     listed: dict[Path, frozenset[str]] = field(default_factory=dict)
     homes: dict[str, Path] = field(default_factory=dict)
+    where: dict[str, list[Path]] | None = None  # name -> the folders listing it
 
     def home(self, ws: Workspace, kind: str) -> Path:
         """The folder of home KIND (`_home_path`), worked out once per import."""
@@ -444,6 +449,17 @@ class _Run:
         if path is None:
             path = self.homes[kind] = _home_path(ws, kind)
         return path
+
+    def holding(self, name: str) -> list[Path]:
+        """The folders (of `folders`, in their order) whose listing holds NAME: one
+        lookup, not one per folder."""
+        if self.where is None:
+            self.where = {}
+            for folder in self.folders:
+                self.listed_in(folder, "")
+                for listed in self.listed[folder]:
+                    self.where.setdefault(listed, []).append(folder)
+        return self.where.get(name, [])
 
     def listed_in(self, folder: Path, name: str) -> bool:
         """Whether FOLDER held NAME when first asked (one listing per folder: the
@@ -622,7 +638,11 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
         fork = False
     from memex.index import ahead
 
-    prepared = ahead.in_order(todo, lambda entry: _prepare(ctx, entry), fork=fork)
+    # The helper prepares seven blocks in eight (this process also looks up and writes
+    # every file), up to HELPER_AHEAD blocks ahead (~3.6 KB an entry), so a flush here
+    # does not stop it.
+    prepared = ahead.in_order(todo, lambda entry: _prepare(ctx, entry), fork=fork,
+                              pattern=HELPER_PATTERN, queued=HELPER_AHEAD)
     try:
         for done, (entry, ready) in enumerate(zip(todo, prepared, strict=True), start=1):
             try:
@@ -654,9 +674,10 @@ def _import_one(ctx: _Context, entry: Entry, ready: _Prepared, report: ImportRep
         report.notices.append(ready.masked)
     text = ready.text
     memory_id = ready.memory_id
-    target = run.home(ctx.ws, ready.kind) / f"{memory_id}.md"
+    folder = run.home(ctx.ws, ready.kind)
+    target = folder / f"{memory_id}.md"
     existing = _find_existing(run, memory_id)
-    if existing is None and run.listed_in(target.parent, target.name) and target.is_file():
+    if existing is None and run.listed_in(folder, target.name) and target.is_file():
         existing = target
     if existing is not None:
         try:
