@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,22 @@ def test_a_helper_pattern_and_queue_depth_keep_the_order(pattern: str,
     for queued in (1, 32):
         assert list(ahead.in_order(items, _double, fork=True, pattern=pattern,
                                    queued=queued)) == [2 * n for n in items]
+
+
+def _open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def test_the_helper_holds_none_of_the_parents_files(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The helper closes every descriptor it inherits but its pipe: an import's write
+    lock (an flock, shared by every copy of its descriptor) is free as soon as the
+    import ends, even killed, while its helper may still be finishing a block."""
+    monkeypatch.setattr(ahead, "BLOCK", 5)
+    with (tmp_path / "held").open("wb") as held:
+        seen = list(ahead.in_order([held.fileno()] * 40, _open, fork=True, pattern="pc"))
+    assert True in seen and False in seen  # the parent's blocks see it; the helper's not

@@ -48,6 +48,7 @@ PATTERN = "pccc"
 QUEUED = 4
 
 _FRAME = struct.Struct("<Q")
+_MAX_FD = 1 << 20  # os.closerange's end (close_range(2) on Linux: one call)
 
 
 def cpus() -> int:
@@ -186,6 +187,11 @@ def _child(read_fd: int, write_fd: int, blocks: list[Sequence[T]],
         with open(os.devnull, "wb") as null:  # nothing it prints reaches the user
             os.dup2(null.fileno(), 1)
             os.dup2(null.fileno(), 2)
+        # none of the parent's open files: a lock it holds (an import's write lock, an
+        # flock shared by every copy of its descriptor) is released when the parent
+        # ends, killed or not, not when this child does
+        os.closerange(3, write_fd)
+        os.closerange(write_fd + 1, _MAX_FD)
         with os.fdopen(write_fd, "wb") as pipe:
             for block in blocks:
                 frame = pickle.dumps([work(item) for item in block], pickle.HIGHEST_PROTOCOL)
