@@ -280,3 +280,60 @@ def test_the_helper_holds_none_of_the_parents_files(tmp_path: Path,
     with (tmp_path / "held").open("wb") as held:
         seen = list(ahead.in_order([held.fileno()] * 40, _open, fork=True, pattern="pc"))
     assert True in seen and False in seen  # the parent's blocks see it; the helper's not
+
+
+def _forked_import(home: Path, archive: Path, **extra: str) -> int:
+    """`git-memex import ARCHIVE` in a forked copy of this process (its patches kept);
+    the exit status, negative for the signal that ended it."""
+    from memex.storage import iostep
+    from tests.helpers import invoke
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child ends in os._exit or a SIGKILL
+        code = 70
+        try:
+            os.environ.update(GIT_MEMEX_HOME=str(home), **extra)
+            iostep.reset()
+            code = invoke("import", str(archive)).exit_code
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def test_an_import_killed_with_its_helper_running_leaves_whole_files(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL at the import's write steps while its helper prepares entries: every file
+    on disk is whole (the bytes a finished import writes), the write lock is free at
+    once (the next write, with no wait allowed, goes through) and its temp files go."""
+    from memex.storage import store
+    from tests.helpers import git, invoke
+
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-11-02T00:00:00Z")
+    monkeypatch.setattr(ahead, "forks", lambda count: True)
+    monkeypatch.setattr(ahead, "BLOCK", 2)
+    lines = [json.dumps({"format": "git-memex-export", "version": 1})]
+    lines += [json.dumps({"home": "personal", "name": f"{_ulid(n)}.md",
+                          "text": _text(_ulid(n), "personal", f"note {n} {TOKEN}")})
+              for n in range(1, 25)]
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = tmp_path / "whole"
+    log = tmp_path / "steps.log"
+    assert _forked_import(whole, archive, GIT_MEMEX_FAULT_LOG=str(log)) == 0
+    expected = {p.name: p.read_bytes() for p in (whole / "personal").glob("*.md")}
+    assert len(expected) == 24
+    steps = [line.split()[1] for line in log.read_text().splitlines()]
+    firsts = {name: steps.index(name) + 1 for name in ("create-temp", "write", "fsync")}
+    renames = [n for n, name in enumerate(steps, 1) if name == "rename"]
+    git("config", "memex.lockTimeout", "0", cwd=repo)
+    for n in sorted({*firsts.values(), renames[0], renames[11], renames[-1]}):
+        home = tmp_path / f"kill{n}"
+        assert _forked_import(home, archive, GIT_MEMEX_FAULT=f"kill@{n}") == -9, n
+        on_disk = {p.name: p.read_bytes() for p in (home / "personal").glob("*.md")}
+        assert all(expected[name] == data for name, data in on_disk.items()), n
+        assert len(on_disk) == (renames.index(n) if n in renames else 0)
+        monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+        after = invoke("capture", "the next write after the kill", "--scope", "personal")
+        assert after.exit_code == 0, after.stderr  # the lock is free: no wait allowed
+        assert not [p for p in home.rglob("*") if p.name.endswith(store.TEMP_SUFFIX)]
