@@ -50,7 +50,9 @@ after, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
 out = {"wall": wall, "user": after.ru_utime - before.ru_utime,
        "sys": after.ru_stime - before.ru_stime,
        "helper": (reaped.ru_utime - children.ru_utime) + (reaped.ru_stime - children.ru_stime),
-       "imported": len(report.imported), "load": os.getloadavg()[0]}
+       "imported": len(report.imported), "load": os.getloadavg()[0],
+       "faults": after.ru_minflt - before.ru_minflt,
+       "switches": after.ru_nivcsw - before.ru_nivcsw}
 if profile is not None:
     text = io.StringIO()
     pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)

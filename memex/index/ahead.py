@@ -1,6 +1,7 @@
 """A list's results made in order, most of them by a forked helper process on a
 second core (a full index build: reading, parsing and encoding rows is ~3/4 of it,
-while the process that holds the index only inserts).
+while the process that holds the index only inserts; an import: preparing each entry,
+while the importing process looks up and writes the files).
 
 `in_order(items, work)` yields work(item) for each item, in order. When it pays (Linux,
 a second CPU this process may run on and idle, no other thread in this process, at
