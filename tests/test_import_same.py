@@ -26,6 +26,9 @@ from tests.helpers import import_before
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 AWS = "AKIA" + "QYLPMN5HFIQR7XYA"
 PASSWORD = "hunter2-Zq8#rT5!wX"
+PEM_BEGIN = "-----BEGIN " + "RSA PRIVATE" + " KEY-----"
+PEM_KEY = "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu"
+PEM_END = "-----END " + "RSA PRIVATE" + " KEY-----"
 
 
 def _ulid(n: int) -> str:
@@ -93,6 +96,10 @@ def _archive(repo_id: str, key: bytes, foreign: bool) -> list[str]:
             f"tags:\n  - alpha\n  - {TOKEN}\nschema_version: 2\nrevision: 1\n"
             'created_at: "2026-11-01T00:00:00Z"\nupdated_at: 2026-11-01T00:00:00Z\n'
             "x-kept: yes\n---\n\nhand written body\n", signed=signed)
+    # masking a PEM key given as three aliases joins them into one alias over lines:
+    # refused (invalid), and the masking still said (review fix 1)
+    add("personal", _text(new(), "personal", lines=f"aliases: [{PEM_BEGIN}, {PEM_KEY}, "
+                          f"{PEM_END}]\n"))
     # project entries: own (repo_id of this repo) and foreign, every landing
     for signed in (False, True):
         add("repo", _text(new(), "project", lines=states, repo_id=repo_id), signed=signed)
@@ -207,6 +214,7 @@ def test_the_same_files_and_messages_as_before(
     assert len(first["imported"]) >= 25 and len(first["rejected"]) >= 18
     assert first["conflicts"] and again["unchanged"] and not again["imported"]
     assert any("masked" in n for n in first["notices"])
+    assert any("masked 1 secret (pem-private-key)" in n for n in first["notices"])
     assert any("untrusted draft" in n for n in first["notices"])
     assert not any(TOKEN.encode() in data or AWS.encode() in data
                    for data in before[1].values())

@@ -668,10 +668,10 @@ def _import_one(ctx: _Context, entry: Entry, ready: _Prepared, report: ImportRep
     if ready.memory_id in seen:
         raise MemexError(f"{ready.memory_id} appears twice in the input")
     seen.add(ready.memory_id)
+    if ready.masked is not None:  # said even when the masked entry is then refused
+        report.notices.append(ready.masked)
     if ready.late is not None:
         raise ready.late
-    if ready.masked is not None:
-        report.notices.append(ready.masked)
     text = ready.text
     memory_id = ready.memory_id
     folder = run.home(ctx.ws, ready.kind)
