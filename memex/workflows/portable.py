@@ -319,7 +319,7 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> model.Memo
 def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
     """Make an imported memory an untrusted draft (issue 14.7): review, instruction
     and trust fields from outside become one review_history entry, never state.
-    Returns that entry's note."""
+    Returns that entry's note, masked (it is shown in the import's report)."""
     was: list[str] = []
     if memory.review_state and memory.review_state != "draft":
         was.append(f"was {memory.review_state}")
@@ -327,10 +327,11 @@ def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
         was.append(f"instruction {memory.instruction_state}")
     if memory.trust_level and memory.trust_level != "untrusted":
         was.append(f"trust {memory.trust_level}")
+    # who, masked as the stored file is (one masking step): the note is also a notice
     if memory.approved_by:
-        was.append(f"by {memory.approved_by}")
+        was.append(redact.redact(f"by {memory.approved_by}").text)
     elif memory.proposed_by:
-        was.append(f"proposed by {memory.proposed_by}")
+        was.append(redact.redact(f"proposed by {memory.proposed_by}").text)
     note = f"imported from {origin}" + (f"; {', '.join(was)}" if was else "")
     before = memory.review_state
     memory.review_state = None if memory.scope == "personal" else "draft"
