@@ -65,3 +65,68 @@ def test_no_report_shows_a_secret_the_file_masks(repo: Path, tmp_path: Path,
             assert token not in stored
             assert token not in shown, (field, token)
         assert not redact.find_secrets(shown)
+
+
+PRIVATE_TITLE, PRIVATE_BODY = "deploy <private>alpha secretword1", "secretword2 </private> after"
+PEM_BEGIN = "-----BEGIN " + "RSA PRIVATE" + " KEY-----"
+PEM_KEY = "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu"
+PEM_END = "-----END " + "RSA PRIVATE" + " KEY-----"
+
+
+def test_a_private_block_over_title_and_body_is_captured_masked(repo: Path,
+                                                                memex_home: Path) -> None:
+    proc = run_cli(str(BIN / "git-memex"), "capture", "--json", "--title", PRIVATE_TITLE,
+                   PRIVATE_BODY, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    stored = _files(memex_home)
+    assert "deploy [REDACTED]" in stored and "[REDACTED] after" in stored
+    for shown in (stored, proc.stdout.decode(), proc.stderr.decode()):
+        assert "secretword" not in shown and "alpha" not in shown
+    assert data["redacted"] == ["private-block"]
+
+
+def test_a_block_over_fields_is_imported_masked_with_the_rest(repo: Path, tmp_path: Path,
+                                                              memex_home: Path) -> None:
+    texts = [_text(_ulid(1), f'title: "{PRIVATE_TITLE}"\n', PRIVATE_BODY),
+             _text(_ulid(2), f"aliases: [{PEM_BEGIN}, {PEM_KEY}, {PEM_END}]\n"),
+             _text(_ulid(3), body="a clean note after them")]
+    archive = _archive(tmp_path / "in.jsonl", texts)
+    proc = run_cli(str(BIN / "git-memex"), "import", str(archive), "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [i["id"] for i in report["imported"]] == [_ulid(1), _ulid(2), _ulid(3)]
+    stored = _files(memex_home)
+    assert stored.count("\nid: ") == 3
+    assert "deploy [REDACTED]" in stored and "[REDACTED] after" in stored
+    for shown in (stored, proc.stdout.decode(), proc.stderr.decode()):
+        assert "secretword" not in shown and "alpha" not in shown
+        assert PEM_KEY[8:] not in shown
+    assert any("masked 1 secret (pem-private-key)" in n for n in report["notices"])
+
+
+@pytest.mark.parametrize("parts", [
+    [PRIVATE_TITLE, PRIVATE_BODY],
+    ["t <private>one", "two", "three </private>end"],
+    ["t", "b", PEM_BEGIN, PEM_KEY, PEM_END],
+    ["t <private>one", "b", PEM_BEGIN, PEM_KEY, "</private> x " + PEM_END]])
+def test_redact_parts_gives_every_part_back_masked(parts: list[str]) -> None:
+    pieces, joined = redact.redact_parts(parts)
+    assert len(pieces) == len(parts) and joined.changed
+    for word in ("secretword", "alpha", "one", "two", "three", PEM_KEY[8:]):
+        assert not any(word in piece for piece in pieces)
+    assert not any(redact.find_secrets(piece) for piece in pieces)
+
+
+def test_the_masking_notice_is_said_before_a_refusal_it_caused() -> None:
+    """An entry made invalid by masking (before redact_parts kept every field apart, a
+    PEM key given as aliases became one alias over lines) says both, as main did."""
+    from memex.core.errors import MemexError
+    from memex.workflows import portable
+
+    report = portable.ImportReport()
+    ready = portable._Prepared(memory_id=_ulid(1), masked=f"{_ulid(1)}: masked 1 secret",
+                               late=MemexError("invalid after masking"))
+    with pytest.raises(MemexError, match="invalid after masking"):
+        portable._import_one(None, None, ready, report, set(), False, None)  # type: ignore[arg-type]
+    assert report.notices == [f"{_ulid(1)}: masked 1 secret"]
