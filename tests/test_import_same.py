@@ -203,7 +203,7 @@ def test_the_same_files_and_messages_as_before(
         results[name] = _run(root, archive, key, importer, nows, monkeypatch, _ulid(2))
     before, now = results["before"], results["now"]
     entries = len(archive.read_text().splitlines()) - 1 - 3  # 3 lines are not entries
-    if fork and not foreign:  # the helper did three blocks in four
+    if fork and not foreign:  # the helper did most blocks (seven in eight)
         assert counts[0] < entries / 2
     else:
         assert counts == [entries, 2 * entries]

@@ -5,14 +5,17 @@ while the importing process looks up and writes the files).
 
 `in_order(items, work)` yields work(item) for each item, in order. When it pays (Linux,
 a second CPU this process may run on and idle, no other thread in this process, at
-least FORK_MIN items), the items go in blocks and a child forked at the start does three
-blocks in four, streaming each block's results back pickled through a pipe, which a
-thread of the parent drains into a short queue; the parent does the other blocks
-itself and takes the child's in turn, so the child runs a few blocks ahead and what
-waits stays small. The child touches no file and no SQLite connection (it inherits
-the parent's open ones: it never uses them, and ends in os._exit so no finaliser
-closes them); it writes nothing but the pipe, so a parent killed at any point leaves a
-child that ends at its next write.
+least FORK_MIN items), the items go in blocks and a child forked at the start does the
+blocks its caller's PATTERN marks (PATTERN by default: three blocks in four, as a full
+index build uses; an import's helper does seven in eight), streaming each block's
+results back pickled through a pipe, which a thread of the parent drains into a short
+queue; the parent does the other blocks itself and takes the child's in turn, so the
+child runs a few blocks ahead (QUEUED, or the caller's queue depth) and what waits stays
+small. The child first closes every descriptor it inherits but its pipe (a lock the
+parent holds, such as an import's write lock, is then free when the parent ends, killed
+or not), so it holds no file and no SQLite connection of the parent's; it writes nothing
+but the pipe and ends in os._exit (no finaliser or exit handler of the parent's runs in
+it), so a parent killed at any point leaves a child that ends at its next write.
 
 Whatever goes wrong on the child's side (an exception in WORK, a crash, a kill, a
 result that does not unpickle) costs only time: the parent does every item the child
