@@ -1090,7 +1090,39 @@ def redact_parts(parts: Sequence[str]) -> tuple[list[str], Redaction]:
     if not parts:
         return [], Redaction(text="", findings=())
     joined = redact(_PART_SEP.join(parts))
-    return joined.text.split(_PART_SEP), joined
+    pieces = joined.text.split(_PART_SEP)
+    if len(pieces) == len(parts):
+        return pieces, joined
+    return _parts_apart(parts, joined), joined
+
+
+def _parts_apart(parts: Sequence[str], joined: Redaction) -> list[str]:
+    """Each part masked on its own when a finding of the joined text spans two parts
+    (a private block opened in the title and closed in the body, a key given as
+    aliases), so the masked joined text does not split back into as many parts:
+    every finding's share of a part masked there (a private block's share by
+    [REDACTED], a secret's by x), then the part through :func:`redact` alone."""
+    out: list[str] = []
+    start = 0
+    for part in parts:
+        end = start + len(part)
+        kinds: list[str | None] = [None] * len(part)
+        for found in joined.findings:
+            for i in range(max(found.start, start), min(found.end, end)):
+                if kinds[i - start] != _PRIVATE_KIND:
+                    kinds[i - start] = found.kind
+        masked: list[str] = []
+        for i, char in enumerate(part):
+            if kinds[i] == _PRIVATE_KIND:
+                if i == 0 or kinds[i - 1] != _PRIVATE_KIND:
+                    masked.append(PLACEHOLDER)
+            elif kinds[i] is not None and char != "\n":
+                masked.append("x")
+            else:
+                masked.append(char)
+        out.append(redact("".join(masked)).text)
+        start = end + len(_PART_SEP)
+    return out
 
 
 def find_secrets(text: str) -> list[Finding]:

@@ -1,17 +1,21 @@
 """A list's results made in order, most of them by a forked helper process on a
 second core (a full index build: reading, parsing and encoding rows is ~3/4 of it,
-while the process that holds the index only inserts).
+while the process that holds the index only inserts; an import: preparing each entry,
+while the importing process looks up and writes the files).
 
 `in_order(items, work)` yields work(item) for each item, in order. When it pays (Linux,
 a second CPU this process may run on and idle, no other thread in this process, at
-least FORK_MIN items), the items go in blocks and a child forked at the start does three
-blocks in four, streaming each block's results back pickled through a pipe, which a
-thread of the parent drains into a short queue; the parent does the other blocks
-itself and takes the child's in turn, so the child runs a few blocks ahead and what
-waits stays small. The child touches no file and no SQLite connection (it inherits
-the parent's open ones: it never uses them, and ends in os._exit so no finaliser
-closes them); it writes nothing but the pipe, so a parent killed at any point leaves a
-child that ends at its next write.
+least FORK_MIN items), the items go in blocks and a child forked at the start does the
+blocks its caller's PATTERN marks (PATTERN by default: three blocks in four, as a full
+index build uses; an import's helper does seven in eight), streaming each block's
+results back pickled through a pipe, which a thread of the parent drains into a short
+queue; the parent does the other blocks itself and takes the child's in turn, so the
+child runs a few blocks ahead (QUEUED, or the caller's queue depth) and what waits stays
+small. The child first closes every descriptor it inherits but its pipe (a lock the
+parent holds, such as an import's write lock, is then free when the parent ends, killed
+or not), so it holds no file and no SQLite connection of the parent's; it writes nothing
+but the pipe and ends in os._exit (no finaliser or exit handler of the parent's runs in
+it), so a parent killed at any point leaves a child that ends at its next write.
 
 Whatever goes wrong on the child's side (an exception in WORK, a crash, a kill, a
 result that does not unpickle) costs only time: the parent does every item the child
@@ -29,7 +33,7 @@ import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -48,6 +52,7 @@ PATTERN = "pccc"
 QUEUED = 4
 
 _FRAME = struct.Struct("<Q")
+_MAX_FD = 1 << 20  # os.closerange's end (close_range(2) on Linux: one call)
 
 
 def cpus() -> int:
@@ -98,11 +103,15 @@ def _load() -> float:
 
 
 def in_order(items: Sequence[T], work: Callable[[T], R],
-             fork: bool | None = None) -> Iterator[R]:
+             fork: bool | None = None, pattern: str | None = None,
+             queued: int = QUEUED) -> Generator[R, None, None]:
     """work(item) for each of ITEMS, in order; FORK: whether a child does part of them
-    (None: `forks`'s choice)."""
+    (None: `forks`'s choice). PATTERN (default PATTERN) marks the child's blocks ("c");
+    QUEUED: how many of its blocks may wait for the parent (a caller whose own part per
+    item is large lets the child run further ahead)."""
+    pattern = pattern or PATTERN
     blocks = [items[i:i + BLOCK] for i in range(0, len(items), BLOCK)]
-    theirs = [PATTERN[k % len(PATTERN)] == "c" for k in range(len(blocks))]
+    theirs = [pattern[k % len(pattern)] == "c" for k in range(len(blocks))]
     if not (forks(len(items)) if fork is None else fork) or not any(theirs):
         yield from map(work, items)
         return
@@ -121,7 +130,7 @@ def in_order(items: Sequence[T], work: Callable[[T], R],
     if pid == 0:  # pragma: no cover - the child (coverage does not follow a fork)
         _child(read_fd, write_fd, [b for b, t in zip(blocks, theirs, strict=True) if t], work)
     os.close(write_fd)
-    frames: queue.Queue[bytes | None] = queue.Queue(QUEUED)
+    frames: queue.Queue[bytes | None] = queue.Queue(queued)
     stop = threading.Event()
     drain = threading.Thread(target=_drain, args=(read_fd, frames, stop), daemon=True)
     alive = True
@@ -182,6 +191,11 @@ def _child(read_fd: int, write_fd: int, blocks: list[Sequence[T]],
         with open(os.devnull, "wb") as null:  # nothing it prints reaches the user
             os.dup2(null.fileno(), 1)
             os.dup2(null.fileno(), 2)
+        # none of the parent's open files: a lock it holds (an import's write lock, an
+        # flock shared by every copy of its descriptor) is released when the parent
+        # ends, killed or not, not when this child does
+        os.closerange(3, write_fd)
+        os.closerange(write_fd + 1, _MAX_FD)
         with os.fdopen(write_fd, "wb") as pipe:
             for block in blocks:
                 frame = pickle.dumps([work(item) for item in block], pickle.HIGHEST_PROTOCOL)

@@ -235,7 +235,7 @@ def _safe_name(name: str) -> str | None:
     return name
 
 
-def _home_path(ws: Workspace, kind: str, memory: model.Memory) -> Path:
+def _home_path(ws: Workspace, kind: str) -> Path:
     if kind == "personal":
         return ws.personal_dir
     if kind == "outbox":
@@ -319,7 +319,7 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> model.Memo
 def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
     """Make an imported memory an untrusted draft (issue 14.7): review, instruction
     and trust fields from outside become one review_history entry, never state.
-    Returns that entry's note."""
+    Returns that entry's note, masked (it is shown in the import's report)."""
     was: list[str] = []
     if memory.review_state and memory.review_state != "draft":
         was.append(f"was {memory.review_state}")
@@ -327,10 +327,11 @@ def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
         was.append(f"instruction {memory.instruction_state}")
     if memory.trust_level and memory.trust_level != "untrusted":
         was.append(f"trust {memory.trust_level}")
+    # who, masked as the stored file is (one masking step): the note is also a notice
     if memory.approved_by:
-        was.append(f"by {memory.approved_by}")
+        was.append(redact.redact(f"by {memory.approved_by}").text)
     elif memory.proposed_by:
-        was.append(f"proposed by {memory.proposed_by}")
+        was.append(redact.redact(f"proposed by {memory.proposed_by}").text)
     note = f"imported from {origin}" + (f"; {', '.join(was)}" if was else "")
     before = memory.review_state
     memory.review_state = None if memory.scope == "personal" else "draft"
@@ -415,30 +416,20 @@ def _shared_landing(kind: str, memory: model.Memory, notes: list[str]) -> str:
     return kind
 
 
-def _clean_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
-                kept: str | None) -> str | None:
-    """The text an entry is stored as (KEPT, an own export's text kept byte for byte,
-    else the memory written out) when it is valid and the secret detector finds nothing
-    in it: one detector pass over what is stored, title, body, aliases and every other
-    field and comment in it. None: the caller masks fields then text, as a write does."""
-    try:
-        model.validate(memory)
-    except InvalidMemory:
-        return None
-    text = kept if kept is not None else frontmatter.rewrite(memory, parsed)
-    return None if redact.find_secrets(text) else text
-
-
 def _find_existing(run: _Run, memory_id: str) -> Path | None:
     name = f"{memory_id}.md"
-    for folder in run.folders:
-        if run.listed_in(folder, name) and (folder / name).is_file():
+    for folder in run.holding(name):
+        if (folder / name).is_file():
             return folder / name
     return None
 
 
 # Files an import writes at once (one flush to disk for each batch of them).
 IMPORT_BATCH = 2000
+# The forked helper's share of the entries' preparing, and how far ahead it may run
+# (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries).
+HELPER_PATTERN = "pccccccc"
+HELPER_AHEAD = 32
 
 
 @dataclass
@@ -450,6 +441,26 @@ class _Run:
     # (where in the input, id, path, text)
     pending: list[tuple[str, str, Path, str]] = field(default_factory=list)
     listed: dict[Path, frozenset[str]] = field(default_factory=dict)
+    homes: dict[str, Path] = field(default_factory=dict)
+    where: dict[str, list[Path]] | None = None  # name -> the folders listing it
+
+    def home(self, ws: Workspace, kind: str) -> Path:
+        """The folder of home KIND (`_home_path`), worked out once per import."""
+        path = self.homes.get(kind)
+        if path is None:
+            path = self.homes[kind] = _home_path(ws, kind)
+        return path
+
+    def holding(self, name: str) -> list[Path]:
+        """The folders (of `folders`, in their order) whose listing holds NAME: one
+        lookup, not one per folder."""
+        if self.where is None:
+            self.where = {}
+            for folder in self.folders:
+                self.listed_in(folder, "")
+                for listed in self.listed[folder]:
+                    self.where.setdefault(listed, []).append(folder)
+        return self.where.get(name, [])
 
     def listed_in(self, folder: Path, name: str) -> bool:
         """Whether FOLDER held NAME when first asked (one listing per folder: the
@@ -479,45 +490,68 @@ class _Run:
         self.pending.clear()
 
 
-@writelock.holds_write_lock
-def import_path(ws: Workspace, source: Path, dry_run: bool = False,
-                progress: Callable[[int, int], None] | None = None) -> ImportReport:
-    """Import an archive file or an open-memex folder into this workspace; PROGRESS (done,
-    total) after each entry."""
-    report = ImportReport(dry_run=dry_run)
-    limit = writes.max_bytes(ws)
-    if source.is_dir():
-        entries: Iterable[Entry] = _folder_entries(source, report)
-        origin = f"folder {source.name}"
-    elif source.is_file():
-        entries = _archive_entries(source, limit, report)
-        origin = f"archive {source.name}"
-    else:
-        raise UsageError(f"no such file or folder: {source}")
-    seen: set[str] = set()
-    todo = list(entries)
-    run = _Run([home.path for home in store.homes(ws)], export_key(ws))
-    for done, entry in enumerate(todo, start=1):
-        try:
-            _import_one(ws, entry, limit, report, seen, dry_run, origin, run)
-        except MemexError as exc:
-            report.rejected.append((entry.where, str(exc)))
-        if len(run.pending) >= IMPORT_BATCH or done == len(todo):
-            run.flush(report)
-        if progress is not None:
-            progress(done, len(todo))
-    if report.imported and not dry_run:
-        usage.record_in(ws, usage.Op.IMPORT, [i for i, _ in report.imported])
-    return report
+@dataclass
+class _Context:
+    """What every entry of one import is prepared with (the same for all of them)."""
+
+    ws: Workspace
+    limit: int
+    origin: str
+    at: str  # the import's time: each entry's import history entry says it
+    by: str
+    key: bytes | None
 
 
-def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
-                seen: set[str], dry_run: bool, origin: str, run: _Run) -> None:
-    notes: list[str] = []
+@dataclass
+class _Prepared:
+    """One entry's pure part (no file read or written): the memory it becomes, the
+    text stored for it (masked), and what the import says about it. An exception is
+    kept, to be raised where the import reaches this entry: EARLY before the check for
+    an id seen twice, LATE after it (as a one-entry-at-a-time import raises them)."""
+
+    memory_id: str = ""
+    kind: str = ""
+    text: str = ""
+    restored: bool = False
+    notes: list[str] = field(default_factory=list)  # said when the memory is written
+    masked: str | None = None  # the masking notice, said whatever becomes of the entry
+    early: Exception | None = None
+    late: Exception | None = None
+    # For an earlier import's file (`_as_imported_before`); not sent from a helper
+    # process (the parent prepares such an entry again).
+    memory: model.Memory | None = None
     parsed: frontmatter.Parsed | None = None
-    restored = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "memory": None, "parsed": None}
+
+
+def _prepare(ctx: _Context, entry: Entry) -> _Prepared:
+    """Everything of one entry that touches no file: checks, parse, the memory in this
+    repo's terms (an untrusted draft unless restored), and the masked text to store.
+    Validated once (from_front_matter; the import's own changes are valid values), the
+    text scanned for secrets once; an entry with one is masked as a write masks it."""
+    done = _Prepared()
+    try:
+        memory, parsed = _prepared_memory(ctx, entry, done)
+    except Exception as exc:  # noqa: BLE001 - raised where the import reaches the entry
+        done.early = exc
+        return done
+    done.memory, done.parsed, done.memory_id = memory, parsed, memory.id
+    try:
+        done.text = _stored_text(memory, parsed, entry.text if done.restored else None,
+                                 done)
+    except Exception as exc:  # noqa: BLE001 - raised after the check for an id seen twice
+        done.late = exc
+    return done
+
+
+def _prepared_memory(ctx: _Context, entry: Entry, done: _Prepared
+                     ) -> tuple[model.Memory, frontmatter.Parsed | None]:
+    notes = done.notes
+    parsed: frontmatter.Parsed | None = None
     if entry.foreign:
-        memory = _foreign_memory(ws, entry, notes)
+        memory = _foreign_memory(ctx.ws, entry, notes)
     else:
         name = _safe_name(entry.name or "")
         if name is None:
@@ -537,56 +571,135 @@ def _import_one(ws: Workspace, entry: Entry, limit: int, report: ImportReport,
             raise MemexError(f"file name {name} does not match its id {memory.id}")
         if memory.scope != store.SCOPE_OF_HOME[kind]:
             raise MemexError(f"scope {memory.scope!r} does not belong in the {kind} folder")
-        restored = _own_export(ws, entry, memory, run.key)
-        if restored:
-            kind = _shared_landing(kind, memory, notes)
-    if not restored:
+        done.restored = _own_export(ctx.ws, entry, memory, ctx.key)
+        if done.restored:
+            done.kind = _shared_landing(kind, memory, notes)
+    if not done.restored:
         if problem := model.title_problem(memory.title):
             raise MemexError(f"{memory.id}: {problem}; not imported")
-        kind = _in_this_repo(ws, memory)
-        note = untrusted_draft(memory, clock.now_str(), ws.identity(), origin)
+        done.kind = _in_this_repo(ctx.ws, memory)
+        note = untrusted_draft(memory, ctx.at, ctx.by, ctx.origin)
         if "; " in note:
             notes.append(f"kept as an untrusted draft ({note})")
     size = model.content_bytes(memory.body, memory.aliases)
-    if size > limit:
-        raise MemexError(f"{memory.id}: body of {size} bytes is over the {limit}-byte limit "
-                         "(memex.maxBytes, aliases included); not imported")
-    if memory.id in seen:
-        raise MemexError(f"{memory.id} appears twice in the input")
-    seen.add(memory.id)
-    text = _clean_text(memory, parsed, None if not restored else entry.text)
-    if text is None:  # a secret somewhere: the fields masked, then the whole text
-        (title, body, *aliases), joined = redact.redact_parts(
-            [memory.title, memory.body, *memory.aliases])
-        if joined.changed:
-            memory.title, memory.body, memory.aliases = title, body, aliases
-            report.notices.append(f"{memory.id}: {joined.notice()}")
+    if size > ctx.limit:
+        raise MemexError(f"{memory.id}: body of {size} bytes is over the {ctx.limit}-byte "
+                         "limit (memex.maxBytes, aliases included); not imported")
+    return memory, parsed
+
+
+def _stored_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
+                 kept: str | None, done: _Prepared) -> str:
+    """The text an entry is stored as: KEPT (an own export's text, byte for byte) or the
+    memory written out, when the secret detector finds nothing in it (one pass over what
+    is stored: title, body, aliases, every other field and comment). Else what a write
+    stores: title, body and aliases masked (the memory validated again only if that
+    changed them), the text written again only if so, then the whole text masked.
+    The memory was validated when read (from_front_matter), and the import changes only
+    state fields, to valid values: it is not validated again."""
+    text = kept if kept is not None else frontmatter.rewrite(memory, parsed)
+    if not redact.find_secrets(text):
+        return text
+    (title, body, *aliases), joined = redact.redact_parts(
+        [memory.title, memory.body, *memory.aliases])
+    if joined.changed:
+        memory.title, memory.body, memory.aliases = title, body, aliases
+        done.masked = f"{memory.id}: {joined.notice()}"
         model.validate(memory)
-        if not restored or joined.changed or entry.text is None:
-            text = frontmatter.rewrite(memory, parsed)
-        else:
-            text = entry.text
-        text = store.mask_text(text)  # what the write stores: compare that with the disk
-    target = _home_path(ws, kind, memory) / f"{memory.id}.md"
-    existing = _find_existing(run, memory.id)
-    if existing is None and run.listed_in(target.parent, target.name) and target.is_file():
+        text = frontmatter.rewrite(memory, parsed)
+    # what store.mask_text stores; the scan above already found a secret in the text
+    # when the fields were clean, so it is masked without scanning first
+    return redact.redact(text).text
+
+
+@writelock.holds_write_lock
+def import_path(ws: Workspace, source: Path, dry_run: bool = False,
+                progress: Callable[[int, int], None] | None = None,
+                fork: bool | None = None) -> ImportReport:
+    """Import an archive file or an open-memex folder into this workspace; PROGRESS (done,
+    total) after each entry. Each entry's pure part (`_prepare`) may run in a forked
+    helper on a second core (index.ahead; FORK: None lets it decide), never an entry
+    from another tool's fields (it may be given a new id); the lookups and writes stay
+    in this process, in the input's order."""
+    report = ImportReport(dry_run=dry_run)
+    limit = writes.max_bytes(ws)
+    if source.is_dir():
+        entries: Iterable[Entry] = _folder_entries(source, report)
+        origin = f"folder {source.name}"
+    elif source.is_file():
+        entries = _archive_entries(source, limit, report)
+        origin = f"archive {source.name}"
+    else:
+        raise UsageError(f"no such file or folder: {source}")
+    seen: set[str] = set()
+    todo = list(entries)
+    run = _Run([home.path for home in store.homes(ws)], export_key(ws))
+    ctx = _Context(ws, limit, origin, clock.now_str(), ws.identity(), run.key)
+    if any(entry.foreign for entry in todo):
+        fork = False
+    from memex.index import ahead
+
+    # The helper prepares seven blocks in eight (this process also looks up and writes
+    # every file), up to HELPER_AHEAD blocks ahead (~3.6 KB an entry), so a flush here
+    # does not stop it.
+    prepared = ahead.in_order(todo, lambda entry: _prepare(ctx, entry), fork=fork,
+                              pattern=HELPER_PATTERN, queued=HELPER_AHEAD)
+    try:
+        for done, (entry, ready) in enumerate(zip(todo, prepared, strict=True), start=1):
+            try:
+                _import_one(ctx, entry, ready, report, seen, dry_run, run)
+            except MemexError as exc:
+                report.rejected.append((entry.where, str(exc)))
+            if len(run.pending) >= IMPORT_BATCH or done == len(todo):
+                run.flush(report)
+            if progress is not None:
+                progress(done, len(todo))
+    finally:
+        prepared.close()  # an import that stops early ends the helper
+    if report.imported and not dry_run:
+        usage.record_in(ws, usage.Op.IMPORT, [i for i, _ in report.imported])
+    return report
+
+
+def _import_one(ctx: _Context, entry: Entry, ready: _Prepared, report: ImportReport,
+                seen: set[str], dry_run: bool, run: _Run) -> None:
+    """One prepared entry: refused, unchanged, a conflict, or queued to be written."""
+    if ready.early is not None:
+        raise ready.early
+    if ready.memory_id in seen:
+        raise MemexError(f"{ready.memory_id} appears twice in the input")
+    seen.add(ready.memory_id)
+    if ready.masked is not None:  # said even when the masked entry is then refused
+        report.notices.append(ready.masked)
+    if ready.late is not None:
+        raise ready.late
+    text = ready.text
+    memory_id = ready.memory_id
+    folder = run.home(ctx.ws, ready.kind)
+    target = folder / f"{memory_id}.md"
+    existing = _find_existing(run, memory_id)
+    if existing is None and run.listed_in(folder, target.name) and target.is_file():
         existing = target
     if existing is not None:
         try:
             current = existing.read_bytes()
         except OSError as exc:
             raise MemexError(f"cannot read {existing}: {exc.strerror or exc}") from None
-        if not restored and current != text.encode("utf-8"):
-            text = store.mask_text(_as_imported_before(current, memory, parsed) or text)
+        if not ready.restored and current != text.encode("utf-8"):
+            if ready.memory is None:  # prepared by the helper: again here, as it was
+                ready = _prepare(ctx, entry)
+            assert ready.memory is not None
+            text = store.mask_text(_as_imported_before(current, ready.memory, ready.parsed)
+                                   or text)
         if current == text.encode("utf-8"):
-            report.unchanged.append(memory.id)
+            report.unchanged.append(memory_id)
         else:
-            report.conflicts.append((memory.id, f"{existing} exists with other content; "
+            report.conflicts.append((memory_id, f"{existing} exists with other content; "
                                                 "left as it is (compare, then supersede "
                                                 "or delete one by hand)"))
         return
-    report.notices.extend(f"{memory.id}: {n}" for n in notes)
+    report.notices.extend(f"{memory_id}: {n}" for n in ready.notes)
     if dry_run:
-        report.imported.append((memory.id, str(target)))
+        report.imported.append((memory_id, str(target)))
     else:
-        run.pending.append((entry.where, memory.id, target, text))  # masked above
+        run.pending.append((entry.where, memory_id, target, text))  # masked above
