@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import itertools
 import json
@@ -618,37 +619,36 @@ def _strong(ranked: list[_Candidate], limit: int) -> bool:
     return len(ranked) >= limit and all(c.match == "all terms" for c in ranked[:limit])
 
 
-def _eligibility_view(row: tuple[Any, ...]) -> model.Memory:
-    (_rowid, mid, _path, _home, scope, _type, status, review_state, _imp, created_at,
-     _updated, retired_at, valid_from, valid_until, expires_at, superseded_by, eff_status,
-     eff_retired, eff_superseded_by, *_rest) = row
-    return model.Memory(
-        id=mid, scope=scope, status=eff_status or status, review_state=review_state,
-        created_at=created_at or "", retired_at=eff_retired or retired_at,
-        valid_from=valid_from, valid_until=valid_until, expires_at=expires_at,
-        superseded_by=eff_superseded_by or superseded_by,
-    )
+# Where the fields eligibility and the boosts read sit in a row of _COLUMNS.
+_STATUS, _REVIEW, _IMPORTANCE, _CREATED, _UPDATED, _RETIRED = 6, 7, 8, 9, 10, 11
+_VALID_FROM, _VALID_UNTIL, _EXPIRES, _EFF_STATUS, _EFF_RETIRED = 12, 13, 14, 16, 17
 
 
 def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
                    moment: str | None) -> list[tuple[Any, ...]]:
+    """The rows policy.eligible keeps, read from the row's own fields (the chain's
+    effective status and retirement first), with no Memory made per row."""
     if req.include_all:
         return rows
-    return [r for r in rows if policy.eligible(_eligibility_view(r), at, moment)]
+    eligible = policy.eligible_fields
+    return [r for r in rows
+            if eligible(r[_EFF_STATUS] or r[_STATUS], r[_REVIEW], r[_CREATED] or "",
+                        r[_EFF_RETIRED] or r[_RETIRED], r[_VALID_FROM], r[_VALID_UNTIL],
+                        r[_EXPIRES], at, moment)]
 
 
 def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,
                at: str) -> _Candidate:
     relevance = -float(row[-1])
-    view = _eligibility_view(row)
+    review_state, status = row[_REVIEW], row[_EFF_STATUS] or row[_STATUS]
     boosts: dict[str, float] = {}
-    review = REVIEW_BOOST.get(view.review_state or "")
+    review = REVIEW_BOOST.get(review_state or "")
     if review:
-        boosts[f"review:{view.review_state}"] = review
-    importance = IMPORTANCE_BOOST.get(row[8], 1.0)
+        boosts[f"review:{review_state}"] = review
+    importance = IMPORTANCE_BOOST.get(row[_IMPORTANCE], 1.0)
     if importance != 1.0:
-        boosts[f"importance:{row[8]}"] = importance
-    recency = _recency(row[10], at)
+        boosts[f"importance:{row[_IMPORTANCE]}"] = importance
+    recency = _recency(row[_UPDATED], at)
     if recency > 1.0005:
         boosts["recency"] = round(recency, 4)
     if row[19] != "[]" and _paths_match(json.loads(row[19]), ws):
@@ -656,8 +656,8 @@ def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_nam
     accessed = int(row[20])
     if accessed:
         boosts["accessed"] = round(1 + ACCESS_MAX * min(math.log2(1 + accessed), 4) / 4, 4)
-    if view.status != "active":
-        boosts[view.status] = NOT_ACTIVE_FACTOR
+    if status != "active":
+        boosts[status] = NOT_ACTIVE_FACTOR
     product = 1.0
     for factor in boosts.values():
         product *= factor
@@ -673,7 +673,7 @@ def _recency(updated_at: str | None, at: str) -> float:
     if not updated_at:
         return 1.0
     try:
-        age = (_parse(at) - _parse(updated_at)).total_seconds() / 86400
+        age = (_parse_at(at) - _parse(updated_at)).total_seconds() / 86400
     except ValueError:
         return 1.0
     decay: float = 0.5 ** (max(age, 0.0) / RECENCY_HALF_LIFE_DAYS)
@@ -682,6 +682,12 @@ def _recency(updated_at: str | None, at: str) -> float:
 
 def _parse(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_at(at: str) -> datetime:
+    """The query's moment, parsed once for all its candidates."""
+    return _parse(at)
 
 
 def _paths_match(globs: list[str], ws: Workspace) -> bool:
