@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import functools
-import hashlib
 import itertools
 import json
 import math
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, model, policy
+from memex.core.digest import blake2b
 from memex.core.errors import UsageError
 from memex.index import bodies, build, schema, tokens
 from memex.index.views import as_read
@@ -359,7 +359,7 @@ def _irregular_by_stem(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
     tokenizer (written when missing, never waiting for the lock; a rebuilt index or
     another table makes it again)."""
     table = json.dumps([schema.TOKENIZER, synonyms.IRREGULAR], sort_keys=True)
-    sign = hashlib.blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
+    sign = blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
     stored = schema.meta(conn, "irregular_stems")
     with contextlib.suppress(ValueError, TypeError, KeyError):
         kept = json.loads(stored) if stored else {}

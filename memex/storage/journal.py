@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memex.core.digest import sha256
 from memex.core.errors import MemexError
 from memex.storage import gitio, journalfile, locks, store
 
@@ -61,7 +61,7 @@ def index_lock_problem(repo: gitio.RepoInfo) -> str | None:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 @dataclass
