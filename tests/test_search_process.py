@@ -1,15 +1,19 @@
 """What a whole `git-memex search` process loads when no memory file changed since the
 last refresh: nothing that reads, parses or forks for files (the front-matter parser,
-the forked build), and no OpenSSL (hashlib's) for the two digests it takes. A change
-on disk loads the parser (the control)."""
+the forked build), no OpenSSL (hashlib's) for the two digests it takes, and no pattern
+it does not use compiled. A change on disk loads the parser (the control)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from memex.core import clock, fingerprint, model, ulid
+from memex.index import tokens
+from memex.storage import configfile, store
 from tests.helpers import invoke_json, memfiles
 
 CODE = """
@@ -20,26 +24,38 @@ try:
     main()
 except SystemExit:
     pass
-sys.stderr.write("\\nLOADED " + " ".join(sorted(sys.modules)) + "\\n")
+import json, re
+compiled = [key[1] for key in re._cache if isinstance(key[1], str)]
+sys.stderr.write("\\nLOADED " + json.dumps([sorted(sys.modules), compiled]) + "\\n")
 """
 NOT_LOADED = ("memex.core.frontmatter", "memex.index.ahead", "_hashlib", "hashlib")
 
 
-def _search_process(cwd: Path) -> tuple[str, set[str]]:
+# Patterns of modules a search imports that only writes, time options, git config
+# files or id prefixes use: compiled where first used (memex.core.lazyre).
+UNUSED_PATTERNS = [clock._RFC3339, clock._RELATIVE, ulid.ULID_RE, model._TAG_RE,
+                   model._CONTROL, fingerprint._FENCE_LINE, tokens._CJK_QUESTION,
+                   store._PREFIX_RE, configfile._SECTION, configfile._ENTRY,
+                   configfile._CONTROL]
+
+
+def _search_process(cwd: Path) -> tuple[str, set[str], set[str]]:
     done = subprocess.run([sys.executable, "-c", CODE], cwd=cwd, env=dict(os.environ),
                           capture_output=True, text=True, check=True)
-    loaded = done.stderr.rsplit("LOADED ", 1)[1].split()
-    return done.stdout, set(loaded)
+    loaded, compiled = json.loads(done.stderr.rsplit("LOADED ", 1)[1])
+    return done.stdout, set(loaded), set(compiled)
 
 
 def test_a_no_change_search_loads_no_parser_and_no_openssl(repo: Path) -> None:
     mid = str(invoke_json("capture", "Deploys go through the staging VPN")["id"])
     assert [h["id"] for h in invoke_json("search", "deploy")] == [mid]  # the index is made
-    out, loaded = _search_process(repo)
+    out, loaded, compiled = _search_process(repo)
     assert mid[:10] in out
     assert "memex.search.engine" in loaded and "sqlite3" in loaded
     assert sorted(set(NOT_LOADED) & loaded) == []
+    assert sorted({p.pattern for p in UNUSED_PATTERNS} & compiled) == []
+    assert tokens._WORD.pattern in compiled  # control: the query's own are compiled
     # control: a file added since the last refresh is read, so the parser loads
     memfiles.put(memfiles.outbox(repo), "Deploy on Fridays only after the freeze")
-    out, loaded = _search_process(repo)
+    out, loaded, compiled = _search_process(repo)
     assert out.count("\n") > 1 and "memex.core.frontmatter" in loaded

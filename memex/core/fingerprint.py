@@ -10,14 +10,14 @@ Pure: no I/O.
 from __future__ import annotations
 
 import codecs
-import re
 
+from memex.core import lazyre
 from memex.core.digest import blake2b, sha1, sha256
 
 # A body shorter than this is too common to recognise by content alone ("yes", "ok"):
 # only its exact file (blob id) is matched.
 MIN_BODY_CHARS = 12
-_FENCE_LINE = re.compile(r"^---[ \t]*$")
+_FENCE_LINE = lazyre.compile(r"^---[ \t]*$")
 
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from memex.core import model
+from memex.core import lazyre, model
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
 from memex.storage import iostep, journalfile
@@ -30,7 +29,7 @@ if TYPE_CHECKING:  # the parser is loaded where a file is read or written, not b
 HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
                  "org-outbox": "org"}
-_PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
+_PREFIX_RE = lazyre.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
 _LONGEST_IGNORED = max(map(len, _IGNORED_NAMES))
 LEGACY_REASON = "v1 file: run git memex migrate"
