@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memex.core import clock, fingerprint, model, ulid
 from memex.index import tokens
+from memex.search import answers
 from memex.storage import configfile, store
 from tests.helpers import invoke_json, memfiles
 
@@ -36,7 +37,9 @@ NOT_LOADED = ("memex.core.frontmatter", "memex.index.ahead", "_hashlib", "hashli
 UNUSED_PATTERNS = [clock._RFC3339, clock._RELATIVE, ulid.ULID_RE, model._TAG_RE,
                    model._CONTROL, fingerprint._FENCE_LINE, tokens._CJK_QUESTION,
                    store._PREFIX_RE, configfile._SECTION, configfile._ENTRY,
-                   configfile._CONTROL]
+                   configfile._CONTROL,
+                   # what holds an answer: looked for only in a question's candidates
+                   *(kind.pattern for kind in answers.KINDS if kind.pattern is not None)]
 
 
 def _search_process(cwd: Path) -> tuple[str, set[str], set[str]]:
