@@ -92,6 +92,8 @@ class Known:
 
 @dataclass
 class Index:
+    """An open index: its connection, its file, and what opening it reported."""
+
     conn: sqlite3.Connection
     path: Path | None  # None: an in-memory index (the index folder was unusable)
     report: Report

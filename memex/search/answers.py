@@ -25,6 +25,8 @@ _WORD = lazyre.compile(r"[^\W_]+")
 
 @dataclass(frozen=True)
 class AnswerKind:
+    """A kind of answer: the questions that ask for it and what in a text holds one."""
+
     name: str
     question: re.Pattern[str]
     words: frozenset[str]  # any of these (lower case) in a text answers ...

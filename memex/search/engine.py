@@ -83,6 +83,8 @@ ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matc
 
 @dataclass
 class SearchRequest:
+    """A search: its query, filters and options."""
+
     query: str
     limit: int = 10
     scopes: tuple[str, ...] | None = None  # None: this project + personal (+ org)
@@ -102,6 +104,8 @@ class SearchRequest:
 
 @dataclass
 class Hit:
+    """One memory a search found, with its score and the lane that found it."""
+
     id: str
     score: float
     lane: str
@@ -130,6 +134,8 @@ class Hit:
 
 @dataclass
 class SearchResult:
+    """A search's hits, warnings and what the query was reduced to."""
+
     hits: list[Hit] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     quarantined: list[store.Quarantined] = field(default_factory=list)
@@ -271,6 +277,8 @@ def _moment(as_of: str | None) -> str | None:
 
 @dataclass
 class _Term:
+    """A query term and how many memories hold it."""
+
     word: str
     df: int
     prefix: bool = False
@@ -527,6 +535,8 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
 
 @dataclass
 class _Candidate:
+    """A memory a lane found, scored, before the page is cut."""
+
     score: float
     row: tuple[Any, ...]
     explain: dict[str, Any]

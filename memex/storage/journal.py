@@ -66,6 +66,8 @@ def _sha(data: bytes) -> str:
 
 @dataclass
 class Journal:
+    """A submit in progress: what it changes, to finish or undo it after a kill."""
+
     repo: gitio.RepoInfo
     head: str | None
     files: dict[str, tuple[str | None, str]]  # path: (previous bytes b64 or None, new sha)

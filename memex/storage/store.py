@@ -37,6 +37,8 @@ LEGACY_REASON = "v1 file: run git memex migrate"
 
 @dataclass(frozen=True)
 class Home:
+    """A folder memories of one kind live in (repo, outbox, org, org-outbox, personal)."""
+
     kind: str
     path: Path
     # A repo folder while a killed submit is unsettled (storage.journalfile): {path: its
@@ -75,6 +77,8 @@ class Loaded:
 
 @dataclass(frozen=True)
 class Quarantined:
+    """A memory file reads skip, and why."""
+
     path: Path
     reason: str
 
