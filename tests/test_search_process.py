@@ -33,7 +33,8 @@ import json, re
 compiled = [key[1] for key in re._cache if isinstance(key[1], str)]
 sys.stderr.write("\\nLOADED " + json.dumps([sorted(sys.modules), compiled, signatures]) + "\\n")
 """
-NOT_LOADED = ("memex.core.frontmatter", "memex.index.ahead", "_hashlib", "hashlib")
+NOT_LOADED = ("memex.core.frontmatter", "memex.index.ahead", "_hashlib", "hashlib",
+              "memex.storage.journal")
 
 
 # Patterns of modules a search imports that only writes, time options, git config

@@ -33,15 +33,7 @@ def journal_path(repo: gitio.RepoInfo) -> Path:
 
 
 def pending(repo: gitio.RepoInfo) -> bool:
-    return journal_path(repo).exists()
-
-
-def pending_notice(repo: gitio.RepoInfo) -> str | None:
-    """The one line reads print while a killed submit is unsettled."""
-    if not pending(repo):
-        return None
-    return ("an interrupted submit is pending: the next git-memex command that writes "
-            "finishes or undoes it")
+    return journalfile.pending(repo.git_dir)
 
 
 @contextlib.contextmanager
