@@ -40,7 +40,7 @@ LAZY: Mapping[str, str] = {
     "memex.workflows.hosts.gitea": "only when a Gitea/Forgejo PR is asked about (urllib)",
     "importlib.metadata": "a package's version, only where one is shown (email, zipfile, csv)",
     "memex.workflows.conflicts": "capture's contradiction check only",
-    "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
+    "memex.storage.journal": "the MCP server's watch: whether a submit is pending",
     "memex.core.redact": "writes only: ~100 secret patterns compile on import (~20 ms)",
     "memex.workflows.writes": "clean's retire and delete only: health writes nothing, and "
                               "the writer brings redact's patterns (~25 ms)",
