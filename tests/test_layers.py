@@ -40,13 +40,17 @@ LAZY: Mapping[str, str] = {
     "memex.workflows.hosts.gitea": "only when a Gitea/Forgejo PR is asked about (urllib)",
     "importlib.metadata": "a package's version, only where one is shown (email, zipfile, csv)",
     "memex.workflows.conflicts": "capture's contradiction check only",
-    "memex.storage.journal": "reads' one-line notice of an interrupted submit, in a repo only",
+    "memex.storage.journal": "the MCP server's watch: whether a submit is pending",
     "memex.core.redact": "writes only: ~100 secret patterns compile on import (~20 ms)",
     "memex.workflows.writes": "clean's retire and delete only: health writes nothing, and "
                               "the writer brings redact's patterns (~25 ms)",
     "inotify_simple": "the MCP server's file-system notices: optional, Linux only",
     "ctypes": "syncfs(2) for import's flush only (Linux; os has no binding)",
     "concurrent.futures": "import's flush, an fsync per file, only where there is no syncfs",
+    "memex.core.frontmatter": "reading or writing a memory file: a no-change search reads "
+                              "none (16 patterns, ~5 ms)",
+    "memex.index.ahead": "a refresh that parses many files forks (pickle, queue, signal)",
+    "hashlib": "digest's fallback only: hashlib loads OpenSSL (~4 ms) for builtin digests",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 from datetime import UTC, datetime, timedelta
 
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-_RELATIVE = re.compile(r"^(\d+)\s*(s|m|h|d|w)(?:\s+ago)?$")
+from memex.core import lazyre
+
+_RFC3339 = lazyre.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_RELATIVE = lazyre.compile(r"^(\d+)\s*(s|m|h|d|w)(?:\s+ago)?$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 

@@ -10,19 +10,20 @@ Pure: no I/O.
 from __future__ import annotations
 
 import codecs
-import hashlib
-import re
+
+from memex.core import lazyre
+from memex.core.digest import blake2b, sha1, sha256
 
 # A body shorter than this is too common to recognise by content alone ("yes", "ok"):
 # only its exact file (blob id) is matched.
 MIN_BODY_CHARS = 12
-_FENCE_LINE = re.compile(r"^---[ \t]*$")
+_FENCE_LINE = lazyre.compile(r"^---[ \t]*$")
 
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
     """`git hash-object` of these bytes in a repository of the given object format."""
     header = f"blob {len(data)}\0".encode()
-    algo = hashlib.sha256 if object_format == "sha256" else hashlib.sha1
+    algo = sha256 if object_format == "sha256" else sha1
     return algo(header + data).hexdigest()
 
 
@@ -62,7 +63,7 @@ def body_hash(body: str) -> str | None:
     norm = normalise(body)
     if len(norm) < MIN_BODY_CHARS:
         return None
-    return hashlib.blake2b(norm.encode("utf-8"), digest_size=16).hexdigest()
+    return blake2b(norm.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def candidate_hashes(text: str) -> set[str]:

@@ -185,6 +185,8 @@ def settle_successors(old: model.Memory, kept: model.Memory, rival: model.Memory
 
 @dataclass(frozen=True)
 class ChainWarning:
+    """A supersede chain's problem, on the memory it concerns."""
+
     id: str
     message: str
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal, TypeVar, get_args
 
-from memex.core import clock
+from memex.core import clock, lazyre
 from memex.core.errors import InvalidMemory
 from memex.core.ulid import is_ulid
 
@@ -88,7 +88,7 @@ HISTORY_KEYS = ("at", "by", "from", "to", "note")
 # by whoever writes it and searched as a low-weight field.
 MAX_ALIASES = 8
 MAX_ALIAS_CHARS = 200
-_TAG_RE = re.compile(r"^[^\s,\[\]{}#]+$")
+_TAG_RE = lazyre.compile(r"^[^\s,\[\]{}#]+$")
 
 
 @dataclass
@@ -190,7 +190,7 @@ _TIME_FIELDS = operator.attrgetter(*_TIME_NAMES)
 
 # Characters that change how a terminal or a reader lays text out: C0/C1 controls
 # (newline, escape, carriage return), line and paragraph separators, bidi overrides.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = lazyre.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def escape_controls(text: str) -> str:

@@ -7,12 +7,13 @@ commands run in hooks (docs/decisions.md).
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 
+from memex.core import lazyre
+
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-ULID_RE = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+ULID_RE = lazyre.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 _lock = threading.Lock()
 _last: list[int] = [0, 0]
 

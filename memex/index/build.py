@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import itertools
 import json
 import os
@@ -22,16 +21,20 @@ import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from memex.core import fingerprint, frontmatter, gcpause, lifecycle, model
+from memex.core import fingerprint, gcpause, lifecycle, model
+from memex.core.digest import blake2b
 from memex.core.errors import InvalidMemory
-from memex.index import ahead, listing, schema, tokens
+from memex.index import listing, schema, tokens
 from memex.index.bodies import body_text, pack_body
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
 from memex.storage import iostep, locks, store
 from memex.storage.homes import Workspace
+
+if TYPE_CHECKING:  # the parser: loaded when a refresh reads a file (a no-change one reads none)
+    from memex.core import frontmatter
 
 Progress = Callable[[int, int], None]
 
@@ -89,6 +92,8 @@ class Known:
 
 @dataclass
 class Index:
+    """An open index: its connection, its file, and what opening it reported."""
+
     conn: sqlite3.Connection
     path: Path | None  # None: an in-memory index (the index folder was unusable)
     report: Report
@@ -634,7 +639,7 @@ def stamps_digest(stamps: Mapping[str, str]) -> str:
     matches (meta 'walk', see walk_record), so an unchanged tree costs its walk and
     this digest: the table is read only when the digest differs (a file changed, or
     the folder lists in another order)."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
     digest.update(b"\1")
     digest.update("\0".join(stamps.values()).encode("utf-8", "surrogateescape"))
@@ -759,7 +764,7 @@ def indexed_files(conn: sqlite3.Connection, paths: list[str] | None = None
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
@@ -1144,7 +1149,7 @@ def text_rule() -> str:
                          tags=["ci-cd", "日本"], aliases=["roll out", "部署"]),
             model.Memory(id="r", scope="project", body="First line\nthen more words"),
         ]
-        digest = hashlib.blake2b(digest_size=8)
+        digest = blake2b(digest_size=8)
         for sample in samples:
             digest.update("\x00".join(fts_row(sample)).encode("utf-8"))
             digest.update(b"\x00" + (listing.plain(_DOC_JSON(sample.front_matter()),
@@ -1207,6 +1212,8 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         return file_rows(path, kinds[path], _recorded(disk[path], now_ns), disk[path].hash,
                          contents.get(path), known.get(path), homes, order, object_format)
 
+    from memex.index import ahead
+
     for done, (files_row, guard, memory) in enumerate(ahead.in_order(todo, rows_of), 1):
         path, kind, size, mtime, hash_ = files_row[:5]
         if guard is not None:
@@ -1258,6 +1265,8 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None
         if seen is not None and seen.data == data:
             memory = store.placed(seen.parsed, name, name[:-3], homes[kind], seen.memory)
         else:
+            from memex.core import frontmatter
+
             memory = store.placed(frontmatter.parse(store.decode(data)), name, name[:-3],
                                   homes[kind])
     except (InvalidMemory, OSError) as exc:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
+
+from memex.core.digest import blake2b
 
 MAX_CHARS = 2000
 
@@ -29,4 +30,4 @@ def passage_text(title: str, body: str, aliases: Sequence[str] = ()) -> str:
 def text_key(text: str) -> str:
     """Vectors are keyed by their text: an edited memory needs a new one, a moved or
     re-indexed one does not."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    return blake2b(text.encode("utf-8"), digest_size=16).hexdigest()

@@ -21,6 +21,8 @@ class FileState(NamedTuple):
 
 @dataclass
 class Plan:
+    """What a refresh has to do: the files new, changed, deleted, moved or only touched."""
+
     new: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)

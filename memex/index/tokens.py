@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memex.core import lazyre
+
 # Han (with extensions and compatibility ideographs), kana, Hangul.
 _CJK_CLASS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
@@ -71,7 +73,7 @@ CJK_QUESTION_WORDS = (
     "なぜ", "どうして", "どう", "どこ", "いつ", "だれ", "なに", "なん", "ですか", "ますか",
     "무엇", "어떻게", "왜", "어디", "언제", "누가", "누구",
 )
-_CJK_QUESTION = re.compile("|".join(re.escape(w) for w in CJK_QUESTION_WORDS))
+_CJK_QUESTION = lazyre.compile("|".join(re.escape(w) for w in CJK_QUESTION_WORDS))
 
 
 def _bigrams(match: re.Match[str]) -> str:

@@ -38,6 +38,8 @@ def as_read(doc: str, zbody: str | bytes, eff_status: str | None, eff_retired: s
 
 @dataclasses.dataclass
 class Snapshot:
+    """Every indexed memory as reads see it, with what was skipped or warned."""
+
     items: list[store.Loaded]
     quarantined: list[store.Quarantined]
     warnings: list[str]

@@ -13,14 +13,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memex.core import lazyre
+
 _MONTHS = ("january february march april may june july august september october "
            "november december")
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
-_WORD = re.compile(r"[^\W_]+")
+# What a question is asked for compiles with this module; what holds an answer (only
+# a question's candidates are looked at) where first used.
+_WORD = lazyre.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
 class AnswerKind:
+    """A kind of answer: the questions that ask for it and what in a text holds one."""
+
     name: str
     question: re.Pattern[str]
     words: frozenset[str]  # any of these (lower case) in a text answers ...
@@ -51,14 +57,14 @@ KINDS = (
                    r"(?:in\s+)?which\s+(?:year|month|day|date)\b)", re.IGNORECASE),
         _words("yesterday today tonight tomorrow ago last next week weeks weekend month "
                f"months year years recently morning evening night since {_MONTHS} {_DAYS}"),
-        re.compile(r"\b(?:19|20)\d\d\b")),
+        lazyre.compile(r"\b(?:19|20)\d\d\b")),
     AnswerKind(
         "number",
         re.compile(r"\s*how\s+(?:many|much|long|often|old)\b", re.IGNORECASE),
         _words("one two three four five six seven eight nine ten eleven twelve twenty "
                "hundred dozen once twice several few couple first second third"),
         # A number standing alone: not the digit of k8s, python3 or sha256, nor v1.2.
-        re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w.]|\.\w)")),
+        lazyre.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w.]|\.\w)")),
     AnswerKind(
         "place",
         re.compile(r"\s*(?:where\b(?!\s+clauses?\b)|(?:in\s+)?which\s+(?:city|country|"
@@ -69,10 +75,10 @@ KINDS = (
         # matters here), an absolute or home path ("/etc/memex", "~/.cache"; not the
         # "CI/CD" of a word pair), a folder ("src/memex/") or a file ("src/cache.py",
         # "README.md"; not "Node.js").
-        re.compile(r"\b(?:in|at|to|from|near|around|visited|visit)\s+(?:the\s+)?"
-                   r"[A-Z][a-z]+|(?<![\w/.~])(?:~|\.{1,2})?/[\w.-]+|"
-                   r"\b[\w.-]+/(?:[\w.-]+/)*(?=\s|$)|"
-                   rf"\b(?:[a-z_0-9][\w-]*|[A-Z0-9_-]{{2,}})\.(?:{_EXTENSIONS})\b")),
+        lazyre.compile(r"\b(?:in|at|to|from|near|around|visited|visit)\s+(?:the\s+)?"
+                       r"[A-Z][a-z]+|(?<![\w/.~])(?:~|\.{1,2})?/[\w.-]+|"
+                       r"\b[\w.-]+/(?:[\w.-]+/)*(?=\s|$)|"
+                       rf"\b(?:[a-z_0-9][\w-]*|[A-Z0-9_-]{{2,}})\.(?:{_EXTENSIONS})\b")),
 )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import hashlib
+import functools
 import itertools
 import json
 import math
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, model, policy
+from memex.core.digest import blake2b
 from memex.core.errors import UsageError
 from memex.index import bodies, build, schema, tokens
 from memex.index.views import as_read
@@ -82,6 +83,8 @@ ONLY_WHEN_WEAK = False  # fuse only when BM25 lacks a full page of all-term matc
 
 @dataclass
 class SearchRequest:
+    """A search: its query, filters and options."""
+
     query: str
     limit: int = 10
     scopes: tuple[str, ...] | None = None  # None: this project + personal (+ org)
@@ -101,6 +104,8 @@ class SearchRequest:
 
 @dataclass
 class Hit:
+    """One memory a search found, with its score and the lane that found it."""
+
     id: str
     score: float
     lane: str
@@ -129,6 +134,8 @@ class Hit:
 
 @dataclass
 class SearchResult:
+    """A search's hits, warnings and what the query was reduced to."""
+
     hits: list[Hit] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     quarantined: list[store.Quarantined] = field(default_factory=list)
@@ -270,6 +277,8 @@ def _moment(as_of: str | None) -> str | None:
 
 @dataclass
 class _Term:
+    """A query term and how many memories hold it."""
+
     word: str
     df: int
     prefix: bool = False
@@ -358,7 +367,7 @@ def _irregular_by_stem(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
     tokenizer (written when missing, never waiting for the lock; a rebuilt index or
     another table makes it again)."""
     table = json.dumps([schema.TOKENIZER, synonyms.IRREGULAR], sort_keys=True)
-    sign = hashlib.blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
+    sign = blake2b(table.encode("utf-8"), digest_size=8).hexdigest()
     stored = schema.meta(conn, "irregular_stems")
     with contextlib.suppress(ValueError, TypeError, KeyError):
         kept = json.loads(stored) if stored else {}
@@ -526,6 +535,8 @@ def run_query(conn: sqlite3.Connection, ws: Workspace, req: SearchRequest,
 
 @dataclass
 class _Candidate:
+    """A memory a lane found, scored, before the page is cut."""
+
     score: float
     row: tuple[Any, ...]
     explain: dict[str, Any]
@@ -618,37 +629,36 @@ def _strong(ranked: list[_Candidate], limit: int) -> bool:
     return len(ranked) >= limit and all(c.match == "all terms" for c in ranked[:limit])
 
 
-def _eligibility_view(row: tuple[Any, ...]) -> model.Memory:
-    (_rowid, mid, _path, _home, scope, _type, status, review_state, _imp, created_at,
-     _updated, retired_at, valid_from, valid_until, expires_at, superseded_by, eff_status,
-     eff_retired, eff_superseded_by, *_rest) = row
-    return model.Memory(
-        id=mid, scope=scope, status=eff_status or status, review_state=review_state,
-        created_at=created_at or "", retired_at=eff_retired or retired_at,
-        valid_from=valid_from, valid_until=valid_until, expires_at=expires_at,
-        superseded_by=eff_superseded_by or superseded_by,
-    )
+# Where the fields eligibility and the boosts read sit in a row of _COLUMNS.
+_STATUS, _REVIEW, _IMPORTANCE, _CREATED, _UPDATED, _RETIRED = 6, 7, 8, 9, 10, 11
+_VALID_FROM, _VALID_UNTIL, _EXPIRES, _EFF_STATUS, _EFF_RETIRED = 12, 13, 14, 16, 17
 
 
 def _eligible_rows(rows: list[tuple[Any, ...]], req: SearchRequest, at: str,
                    moment: str | None) -> list[tuple[Any, ...]]:
+    """The rows policy.eligible keeps, read from the row's own fields (the chain's
+    effective status and retirement first), with no Memory made per row."""
     if req.include_all:
         return rows
-    return [r for r in rows if policy.eligible(_eligibility_view(r), at, moment)]
+    eligible = policy.eligible_fields
+    return [r for r in rows
+            if eligible(r[_EFF_STATUS] or r[_STATUS], r[_REVIEW], r[_CREATED] or "",
+                        r[_EFF_RETIRED] or r[_RETIRED], r[_VALID_FROM], r[_VALID_UNTIL],
+                        r[_EXPIRES], at, moment)]
 
 
 def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_name: str,
                at: str) -> _Candidate:
     relevance = -float(row[-1])
-    view = _eligibility_view(row)
+    review_state, status = row[_REVIEW], row[_EFF_STATUS] or row[_STATUS]
     boosts: dict[str, float] = {}
-    review = REVIEW_BOOST.get(view.review_state or "")
+    review = REVIEW_BOOST.get(review_state or "")
     if review:
-        boosts[f"review:{view.review_state}"] = review
-    importance = IMPORTANCE_BOOST.get(row[8], 1.0)
+        boosts[f"review:{review_state}"] = review
+    importance = IMPORTANCE_BOOST.get(row[_IMPORTANCE], 1.0)
     if importance != 1.0:
-        boosts[f"importance:{row[8]}"] = importance
-    recency = _recency(row[10], at)
+        boosts[f"importance:{row[_IMPORTANCE]}"] = importance
+    recency = _recency(row[_UPDATED], at)
     if recency > 1.0005:
         boosts["recency"] = round(recency, 4)
     if row[19] != "[]" and _paths_match(json.loads(row[19]), ws):
@@ -656,8 +666,8 @@ def _hit_parts(row: tuple[Any, ...], ws: Workspace, req: SearchRequest, lane_nam
     accessed = int(row[20])
     if accessed:
         boosts["accessed"] = round(1 + ACCESS_MAX * min(math.log2(1 + accessed), 4) / 4, 4)
-    if view.status != "active":
-        boosts[view.status] = NOT_ACTIVE_FACTOR
+    if status != "active":
+        boosts[status] = NOT_ACTIVE_FACTOR
     product = 1.0
     for factor in boosts.values():
         product *= factor
@@ -673,7 +683,7 @@ def _recency(updated_at: str | None, at: str) -> float:
     if not updated_at:
         return 1.0
     try:
-        age = (_parse(at) - _parse(updated_at)).total_seconds() / 86400
+        age = (_parse_at(at) - _parse(updated_at)).total_seconds() / 86400
     except ValueError:
         return 1.0
     decay: float = 0.5 ** (max(age, 0.0) / RECENCY_HALF_LIFE_DAYS)
@@ -682,6 +692,12 @@ def _recency(updated_at: str | None, at: str) -> float:
 
 def _parse(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_at(at: str) -> datetime:
+    """The query's moment, parsed once for all its candidates."""
+    return _parse(at)
 
 
 def _paths_match(globs: list[str], ws: Workspace) -> bool:

@@ -12,12 +12,13 @@ On what it accepts it gives exactly what gitio.config_map gives from git's outpu
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-_SECTION = re.compile(r'\[([A-Za-z0-9-]+)(?: "([^"\\]+)")?\]')
-_ENTRY = re.compile(r'([A-Za-z][A-Za-z0-9-]*)(?:[ ]*=[ ]*([^"\\#;\t]*))?')
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+from memex.core import lazyre
+
+_SECTION = lazyre.compile(r'\[([A-Za-z0-9-]+)(?: "([^"\\]+)")?\]')
+_ENTRY = lazyre.compile(r'([A-Za-z][A-Za-z0-9-]*)(?:[ ]*=[ ]*([^"\\#;\t]*))?')
+_CONTROL = lazyre.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _NOT_PLAIN_SECTIONS = ("include", "includeif")
 
 

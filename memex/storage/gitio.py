@@ -68,6 +68,8 @@ def run_bytes(args: list[str], cwd: Path | str) -> bytes | None:
 
 @dataclass(frozen=True)
 class RepoInfo:
+    """Where a repository is: its work tree, its git dir and the common dir of its worktrees."""
+
     toplevel: Path
     git_dir: Path
     common_dir: Path
@@ -438,6 +440,8 @@ def _restore_index(index: Path, before: bytes | None) -> None:
 
 @dataclass(frozen=True)
 class TextMerge:
+    """What git merge-file made of three texts, and how many conflicts it left."""
+
     text: str
     conflicts: int
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sys
@@ -11,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memex.core.digest import sha256
 from memex.core.errors import MemexError
 from memex.storage import gitio, settings
 
@@ -55,9 +55,9 @@ def normalise_url(url: str) -> str:
 
 def repo_id_for(origin: str | None, toplevel: Path) -> str:
     if origin:
-        digest = hashlib.sha256(normalise_url(origin).encode()).hexdigest()
+        digest = sha256(normalise_url(origin).encode()).hexdigest()
         return f"git-origin-sha256:{digest}"
-    digest = hashlib.sha256(str(toplevel.resolve()).encode()).hexdigest()
+    digest = sha256(str(toplevel.resolve()).encode()).hexdigest()
     return f"path-sha256:{digest}"
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memex.core.digest import sha256
 from memex.core.errors import MemexError
 from memex.storage import gitio, journalfile, locks, store
 
@@ -33,15 +33,7 @@ def journal_path(repo: gitio.RepoInfo) -> Path:
 
 
 def pending(repo: gitio.RepoInfo) -> bool:
-    return journal_path(repo).exists()
-
-
-def pending_notice(repo: gitio.RepoInfo) -> str | None:
-    """The one line reads print while a killed submit is unsettled."""
-    if not pending(repo):
-        return None
-    return ("an interrupted submit is pending: the next git-memex command that writes "
-            "finishes or undoes it")
+    return journalfile.pending(repo.git_dir)
 
 
 @contextlib.contextmanager
@@ -61,11 +53,13 @@ def index_lock_problem(repo: gitio.RepoInfo) -> str | None:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 @dataclass
 class Journal:
+    """A submit in progress: what it changes, to finish or undo it after a kill."""
+
     repo: gitio.RepoInfo
     head: str | None
     files: dict[str, tuple[str | None, str]]  # path: (previous bytes b64 or None, new sha)

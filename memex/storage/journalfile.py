@@ -22,6 +22,20 @@ def journal_file(git_dir: Path) -> Path:
     return git_dir / JOURNAL_NAME
 
 
+def pending(git_dir: Path) -> bool:
+    """Whether a submit is unsettled in the repository of GIT_DIR."""
+    return journal_file(git_dir).exists()
+
+
+def pending_notice(git_dir: Path) -> str | None:
+    """The one line reads print while a killed submit is unsettled (here, not in
+    storage.journal, so a read need not import the writer)."""
+    if not pending(git_dir):
+        return None
+    return ("an interrupted submit is pending: the next git-memex command that writes "
+            "finishes or undoes it")
+
+
 @dataclass
 class Record:
     """A journal as written: HEAD before, each repo file with its previous bytes

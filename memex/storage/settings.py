@@ -29,6 +29,8 @@ CHOICE = "choice"
 
 @dataclass(frozen=True)
 class Setting:
+    """One memex.* setting: its name, kind, default, help and limits."""
+
     name: str  # the documented spelling (git config keys are case-insensitive)
     kind: str
     default: str | None  # as a user would type it; None: unset, no default

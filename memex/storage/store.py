@@ -9,24 +9,27 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memex.core import frontmatter, model
+from memex.core import lazyre, model
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
 from memex.storage import iostep, journalfile
 from memex.storage.homes import Workspace
 
+if TYPE_CHECKING:  # the parser is loaded where a file is read or written, not by a
+    # no-change refresh (its 16 patterns cost ~5 ms of a search's start)
+    from memex.core import frontmatter
+
 HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
                  "org-outbox": "org"}
-_PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
+_PREFIX_RE = lazyre.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
 _LONGEST_IGNORED = max(map(len, _IGNORED_NAMES))
 LEGACY_REASON = "v1 file: run git memex migrate"
@@ -34,6 +37,8 @@ LEGACY_REASON = "v1 file: run git memex migrate"
 
 @dataclass(frozen=True)
 class Home:
+    """A folder memories of one kind live in (repo, outbox, org, org-outbox, personal)."""
+
     kind: str
     path: Path
     # A repo folder while a killed submit is unsettled (storage.journalfile): {path: its
@@ -72,6 +77,8 @@ class Loaded:
 
 @dataclass(frozen=True)
 class Quarantined:
+    """A memory file reads skip, and why."""
+
     path: Path
     reason: str
 
@@ -259,12 +266,15 @@ def read_text(path: Path) -> str:
 
 def decode(data: bytes) -> str:
     """A memory file's bytes as text; raises FrontMatterError for binary or non-UTF-8."""
-    if b"\0" in data:
-        raise frontmatter.FrontMatterError("binary content (NUL bytes)")
     try:
-        return data.decode("utf-8")
+        if b"\0" not in data:
+            return data.decode("utf-8")
+        problem = "binary content (NUL bytes)"
     except UnicodeDecodeError:
-        raise frontmatter.FrontMatterError("not UTF-8 text") from None
+        problem = "not UTF-8 text"
+    from memex.core import frontmatter
+
+    raise frontmatter.FrontMatterError(problem)
 
 
 def read(path: Path, home: Home) -> Loaded:
@@ -275,6 +285,8 @@ def read(path: Path, home: Home) -> Loaded:
 
 def from_text(text: str, path: Path, home: Home) -> Loaded:
     """A memory from its file's text (already read), checked against its name and home."""
+    from memex.core import frontmatter
+
     return from_parsed(frontmatter.parse(text), path, home)
 
 
@@ -781,6 +793,8 @@ def mask_text(text: str) -> str:
 def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None
            ) -> tuple[model.Memory, str]:
     """(masked memory, file text): what every memory write stores."""
+    from memex.core import frontmatter
+
     memory = mask_memory(memory)
     model.validate(memory)
     return memory, mask_text(frontmatter.rewrite(memory, parsed))
@@ -797,6 +811,8 @@ def save(loaded: Loaded) -> str:
     """Write a memory back to its file (round trip when hand-edited); returns the text.
     The stored strings are masked (`mask_memory`), and `loaded.memory` becomes what was
     stored, so nothing shown afterwards holds the secret either."""
+    from memex.core import frontmatter
+
     loaded.memory, text = render(loaded.memory, loaded.parsed)
     write_atomic(loaded.path, text)
     loaded.parsed = frontmatter.parse(text)

@@ -43,6 +43,8 @@ def last_fetch(ws: Workspace) -> datetime | None:
 
 @dataclass(frozen=True)
 class Freshness:
+    """When the clone last fetched, and whether that is too long ago."""
+
     last_fetch: datetime | None  # None: never fetched (or not in git)
     stale_after: timedelta
     stale: bool

@@ -103,9 +103,9 @@ def read_workspace(repo: str | None = None) -> Workspace:
     if stale:
         warn(stale)
     if ws.repo is not None:
-        from memex.storage import journal
+        from memex.storage import journalfile
 
-        interrupted = journal.pending_notice(ws.repo)
+        interrupted = journalfile.pending_notice(ws.repo.git_dir)
         if interrupted:
             warn(interrupted)
     return ws
