@@ -841,6 +841,11 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
             suffix = _ASSIGN_SUFFIX.match(text, reached)
             reached = suffix.end() if suffix else reached
         m = _ASSIGN_VALUE.match(text, reached)
+        option = _PASSWORD_WORD.search(key.group()) is not None and _option(text, key.start())
+        spaced = False  # --password VALUE: only this rule gives the value
+        if m is None and option:
+            m = _OPTION_VALUE.match(text, reached)
+            spaced = m is not None
         if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
         if _listed(text, key.start(), m):
@@ -858,10 +863,50 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
             continue  # "the primary key is ...", "the cache key is ..."
         quote = m.group("quote")
         password = bool(quote) and _PASSWORD_WORD.search(key.group()) is not None
+        if option and not _option_password(value):
+            if spaced:
+                continue
+            option = False  # --password=password123: judged as any assignment, as before
         if _is_masked(value):
             out.append((prio, start, end, _ASSIGN_KIND, True))
-        elif _valid_assignment(value, password, _literal(m), prose):
+        elif _valid_assignment(value, password, _literal(m) or option, prose or option):
             out.append((prio, start, end, _ASSIGN_KIND, False))
+
+
+# A command-line option named for a password (``--password``, ``-Password``,
+# ``--http-password``) gives the next word, and a command's argument is a literal: its value
+# is judged as a quoted one (a memorable password with a digit or a symbol is masked) and
+# letters only as random letters (not a word).  What documentation writes there is not
+# one: a metavar in capitals (``--password PASSWORD``), the next option, a placeholder
+# (``fakepassword``, ``my-pvk-password``, ``secret99``: a password word inside).  Options
+# named for a token or a key are left to the other rules: their values are as often ids
+# (``--change-token <uuid>``, ``--next-token``, an S3 object ``--key``).
+_OPTION_START = frozenset(" \t\r\n\"'`(")
+_OPTION_VALUE = re.compile(
+    r"[ \t]+(?P<quote>[\"']?)(?P<prose>(?!x)x)?(?P<element>(?!x)x)?(?=[^\s-])")
+_METAVAR = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _option_password(value: str) -> bool:
+    """May ``value``, given to a password option, be a password (not documentation's)?"""
+    if value[0] == "-" or _METAVAR.fullmatch(value) or _OPTION_PLACEHOLDER.search(value):
+        return False
+    return _LETTER.search(value) is None or _DIGIT.search(value) is not None or \
+        _SPECIAL.search(value) is not None or \
+        bare_secrets.anomalies(value) >= _MIN_WORD_ANOMALIES
+
+
+_OPTION_PLACEHOLDER = re.compile(
+    f"passw|pwd|secret|{bare_secrets.FAKE_NAME}|sample|test", re.IGNORECASE)
+
+
+def _option(text: str, key: int) -> bool:
+    """Is the name holding the key word at ``key`` a command-line option (``--password``,
+    ``-Password``: one or two dashes and a letter, at the start of a word)?"""
+    first = _name_start(text, key)
+    dashes = 2 if text.startswith("--", first) else 1 if text.startswith("-", first) else 0
+    return dashes > 0 and text[first + dashes : first + dashes + 1].isalpha() and \
+        (first == 0 or text[first - 1] in _OPTION_START)
 
 
 def _listed(text: str, name: int, m: re.Match[str]) -> bool:
