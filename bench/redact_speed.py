@@ -76,7 +76,8 @@ def main() -> None:
     for unit in ("sk-", "eyJ", "xoxb-", "password=", "<private>", "-----BEGIN PRIVATE KEY-----\n",
                  "://a:b@", "Authorization: Bearer ", "key_", "a1B2c3", "Xy9Z" + "q" * 30 + " ",
                  "AIza ", "1:A", "sumo", "meraki=1 ", "33f!!lloppa ", "the key is ",
-                 "password is a1)", "discordId .= "):
+                 "password is a1)", "discordId .= ", "--password x1y2z3w4! ",
+                 "-Password "):
         worst = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
         cpu, wall = median_seconds(redact, worst, 3)
         print(f"1 MB of {unit.strip()!r:32} redact cpu {cpu:.3f} s  wall {wall:.3f} s")

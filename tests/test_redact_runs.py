@@ -91,3 +91,31 @@ def test_every_key_word_alternative_holds_a_needle() -> None:
     assert len(alternatives) > 10
     for alternative in alternatives:
         assert any(needle in alternative for needle in redact._ASSIGN_NEEDLES), alternative
+
+
+def test_the_suffix_precheck_holds_every_first_character_of_a_suffix() -> None:
+    """_SUFFIX_FIRST is every character a non-empty _ASSIGN_SUFFIX starts with: a
+    separator, a digit, or the first letter of one of its words in any case (``ſ`` and
+    the Kelvin sign among them); outside it the suffix regex is not run."""
+    first = re.compile(r"[_.-]|(?i:[kvsta])|[0-9]")
+    found = {chr(c) for c in range(0x110000)
+             if not 0xD800 <= c < 0xE000 and first.fullmatch(chr(c))}
+    assert found == set(redact._SUFFIX_FIRST)
+    for c in map(chr, range(0x3000)):
+        if c not in redact._SUFFIX_FIRST:
+            for rest in ("ey", "alue", "ecret", "oken", "ccess_key", "tring", "tr", "", "1"):
+                suffix = redact._ASSIGN_SUFFIX.match(c + rest)
+                assert suffix is not None and suffix.end() == 0, c + rest
+
+
+_NEEDLE_PARTS = sorted({needle for needle, _ in redact._NEEDLES} |
+                       {needle[:2] for needle, _ in redact._NEEDLES} |
+                       {needle[:-1] for needle, _ in redact._NEEDLES} | {"\n", "a", "Z", "9"})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_NEEDLE_PARTS), max_size=30))
+def test_needle_groups_give_the_rules_every_needle_gives(parts: list[str]) -> None:
+    joined = "".join(parts)
+    assert redact.active_rules(joined) == sorted(
+        {i for needle, rules in redact._NEEDLES if needle in joined for i in rules})

@@ -401,6 +401,21 @@ def _in_sops_value(text: str, start: int) -> bool:
     return opening != -1 and "]" not in text[opening:start]
 
 
+# ``user:'password'``: a quoted password is masked with its user, as ``user:password`` (one
+# run) is when the password makes half of it or more
+_QUOTED_PAIR = re.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}:[\"']$")
+
+
+def _quoted_pair_start(text: str, begin: int, end: int) -> int:
+    """Where the user starts when the random run at ``begin:end`` is the quoted password of
+    a ``user:'...'`` pair no longer than it; else ``begin``."""
+    if begin < 3 or text[begin - 1] not in "'\"" or text[begin - 2] != ":":
+        return begin
+    user = _QUOTED_PAIR.search(text, max(0, begin - 42), begin)
+    return user.start() if user is not None and begin - 2 - user.start() <= end - begin \
+        else begin
+
+
 def _suspects(text: str) -> list[int]:
     """Where the prefilter's suspects start in ``text``, in order."""
     classes = text.encode("ascii", "replace").translate(_CLASS_TABLE)  # a byte a character
@@ -468,6 +483,8 @@ def spans(text: str) -> list[tuple[int, int]]:
         begin, end = start + found[0], start + found[1]
         if _in_url(text, begin, end) or _public_value(text, start, run):
             continue
+        if begin == start:
+            begin = _quoted_pair_start(text, begin, end)
         if out and not text[out[-1][1] : begin].strip() and \
                 text.count("\n", out[-1][1], begin) == 1:
             begin = out.pop()[0]
