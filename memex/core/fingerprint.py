@@ -10,9 +10,15 @@ Pure: no I/O.
 from __future__ import annotations
 
 import codecs
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from memex.core import lazyre
-from memex.core.digest import blake2b, sha1, sha256
+from memex.core.digest import blake2b
+
+if TYPE_CHECKING:
+    import hashlib
 
 # A body shorter than this is too common to recognise by content alone ("yes", "ok"):
 # only its exact file (blob id) is matched.
@@ -23,8 +29,16 @@ _FENCE_LINE = lazyre.compile(r"^---[ \t]*$")
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
     """`git hash-object` of these bytes in a repository of the given object format."""
     header = f"blob {len(data)}\0".encode()
-    algo = sha256 if object_format == "sha256" else sha1
-    return algo(header + data).hexdigest()
+    return _sha(object_format)(header + data).hexdigest()
+
+
+@functools.cache
+def _sha(object_format: str) -> Callable[[bytes], hashlib._Hash]:
+    # OpenSSL's SHA (hashlib's) is faster than the builtin modules' on the many files a
+    # build or a scan hashes: its import (~4 ms) is paid only by a process that hashes one.
+    import hashlib
+
+    return hashlib.sha256 if object_format == "sha256" else hashlib.sha1
 
 
 def decode_loose(data: bytes) -> str | None:
