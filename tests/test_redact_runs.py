@@ -119,3 +119,11 @@ def test_needle_groups_give_the_rules_every_needle_gives(parts: list[str]) -> No
     joined = "".join(parts)
     assert redact.active_rules(joined) == sorted(
         {i for needle, rules in redact._NEEDLES if needle in joined for i in rules})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(redact._ASSIGN_SUFFIX, fullmatch=True))
+def test_every_suffix_the_pattern_matches_starts_in_the_precheck(suffix: str) -> None:
+    """Drawn from _ASSIGN_SUFFIX itself (not from a list kept beside it): a word added to
+    the pattern whose first letter _SUFFIX_FIRST lacks fails here."""
+    assert not suffix or suffix[0] in redact._SUFFIX_FIRST, suffix
