@@ -69,6 +69,15 @@ READABLE = [
     "aws logs put-log-events --sequence-token 49542672486831074009579604567656788214806",
     "blkid --match-token LABEL=label",
     "gh auth --client-secret TestSourcePassword",
+    # where to read the password (openssl's and gpg's sources), and words in other languages
+    "openssl pkcs12 -export -password env:PFX_PASS -out a.pfx",
+    "openssl pkcs12 -export -password file:pw.txt -out a.pfx",
+    "gpg --batch -passphrase env:GPG_PW --decrypt x.gpg",
+    "tool --password file:/etc/pw.txt --password fd:3",
+    "tool --password contraseña",
+    "tool --password tu_contraseña",
+    "tool --password votre_mot_de_passe",
+    "tool --password Überprüfung",
 ]
 
 

@@ -888,14 +888,22 @@ _METAVAR = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _option_password(value: str) -> bool:
-    """May ``value``, given to a password option, be a password (not documentation's)?"""
-    if value[0] == "-" or _METAVAR.fullmatch(value) or _OPTION_PLACEHOLDER.search(value):
+    """May ``value``, given to a password option, be a password (not documentation's, nor
+    where to read one: openssl's and gpg's ``env:VAR``, ``file:PATH``, ``fd:N``)?"""
+    if value[0] == "-" or _METAVAR.fullmatch(value) or _OPTION_PLACEHOLDER.search(value) \
+            or _OPTION_SOURCE.match(value):
         return False
-    return _LETTER.search(value) is None or _DIGIT.search(value) is not None or \
-        _SPECIAL.search(value) is not None or \
+    if _DIGIT.search(value) or not any(c.isalpha() for c in value) or \
+            any(not c.isalnum() and c not in "_.-" for c in value):
+        return True
+    # letters only: a word of another alphabet or words joined (mot_de_passe) are written
+    # by a person; random letters show what English words do not
+    return value.isascii() and not _WORD_JOIN.search(value) and \
         bare_secrets.anomalies(value) >= _MIN_WORD_ANOMALIES
 
 
+_OPTION_SOURCE = re.compile(r"(?:env|file|fd):", re.IGNORECASE)
+_WORD_JOIN = re.compile(r"[A-Za-z][_.-][A-Za-z]")
 _OPTION_PLACEHOLDER = re.compile(
     f"passw|pwd|secret|{bare_secrets.FAKE_NAME}|sample|test", re.IGNORECASE)
 
