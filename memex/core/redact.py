@@ -787,7 +787,7 @@ def _header_letters(text: str, value: str, end: int) -> bool:
         bare_secrets.anomalies(value) >= _MIN_HEADER_ANOMALIES
 _CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
-_KEY_HEADER_NEEDLE = re.compile(r"(?i:api-key|private-token|auth-token|access-token)")
+_KEY_HEADER_NAMES = ("api-key", "private-token", "auth-token", "access-token")  # _KEY_HEADER's
 _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
                                "xxx", "xxxx", "changeme", "user", "username", "login",
                                "test", "admin", "secret123", "password123"})
@@ -800,7 +800,8 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
-    if "-" in text and _KEY_HEADER_NEEDLE.search(text):
+    low = text.lower() if "-" in text else ""
+    if any(name in low for name in _KEY_HEADER_NAMES):
         for m in _KEY_HEADER.finditer(text):
             if _header_letters(text, m.group("s"), m.end("s")):
                 out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
