@@ -793,6 +793,20 @@ _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "t
                                "test", "admin", "secret123", "password123"})
 
 
+def _key_header_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    """A key header's letters-only token, matched only where a header name stands (the
+    case-blind regex over a whole staged file would cost more than the rest)."""
+    low = text.lower()
+    for name in _KEY_HEADER_NAMES:
+        at = low.find(name)
+        while at >= 0:
+            start = at - 2 if low.startswith("x-", at - 2) and at >= 2 else at
+            m = _KEY_HEADER.match(text, start)
+            if m is not None and _header_letters(text, m.group("s"), m.end("s")):
+                out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
+            at = low.find(name, at + 1)
+
+
 def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     if "://" in text and "@" in text:
         _span_candidates(text, prio, _URL_KIND, _URL_CRED, out, minimum=3)
@@ -800,11 +814,8 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
-    low = text.lower() if "-" in text else ""
-    if any(name in low for name in _KEY_HEADER_NAMES):
-        for m in _KEY_HEADER.finditer(text):
-            if _header_letters(text, m.group("s"), m.end("s")):
-                out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
+    if "-" in text:
+        _key_header_candidates(text, prio, out)
     if ":" in text:
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
