@@ -103,7 +103,8 @@ _CLASS_TABLE = bytes(
     for b in range(256))
 _SUSPECTS = (re.compile(rb"d[Ul]{1,12}d"), re.compile(rb"U(?:Ul|l{1,2})U"))
 # a word, an acronym, a digit group; ``IPv4``, ``v2`` (a version marker) is one part
-_PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_PARTS = PARTS  # words, acronyms and digit groups of a piece
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+")
 _ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")

@@ -306,8 +306,16 @@ _URL_CRED = re.compile(
 )
 # Authorization headers and `curl -u user:password`.
 _AUTH_HEADER = re.compile(
-    r"authorization[\"']?\s*[:=]\s*[\"']?[ \t]*(?:(?:bearer|basic|token|api-token|digest|"
+    r"authorization[\"']?\s*[:=]\s*[\"']?[ \t]*(?:(?P<k>bearer|basic|token|api-token|digest|"
     r"apikey|key)[ \t]+)?(?P<s>[A-Za-z0-9+/=_.~:@!#$%^&*-]{8,})",
+    re.IGNORECASE,
+)
+# A header that carries a key or token itself (``X-Api-Key: ...``, GitLab's ``PRIVATE-TOKEN:
+# ...``), as a header, in ``curl -H`` or in a header map; only its letters-only value is
+# judged here (the assignment rule judges the others).
+_KEY_HEADER = re.compile(
+    r"(?<![\w-])(?:x-)?(?:api-key|private-token|auth-token|access-token)[\"']?[ \t]*:[ \t]*"
+    r"[\"']?(?P<s>[A-Za-z]+)(?![\w$.{(\[-])",
     re.IGNORECASE,
 )
 _CURL_USER = re.compile(  # user:password, "user:password", "user":"password", user:'password'
@@ -724,7 +732,8 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
             continue
         secret = value
         if kind == _AUTH_KIND and (_CODE_NAME.fullmatch(value) or
-                                   text[end : end + 1] in ("(", "[")):
+                                   text[end : end + 1] in ("(", "[")) and \
+                not (m.group("k") and _header_letters(text, value, end)):
             continue  # authorization = self.headers.get(...): code, not a header
         if kind in (_URL_KIND, _BASIC_KIND):
             user, _, password = value.partition(":")
@@ -742,11 +751,60 @@ def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], ou
 
 _URL_KIND = "url-credentials"
 _AUTH_KIND = "authorization-header"
+# A header's token of letters only (``Bearer qzvtkmrwpx...``) is random letters, not a word,
+# a name made of words or a filler: long, several letter pairs or lone letters English
+# words seldom hold, no credential word inside (``YOURACCESSTOKENHERE``, ``mytoken``).
+_MIN_HEADER_LETTERS = 16
+_MIN_HEADER_ANOMALIES = 3
+_MIN_HEADER_ONE_CASE = 20
+_HEADER_PART_LETTERS = 3
+# Random letters hold a vowel in 4 or 5 (6 of 26); words and names of words hold one in 3
+# at least (``callnonvirtualvoidmethod``, ``nyquistfrequencybounds``, ``tiXAxisFontHeightF``)
+_VOWELS = frozenset("aeiouyAEIOUY")
+_HEADER_VOWEL_SHARE = 3
+_HEADER_WORD = re.compile(r"token|key|secret|pass|auth|bearer|jwt|access|here|value",
+                          re.IGNORECASE)
+
+
+def _header_letters(text: str, value: str, end: int) -> bool:
+    """Is ``value`` (letters only, ending at ``end``) a header's token of random letters?
+    Fewer vowels than a third; one case only: 20 letters at least; both cases: as many
+    case changes as random letters show (a part per 3 letters at least), not a CamelCase
+    name of words (``INSnoozeTasksIntentHandling``, ``wysokosciPodkreslania``)."""
+    if value.islower() or value.isupper():
+        if len(value) < _MIN_HEADER_ONE_CASE:
+            return False
+    elif len(bare_secrets.PARTS.findall(value)) * _HEADER_PART_LETTERS < len(value):
+        return False
+    vowels = sum(c in _VOWELS for c in value)
+    return value.isalpha() and value.isascii() and len(value) >= _MIN_HEADER_LETTERS and \
+        vowels * _HEADER_VOWEL_SHARE < len(value) and \
+        text[end : end + 1] not in ("(", "[", ".") and \
+        _HEADER_WORD.search(value) is None and _PLACEHOLDER_WORDS.search(value) is None and \
+        _ALPHABET_RUN.search(value.lower()) is None and \
+        not bare_secrets.placeholder_run(value) and \
+        entropy(value) >= _MIN_ASSIGN_ENTROPY and \
+        bare_secrets.anomalies(value) >= _MIN_HEADER_ANOMALIES
 _CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
+_KEY_HEADER_NAMES = ("api-key", "private-token", "auth-token", "access-token")  # _KEY_HEADER's
 _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
                                "xxx", "xxxx", "changeme", "user", "username", "login",
                                "test", "admin", "secret123", "password123"})
+
+
+def _key_header_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+    """A key header's letters-only token, matched only where a header name stands (the
+    case-blind regex over a whole staged file would cost more than the rest)."""
+    low = text.lower()
+    for name in _KEY_HEADER_NAMES:
+        at = low.find(name)
+        while at >= 0:
+            start = at - 2 if low.startswith("x-", at - 2) and at >= 2 else at
+            m = _KEY_HEADER.match(text, start)
+            if m is not None and _header_letters(text, m.group("s"), m.end("s")):
+                out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
+            at = low.find(name, at + 1)
 
 
 def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
@@ -756,6 +814,8 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
     if "-u " in text or "--user" in text:
         _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
+    if "-" in text:
+        _key_header_candidates(text, prio, out)
     if ":" in text:
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
