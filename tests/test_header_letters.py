@@ -105,3 +105,11 @@ READABLE = [
 @pytest.mark.parametrize("text", READABLE)
 def test_header_placeholders_and_words_stay_readable(text: str) -> None:
     assert redact.redact(text).text == text
+
+
+@pytest.mark.parametrize("before", ["İ ", "Straße İstanbul\n", "İİİ\n" * 3])
+def test_a_letter_that_lowers_to_two_moves_no_header(before: str) -> None:
+    """"İ".lower() is two characters: a header after one is still found where it is."""
+    text = f"{before}X-Api-Key: {LOWER}\nPRIVATE-TOKEN: {UPPER}\n"
+    out = redact.redact(text).text
+    assert LOWER not in out and UPPER not in out, out

@@ -28,6 +28,11 @@ MASKED = [
     ("mysql --user=root --password=XqorXvxgzlOzqjroac", "XqorXvxgzlOzqjroac"),
     ("vault login --token Qm2kR8xLpW4z", "Qm2kR8xLpW4z"),
     ("run `tool --api-key ZqvTr8XbkpMnLs` first", "ZqvTr8XbkpMnLs"),  # (the bare rule)
+    # random letters joined by _ . - or around a letter of another alphabet
+    ("mysql --password Zq-Xv-Kp-Lm db", "Zq-Xv-Kp-Lm"),
+    ("psql --password=Zq-Xv-Kp-Lm", "Zq-Xv-Kp-Lm"),
+    ("mysql --password VmKqXz_PwRt db", "VmKqXz_PwRt"),
+    ("mysql --password qzXkvPmRtéWn db", "qzXkvPmRtéWn"),
 ]
 
 

@@ -793,10 +793,15 @@ _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "t
                                "test", "admin", "secret123", "password123"})
 
 
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
 def _key_header_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     """A key header's letters-only token, matched only where a header name stands (the
     case-blind regex over a whole staged file would cost more than the rest)."""
     low = text.lower()
+    if len(low) != len(text):  # "İ" lowers to two characters: positions would drift
+        low = text.translate(_ASCII_LOWER)
     for name in _KEY_HEADER_NAMES:
         at = low.find(name)
         while at >= 0:
@@ -956,14 +961,25 @@ def _option_password(value: str) -> bool:
     if _DIGIT.search(value) or not any(c.isalpha() for c in value) or \
             any(not c.isalnum() and c not in "_.-" for c in value):
         return True
-    # letters only: a word of another alphabet or words joined (mot_de_passe) are written
-    # by a person; random letters show what English words do not
-    return value.isascii() and not _WORD_JOIN.search(value) and \
-        bare_secrets.anomalies(value) >= _MIN_WORD_ANOMALIES
+    # letters only: judged piece by piece (words joined by _ . -, or around a letter of
+    # another alphabet: votre_mot_de_passe, contraseña), random pieces as a whole value is
+    return _letter_anomalies(value) >= _MIN_WORD_ANOMALIES
+
+
+def _letter_anomalies(value: str) -> int:
+    """bare_secrets.anomalies summed over the ASCII letter pieces of ``value``, a piece of
+    one or two letters counted only when it is no common pair ("de", "tu": words)."""
+    count = 0
+    for piece in _ASCII_LETTERS.findall(value):
+        if len(piece) > 2:
+            count += bare_secrets.anomalies(piece)
+        else:
+            count += piece.lower() not in bare_secrets.COMMON_BIGRAMS
+    return count
 
 
 _OPTION_SOURCE = re.compile(r"(?:env|file|fd):", re.IGNORECASE)
-_WORD_JOIN = re.compile(r"[A-Za-z][_.-][A-Za-z]")
+_ASCII_LETTERS = re.compile(r"[A-Za-z]+")
 _OPTION_PLACEHOLDER = re.compile(
     f"passw|pwd|secret|{bare_secrets.FAKE_NAME}|sample|test", re.IGNORECASE)
 
