@@ -675,21 +675,28 @@ def walk_record(conn: sqlite3.Connection) -> tuple[str | None, str, list[str]] |
         return None
 
 
+@contextlib.contextmanager
+def _unless_busy(conn: sqlite3.Connection) -> Iterator[None]:
+    """Run the block only if no other process holds the write lock (never waited for);
+    an SQLite error in it (busy, or a read-only index) skips what is left of it."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA busy_timeout = 0")
+        yield
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+
+
 def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> None:
     """One statement that keeps a hint (a digest, a cached table) in the index: written
     only if no other process holds the write lock (never waited for), else skipped."""
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute("PRAGMA busy_timeout = 0")
+    with _unless_busy(conn):
         conn.execute(sql, args)
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
 
 
 def write_many_if_free(conn: sqlite3.Connection, sql: str,
                        rows: Sequence[tuple[object, ...]]) -> None:
     """write_if_free for several rows, in one transaction."""
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute("PRAGMA busy_timeout = 0")
+    with _unless_busy(conn):
         try:
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany(sql, rows)
@@ -697,8 +704,7 @@ def write_many_if_free(conn: sqlite3.Connection, sql: str,
         except sqlite3.Error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+            raise
 
 
 def _note_walk(conn: sqlite3.Connection, digest: str, seen: str | None,
