@@ -52,7 +52,7 @@ def test_verify_fails_when_the_index_misses_a_file(
     build.forget_connections()
     real_scan = build.disk_stamps
 
-    def lossy(ws: homes.Workspace, *args: Any) -> dict[str, str]:
+    def lossy(ws: homes.Workspace, *args: Any) -> dict[str, build.Stamp]:
         stamps = real_scan(ws, *args)
         stamps.pop(str(missed), None)  # a refresh that overlooks one file
         return stamps

@@ -3,8 +3,11 @@ same order, whichever way a folder is listed (by its open descriptor or by name)
 
 from __future__ import annotations
 
+import dis
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,10 +16,10 @@ from memex.storage import homes, store
 from tests.helpers import memfiles
 
 
-def by_name(ws: homes.Workspace) -> list[tuple[str, str]]:
+def by_name(ws: homes.Workspace) -> list[tuple[str, build.Stamp]]:
     """The stamps as a plain walk finds them: each home listed by name, in its listing
     order, a stat of each regular memory file by its whole path."""
-    out: dict[str, str] = {}
+    out: dict[str, build.Stamp] = {}
     for home in store.homes(ws):
         if not home.path.is_dir():
             continue
@@ -26,7 +29,7 @@ def by_name(ws: homes.Workspace) -> list[tuple[str, str]]:
                     or not os.path.isfile(path):
                 continue
             st = os.stat(path)
-            out[path] = f"{home.kind} {st.st_size} {st.st_mtime_ns}"
+            out[path] = (home.kind, st.st_size, st.st_mtime_ns)
     return list(out.items())
 
 
@@ -60,3 +63,40 @@ def test_the_walk_by_descriptor_finds_what_a_walk_by_name_does(
     ws.personal_dir.write_text("a file where the folder was\n")
     assert [p for p, _ in build.disk_stamps(ws).items()] == [p for p, _ in walked[:-1]]
     assert open_fds() == before
+
+
+_FORMATTING = {"FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE",
+               "BUILD_STRING"}
+
+
+def test_the_walk_builds_no_string_per_file(repo: Path) -> None:
+    """A file's stamp is its (home kind, size, mtime) as the stat gives them: the walk's
+    loop formats no string per file (an f-string per file was ~0.6 us of the ~3 us a
+    file the walk added to a bare stat at 10,000 files)."""
+    folder = repo / ".memex"
+    for i in range(20):
+        memfiles.put(folder, f"walked memory {i}")
+    ws = homes.workspace()
+    code = build._walk_folder.__code__
+    ops: dict[str, int] = {}
+
+    def tracer(frame: Any, event: str, arg: object) -> Any:
+        if frame.f_code is not code:
+            return None
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            op = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+            ops[op] = ops.get(op, 0) + 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        stamps = build.disk_stamps(ws)
+    finally:
+        sys.settrace(None)
+    assert len(stamps) == 20
+    assert ops  # the trace saw the walk's loop
+    per_file = {op: n for op, n in ops.items() if op in _FORMATTING and n >= 20}
+    assert per_file == {}
+    kind, size, mtime_ns = next(iter(stamps.values()))
+    assert (kind, type(size), type(mtime_ns)) == ("repo", int, int)

@@ -10,10 +10,12 @@ process holds the write lock a read uses the index as it is, with a warning.
 
 from __future__ import annotations
 
+import array
 import atexit
 import contextlib
 import itertools
 import json
+import operator
 import os
 import sqlite3
 import stat
@@ -37,6 +39,10 @@ if TYPE_CHECKING:  # the parser: loaded when a refresh reads a file (a no-change
     from memex.core import frontmatter
 
 Progress = Callable[[int, int], None]
+# A file as the stat walk sees it: (home kind, size, mtime_ns). Kept as the stat gives
+# them, not as one string: formatting the two numbers was a fifth of the Python the
+# walk adds to its stats.
+Stamp = tuple[str, int, int]
 
 # How long a refresh waits for another writer before reading the index as it is.
 LOCK_WAIT_SECONDS = 0.5
@@ -133,7 +139,7 @@ class _Open:
     generation: str | None = None
     files: dict[str, FileState] | None = None
     kinds: dict[str, str] | None = None
-    stamps: dict[str, str] | None = None
+    stamps: dict[str, Stamp] | None = None
     stamps_generation: str | None = None
     walk: Walk | None = None  # the last walk the files table was found (or made) to match
 
@@ -144,7 +150,7 @@ class Walk:
     stamp but those of the RACY paths, whose rows hold the same content hash but not
     the stamp (recorded racy, or touched within the racy window); as of GENERATION."""
 
-    stamps: dict[str, str]
+    stamps: dict[str, Stamp]
     layout: list[tuple[str, str, int]]  # (folder, home kind, how many stamps) per home
     generation: str | None
     racy: frozenset[str] = frozenset()
@@ -505,14 +511,15 @@ UNSETTLED_MTIME = -1
 
 
 def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
-                layout: list[tuple[str, str, int]] | None = None) -> dict[str, str]:
-    """{path: "home-kind size mtime_ns"} of every memory file in the visible homes: a
-    stat per file, nothing read. A string per file, so that an unchanged tree is told
-    by one comparison with the files table's own stamps (indexed_stamps). While a
+                layout: list[tuple[str, str, int]] | None = None) -> dict[str, Stamp]:
+    """{path: (home kind, size, mtime_ns)} of every memory file in the visible homes: a
+    stat per file, nothing read. An unchanged tree is told by the digest of these
+    (stamps_digest), or by one comparison with the files table's own stamps
+    (indexed_stamps). While a
     killed submit is unsettled, the files it created are left out and those it rewrote
     get their bytes from before in `before` (the pre-submit state reads answer from).
     LAYOUT, when given, gets (folder, home kind, how many stamps) per home, in order."""
-    stamps: dict[str, str] = {}
+    stamps: dict[str, Stamp] = {}
     walked: set[str] = set()
     # A writer (it holds the write lock) also removes the temp files a killed writer
     # left in a memory folder: the walk lists the folder anyway, and the lock's settle
@@ -532,8 +539,8 @@ def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
     return stamps
 
 
-def _walk_folder(home: store.Home, stamps: dict[str, str],
-                 known: Mapping[str, str] | None = None, fresh: Container[str] = (),
+def _walk_folder(home: store.Home, stamps: dict[str, Stamp],
+                 known: Mapping[str, Stamp] | None = None, fresh: Container[str] = (),
                  sweep: bool = False) -> None:
     """Add the stamps of HOME's memory files to STAMPS, in the folder's listing order.
     A path in KNOWN (and not in FRESH) takes its stamp from there, not from a stat.
@@ -542,6 +549,7 @@ def _walk_folder(home: store.Home, stamps: dict[str, str],
     folder = str(home.path)
     prefix = os.path.join(folder, "")  # entry.path of a listing by name
     kind = home.kind
+    before = home.before  # per file below: a local, not an attribute
     with _listing(folder) as entries:
         for entry in entries:
             name = entry.name
@@ -550,7 +558,7 @@ def _walk_folder(home: store.Home, stamps: dict[str, str],
                     store.remove_if_stale_temp(prefix + name, name)
                 continue
             path = prefix + name
-            if home.before and store.unsettled(home, path):
+            if before and store.unsettled(home, path):
                 continue
             if known and path in known and path not in fresh:
                 stamps[path] = known[path]
@@ -561,9 +569,9 @@ def _walk_folder(home: store.Home, stamps: dict[str, str],
                 st = entry.stat()
             except OSError:
                 continue
-            old = home.before.get(path) if home.before else None
-            stamps[path] = (f"{kind} {len(old)} {UNSETTLED_MTIME}" if old is not None
-                            else f"{kind} {st.st_size} {st.st_mtime_ns}")
+            old = before.get(path) if before else None
+            stamps[path] = ((kind, len(old), UNSETTLED_MTIME) if old is not None
+                            else (kind, st.st_size, st.st_mtime_ns))
 
 
 # Whether a folder can be listed from an open descriptor (POSIX): each entry's stat
@@ -593,13 +601,12 @@ def _listing(folder: str) -> Iterator[Iterator[os.DirEntry[str]]]:
             os.close(fd)
 
 
-def states_of(stamps: Mapping[str, str]) -> tuple[dict[str, FileState], dict[str, str]]:
+def states_of(stamps: Mapping[str, Stamp]) -> tuple[dict[str, FileState], dict[str, str]]:
     """Stamps as {path: (size, mtime_ns)} and {path: home kind}."""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
-    for path, stamp in stamps.items():
-        kind, size, mtime = stamp.rsplit(" ", 2)
-        states[path] = FileState(int(size), int(mtime))
+    for path, (kind, size, mtime) in stamps.items():
+        states[path] = FileState(size, mtime)
         kinds[path] = kind
     return states, kinds
 
@@ -627,23 +634,35 @@ def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
     return indexed_files(index.conn)
 
 
-def indexed_stamps(conn: sqlite3.Connection) -> dict[str, str]:
-    """The files table as disk_stamps gives the disk (one string per file)."""
-    return dict(conn.execute(
-        "SELECT path, home || ' ' || size || ' ' || mtime_ns FROM files"))
+def indexed_stamps(conn: sqlite3.Connection) -> dict[str, Stamp]:
+    """The files table as disk_stamps gives the disk."""
+    return {path: (kind, size, mtime) for path, kind, size, mtime in conn.execute(
+        "SELECT path, home, size, mtime_ns FROM files")}
 
 
-def stamps_digest(stamps: Mapping[str, str]) -> str:
+def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
     """One digest of the stamps, in their order (disk_stamps': the homes', each folder
     in its listing order). The index keeps the digest of the walk its files table
     matches (meta 'walk', see walk_record), so an unchanged tree costs its walk and
     this digest: the table is read only when the digest differs (a file changed, or
-    the folder lists in another order)."""
+    the folder lists in another order). The numbers go in as 8-byte integers (no
+    string per file), as decimal text if one does not fit (a tag tells which)."""
     digest = blake2b(digest_size=16)
     digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
+    values = stamps.values()
     digest.update(b"\1")
-    digest.update("\0".join(stamps.values()).encode("utf-8", "surrogateescape"))
+    digest.update("\0".join(map(_KIND, values)).encode("utf-8", "surrogateescape"))
+    for field_of in (_SIZE, _MTIME):
+        try:
+            numbers = array.array("q", map(field_of, values))
+        except OverflowError:  # an mtime past 2262
+            digest.update(b"\3" + str(list(map(field_of, values))).encode("ascii"))
+        else:
+            digest.update(b"\2" + numbers.tobytes())
     return digest.hexdigest()
+
+
+_KIND, _SIZE, _MTIME = (operator.itemgetter(i) for i in range(3))
 
 
 # A walk with more racy paths than this is not recorded (each would be read again by
@@ -726,12 +745,12 @@ def _keep_walk(index: Index, walk: Walk | None) -> None:
         kept.walk = walk
 
 
-def _stamps_unchanged(index: Index, stamps: dict[str, str]) -> bool:
+def _stamps_unchanged(index: Index, stamps: dict[str, Stamp]) -> bool:
     """Whether the disk is as the index last recorded it (no file to look at)."""
     return stamps == _recorded_stamps(index)
 
 
-def _recorded_stamps(index: Index) -> dict[str, str]:
+def _recorded_stamps(index: Index) -> dict[str, Stamp]:
     """The files table as stamps, from the process's copy while no refresh has written
     since."""
     kept = _OPEN.get(str(index.path)) if index.path is not None else None
@@ -953,7 +972,7 @@ def _rewalk(ws: Workspace, walk: Walk, paths: list[str]) -> tuple[Walk, set[str]
             del stamps[path]
             counts[at] -= 1
         else:
-            stamps[path] = f"{folders[at][1]} {st.st_size} {st.st_mtime_ns}"  # in its place
+            stamps[path] = (folders[at][1], st.st_size, st.st_mtime_ns)  # in its place
     suspects = set(paths) | walk.racy
     first = min((position[folder] for folder in relist), default=len(folders))
     tail = [stamps.popitem() for _ in range(sum(counts[first:]))]
@@ -985,7 +1004,7 @@ def _only_racy(plan: Plan, hashed: Mapping[str, FileState]) -> bool:
 
 
 def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
-            stamps: dict[str, str] | None = None, suspects: set[str] | None = None
+            stamps: dict[str, Stamp] | None = None, suspects: set[str] | None = None
             ) -> tuple[Plan, dict[str, FileState], dict[str, str], bool]:
     """What a refresh must do: the disk (STAMPS, or a new scan) against the files
     table. `contents` keeps the bytes read for hashing (a second decision reads no
