@@ -100,3 +100,15 @@ def test_the_walk_builds_no_string_per_file(repo: Path) -> None:
     assert per_file == {}
     kind, size, mtime_ns = next(iter(stamps.values()))
     assert (kind, type(size), type(mtime_ns)) == ("repo", int, int)
+
+
+def test_the_digest_takes_a_time_past_what_eight_bytes_hold() -> None:
+    """An mtime past 2262 does not fit an 8-byte integer: the digest takes its text."""
+    far = 2 ** 64 + 5
+    near = {"/m/a.md": ("repo", 10, 1), "/m/b.md": ("repo", 12, 2)}
+    digests = {build.stamps_digest(near),
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, far)}),
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, far + 1)}),
+               build.stamps_digest({**near, "/m/b.md": ("org", 12, 2)})}
+    assert len(digests) == 4
+    assert build.stamps_digest(dict(near)) == build.stamps_digest(near)
