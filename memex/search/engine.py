@@ -324,18 +324,19 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     synonym table also matches the table's other spellings the index holds."""
     alternatives = {w: _alternatives(conn, w) if SYNONYMS else () for w in words}
     by_word = stems(conn, [*words, *(a for alts in alternatives.values() for a in alts)])
+    counts = _counts(conn)
     out: list[_Term] = []
     for word in words:
-        df = min((_df(conn, stem) for stem in by_word[word]), default=0)
+        df = min((_df(conn, stem, counts) for stem in by_word[word]), default=0)
         found = []
         for alt in alternatives[word]:
-            alt_df = min((_df(conn, st) for st in by_word[alt]), default=0)
+            alt_df = min((_df(conn, st, counts) for st in by_word[alt]), default=0)
             if alt_df and by_word[alt] != by_word[word]:
                 found.append(alt)
                 df = max(df, alt_df)
         alts = tuple(found)
         if df == 0 and len(word) >= 3 and not tokens.has_cjk(word):
-            prefix_df = _prefix_df(conn, word)
+            prefix_df = _prefix_df(conn, word, counts)
             if prefix_df:
                 out.append(_Term(word, prefix_df, prefix=True))
                 continue
@@ -394,17 +395,54 @@ def _inflected(word: str, stem: str) -> bool:
     return ending in ("", "s", "es", "ed", "d", "ing")
 
 
-def _df(conn: sqlite3.Connection, stem: str) -> int:
+# How many memories hold a term, per connection and index generation: a count is the
+# index's, not the query's (fts5vocab finds it by reading the term's whole doclist,
+# ~0.1-0.5 ms a common term), so a long-lived process (the MCP server) asks each
+# term once until the index is written. {id(conn): (generation, {(prefix?, term): count})}
+_DF: dict[int, tuple[str, dict[tuple[bool, str], int]]] = {}
+DF_CACHE_MAX = 50_000  # terms kept per index generation
+
+
+def _counts(conn: sqlite3.Connection) -> dict[tuple[bool, str], int] | None:
+    """The term counts kept for CONN's index as it is now (None: not kept, as for an
+    index with no generation yet, or a bare connection)."""
+    try:
+        gen = build.generation(conn)
+    except sqlite3.OperationalError:  # no meta table
+        return None
+    if gen is None:
+        return None
+    cached = _DF.get(id(conn))
+    if cached is None or cached[0] != gen or len(cached[1]) > DF_CACHE_MAX:
+        if len(_DF) > 8:
+            _DF.clear()
+        cached = _DF[id(conn)] = (gen, {})
+    return cached[1]
+
+
+def _df(conn: sqlite3.Connection, stem: str,
+        counts: dict[tuple[bool, str], int] | None = None) -> int:
+    if counts is not None and (False, stem) in counts:
+        return counts[False, stem]
     row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (stem,)).fetchone()
-    return int(row[0]) if row else 0
+    df = int(row[0]) if row else 0
+    if counts is not None:
+        counts[False, stem] = df
+    return df
 
 
-def _prefix_df(conn: sqlite3.Connection, head: str) -> int:
+def _prefix_df(conn: sqlite3.Connection, head: str,
+               counts: dict[tuple[bool, str], int] | None = None) -> int:
     """The most memories any indexed term starting with `head` is in."""
+    if counts is not None and (True, head) in counts:
+        return counts[True, head]
     row = conn.execute(
         "SELECT coalesce(max(doc), 0) FROM fts_terms WHERE term >= ? AND term < ?",
         (head, head + "\U0010ffff")).fetchone()
-    return int(row[0])
+    df = int(row[0])
+    if counts is not None:
+        counts[True, head] = df
+    return df
 
 
 _COLUMNS = (
