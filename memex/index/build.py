@@ -10,7 +10,6 @@ process holds the write lock a read uses the index as it is, with a warning.
 
 from __future__ import annotations
 
-import array
 import atexit
 import contextlib
 import itertools
@@ -19,6 +18,7 @@ import operator
 import os
 import sqlite3
 import stat
+import struct
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -653,12 +653,11 @@ def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
     digest.update(b"\1")
     digest.update("\0".join(map(_KIND, values)).encode("utf-8", "surrogateescape"))
     for field_of in (_SIZE, _MTIME):
+        numbers = list(map(field_of, values))
         try:
-            numbers = array.array("q", map(field_of, values))
-        except OverflowError:  # an mtime past 2262
-            digest.update(b"\3" + str(list(map(field_of, values))).encode("ascii"))
-        else:
-            digest.update(b"\2" + numbers.tobytes())
+            digest.update(b"\2" + struct.pack(f"<{len(numbers)}q", *numbers))
+        except struct.error:  # an mtime past 2262
+            digest.update(b"\3" + str(numbers).encode("ascii"))
     return digest.hexdigest()
 
 
