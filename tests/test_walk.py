@@ -6,11 +6,13 @@ from __future__ import annotations
 import dis
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memex.core.digest import blake2b
 from memex.index import build
 from memex.storage import homes, store
 from tests.helpers import memfiles
@@ -112,3 +114,39 @@ def test_the_digest_takes_a_time_past_what_eight_bytes_hold() -> None:
                build.stamps_digest({**near, "/m/b.md": ("org", 12, 2)})}
     assert len(digests) == 4
     assert build.stamps_digest(dict(near)) == build.stamps_digest(near)
+
+
+def test_a_walk_record_of_the_string_digest_is_compared_once(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index whose walk record an older version wrote (the digest of one string per
+    file): the first refresh compares the files table, reads no file, writes nothing
+    but the new record; the next one takes the record."""
+    folder = repo / ".memex"
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for i in range(3):
+        written = memfiles.put(folder, f"walked memory {i}")
+        os.utime(folder / f"{written}.md", ns=(hour_ago, hour_ago))  # not racy
+    ws = homes.workspace()
+    build.refresh(ws)
+    stamps = build.disk_stamps(ws)
+    old = blake2b(digest_size=16)
+    old.update("\0".join(stamps).encode())
+    old.update(b"\1")
+    old.update("\0".join(f"{k} {s} {m}" for k, s, m in stamps.values()).encode())
+    with build.open_index(ws, refresh=False) as index:
+        made = build.generation(index.conn)
+        index.conn.execute("UPDATE meta SET value = ? WHERE key = 'walk'",
+                           (build.walk_value(made, old.hexdigest(), ()),))
+    build.forget_connections()
+    compared: list[int] = []
+    real = build.indexed_stamps
+    monkeypatch.setattr(build, "indexed_stamps", lambda conn: compared.append(1) or real(conn))
+    monkeypatch.setattr(store, "read_bytes", lambda path: pytest.fail(f"read {path}"))
+    assert build.refresh(ws).touched == 0
+    assert compared == [1]
+    build.forget_connections()
+    build.refresh(ws)
+    assert compared == [1]
+    with build.open_index(ws, refresh=False) as index:
+        assert build.generation(index.conn) == made
+        assert build.walk_record(index.conn) == (made, build.stamps_digest(stamps), [])
