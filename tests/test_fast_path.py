@@ -1,4 +1,4 @@
-"""The fast paths of search, show and context (their own argv parse, no click) against
+"""The fast paths of search, show, context, capture and update (their own argv parse, no
 the click path: the same argv tables through both, the same stdout, stderr and exit
 code; argvs the fast parser does not take go to click."""
 
