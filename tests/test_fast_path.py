@@ -1,4 +1,4 @@
-"""The fast paths of search, show and context (their own argv parse, no click) against
+"""The fast paths of search, show, context, capture and update (their own argv parse, no
 the click path: the same argv tables through both, the same stdout, stderr and exit
 code; argvs the fast parser does not take go to click."""
 
@@ -278,3 +278,103 @@ def test_a_whole_fast_process_pauses_the_collector_and_freezes_on_exit() -> None
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_capture_and_update_print_and_write_what_click_does(
+        store: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """capture and update through both paths from the same store: the same output, exit
+    code and memory file (each write is undone before the other path runs it; ids and
+    the clock are pinned)."""
+    from memex.adapters.cli import capture as capture_cli
+    from memex.adapters.cli import update as update_cli
+    from memex.storage import homes
+    from memex.workflows import writes
+
+    [hit] = invoke_json("search", "Fridays")
+    target = Path(hit["path"])
+    folders = [store, homes.memex_home()]
+
+    def files() -> dict[Path, bytes]:
+        return {p: p.read_bytes() for f in folders for p in f.rglob("*.md")}
+
+    table: list[tuple[ModuleType, list[str], bool]] = [
+        (capture_cli, ["Rotate the signing key monthly"], True),
+        (capture_cli, ["Rotate the signing key monthly", "--json"], True),
+        (capture_cli, ["Pin the runner image", "--tag", "ci", "--tag", "Ops", "--title",
+                       "Runner image", "--type", "decision", "-q"], True),
+        (capture_cli, ["Use the vault for api_key=sk_live_abcdefghijklmnop1234", "--scope",
+                       "personal", "--alias", "where do keys go?", "--paths", "src/*.py",
+                       "--importance", "high", "--confidence", "low", "--source", "tool",
+                       "--role", "knowledge", "--private", "--json"], True),
+        (capture_cli, ["We decided to deploy on Fridays", "--type", "decision"], True),
+        (capture_cli, ["Deploy through the staging VPN", "--dry-run"], True),
+        (capture_cli, ["", "--json"], True),
+        (capture_cli, ["a note", "--scope", "galaxy"], True),
+        (capture_cli, ["a note", "--type", "Decision"], False),
+        (capture_cli, ["a note", "--tag"], False),
+        (capture_cli, ["a", "b"], False),
+        (capture_cli, [], False),
+        (capture_cli, ["-"], False),
+        (capture_cli, ["a note", "--valid-from", "2026-01-01"], False),
+        (capture_cli, ["--from-message", "remember to lint"], False),
+        (capture_cli, ["a note", "--help"], False),
+        (update_cli, [hit["id"], "--tag", "release"], True),
+        (update_cli, [hit["id"][:10], "--untag", "none", "--json"], True),
+        (update_cli, [hit["id"], "--title", "Friday deploys", "--body", "We deploy on "
+                      "Fridays after the freeze", "--importance", "high", "--confidence",
+                      "high", "--type", "knowledge", "--alias", "when?", "--force"], True),
+        (update_cli, [hit["id"], "--unalias", "nope"], True),
+        (update_cli, ["01ZZZZ", "--tag", "x"], True),
+        (update_cli, [hit["id"], "--importance", "huge"], False),
+        (update_cli, [hit["id"], "--body", "-"], False),
+        (update_cli, [hit["id"]], True),
+        (update_cli, [], False),
+        (update_cli, [hit["id"], "--version"], False),
+    ]
+    for n, (module, argv, plain) in enumerate(table):
+        name = module.__name__.rsplit(".", 1)[1]
+        new_id = f"01J{n:02d}" + "Z" * 21
+        monkeypatch.setattr(writes, "new_ulid", lambda new_id=new_id: new_id)
+        before = files()
+        expected = _click_path(argv, capsys, name)
+        written = files()
+        for path in set(written) - set(before):
+            path.unlink()
+        target.write_bytes(before[target])
+        fast = _fast_path(argv, capsys, monkeypatch, step=module)
+        assert (fast is not None) == plain, (name, argv)
+        if fast is None:
+            continue
+        assert fast == expected, (name, argv)
+        assert expected[0] or expected[1], (name, argv)
+        assert files() == written, (name, argv)
+        for path in set(written) - set(before):
+            path.unlink()
+        target.write_bytes(before[target])
+        assert not _common.quiet()
+
+
+def test_whole_capture_and_update_processes_run_without_click(store: Path) -> None:
+    """`git-memex capture TEXT` and `git-memex update ID --tag T` as whole processes
+    (the executables): done without loading click; their click forms are the control."""
+    code = ("import sys; from memex.adapters.cli.main import main; sys.argv[0] = "
+            "'git-memex'\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('CLICK %s' % ('click' in sys.modules))")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
+    [hit] = invoke_json("search", "Fridays")
+
+    def run(*argv: str) -> tuple[str, bool]:
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                              text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        err, _, loaded = done.stderr.rpartition("CLICK ")
+        return done.stdout + err, loaded == "True"
+
+    out, clicked = run("capture", "Keep the runbook in the wiki", "--tag", "ops")
+    assert out.startswith("saved ") and not clicked
+    out, clicked = run("update", hit["id"], "--tag", "release", "--json")
+    assert json.loads(out)["id"] == hit["id"] and not clicked
+    out, clicked = run("capture", "Keep the runbook in the wiki", "--valid-from", "2026-01-01")
+    assert out.startswith("exists ") and clicked  # control: a form click parses

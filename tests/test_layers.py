@@ -42,8 +42,9 @@ LAZY: Mapping[str, str] = {
     "memex.workflows.conflicts": "capture's contradiction check only",
     "memex.storage.journal": "the MCP server's watch: whether a submit is pending",
     "memex.core.redact": "writes only: ~100 secret patterns compile on import (~20 ms)",
-    "memex.workflows.writes": "clean's retire and delete only: health writes nothing, and "
-                              "the writer brings redact's patterns (~25 ms)",
+    "memex.workflows.writes": "clean's retire and delete, pin and unpin only: health and "
+                              "show (relations.links) write nothing, and the writer brings "
+                              "redact's patterns (~25 ms)",
     "inotify_simple": "the MCP server's file-system notices: optional, Linux only",
     "ctypes": "syncfs(2) for import's flush only (Linux; os has no binding)",
     "concurrent.futures": "import's flush, an fsync per file, only where there is no syncfs",

@@ -9,12 +9,15 @@ nothing on a teammate's machine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memex.core import clock, model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
-from memex.workflows import writes
+
+if TYPE_CHECKING:  # the writer (and redaction's patterns) only when pin/unpin writes
+    from memex.workflows import writes
 
 RELATIONS = model.RELATIONS
 
@@ -128,6 +131,8 @@ def links(ws: Workspace, memory: model.Memory) -> list[Link]:
 @writelock.holds_write_lock
 def set_pinned(ws: Workspace, id_or_prefix: str, pinned: bool) -> writes.WriteResult:
     """pin / unpin: a person's keep mark, which clean and decay respect."""
+    from memex.workflows import writes
+
     loaded = store.find(ws, id_or_prefix)
     if loaded.memory.pinned == pinned:
         state = "pinned" if pinned else "not pinned"

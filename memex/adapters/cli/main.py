@@ -19,7 +19,7 @@ from memex.adapters.cli.registry import STEPS
 
 PROG = _common.PROG
 # Steps whose module has `fast(argv, prog)`: runs and exits, or returns for click.
-FAST = frozenset({"search", "show", "context"})
+FAST = frozenset({"search", "show", "context", "capture", "update"})
 
 
 def __getattr__(name: str) -> Any:
