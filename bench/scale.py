@@ -49,16 +49,19 @@ def populate(repo: Path, n: int, words: int, seed: int = 11) -> list[str]:
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall seconds, CPU seconds (user + system) and stdout of one whole process."""
+    """Wall seconds, CPU seconds (user + system) and stdout of one whole process. The
+    output is read as bytes and decoded after the clock stops: decoding `list --json`'s
+    43 MB at 10k as text took this process 0.2-0.4 s of the command's wall time."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):  # grep: 1 when nothing matched
-        raise SystemExit(f"{' '.join(argv[:3])} failed ({done.returncode}): {done.stderr}")
+        raise SystemExit(f"{' '.join(argv[:3])} failed ({done.returncode}): "
+                         f"{done.stderr.decode(errors='replace')}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
+    return wall, cpu, done.stdout.decode()
 
 
 def peak_mb(argv: list[str], cwd: Path, env: dict[str, str]) -> float:

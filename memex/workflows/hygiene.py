@@ -27,7 +27,7 @@ from memex.core import clock, gcpause, lifecycle, model
 from memex.core.errors import MemexError
 from memex.storage import store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import conflicts, freshness, hygiene_cache, pairs
+from memex.workflows import conflicts, freshness, hygiene_cache, pairs, word_cache
 
 if TYPE_CHECKING:  # health writes nothing: the writer (and its secret rules) loads on use
     from memex.workflows import writes
@@ -657,14 +657,13 @@ def health(ws: Workspace, stats: AccessStats | None = None,
         return _health(ws, stats, progress)
 
 
-def _read_words(items: Sequence[store.Loaded], progress: PassProgress | None) -> pairs.Words:
-    """Every item's word set, once: both pairwise checks read them."""
-    words = pairs.Words()
-    for done, item in enumerate(items, 1):
-        words[text_of(item.memory)]  # a missing set is made and kept
-        if progress is not None and (done % 256 == 0 or done == len(items)):
-            progress(READING, done, len(items))
-    return words
+def _read_words(ws: Workspace, items: Sequence[store.Loaded], hashes: Sequence[str],
+                progress: PassProgress | None) -> pairs.Words:
+    """Every item's word set (hashes[n]: items[n]'s file content hash), once: both
+    pairwise checks read them. Those kept by an earlier report are read back
+    (word_cache), the others split and kept."""
+    reading = None if progress is None else functools.partial(progress, READING)
+    return word_cache.read(ws.index_dir, [text_of(i.memory) for i in items], hashes, reading)
 
 
 def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | None
@@ -681,6 +680,7 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     by_status: Counter[str] = Counter(m.status for m in memories)
     by_review: Counter[str] = Counter(m.review_state or "none" for m in memories)
     live = [i for i in items if i.memory.is_live]
+    live_hashes = [h for i, h in zip(items, snap.hashes, strict=True) if i.memory.is_live]
     eligible = [i.memory for i in live if not lifecycle.is_expired(i.memory, at)
                 and i.memory.review_state != "rejected"]
     # Each live item's retention once: the report's states and clean's disuse test.
@@ -689,7 +689,7 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     words = pairs.Words()
     counts: Counter[str] | None = None  # of the live memories' words: both passes use it
     if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
-        words = _read_words(live, progress)
+        words = _read_words(ws, live, live_hashes, progress)
         counts = pairs.counts(words[text_of(i.memory)] for i in live)
     rot = rot_candidates(items, stats, now, cached_duplicates(snap, words, counts), marks)
     cached = snap.cached("conflicts")

@@ -36,6 +36,7 @@ class HygieneCache:
     _files: dict[str, Any]
     dirty: bool = False
     touched: set[str] = field(default_factory=set)  # ids changed, added or gone since
+    hashes: list[str] = field(default_factory=list)  # items[n]'s file content hash
     _previous: dict[str, Any] = field(default_factory=dict)
 
     def cached(self, name: str) -> Any:
@@ -85,6 +86,7 @@ def load(ws: Workspace) -> HygieneCache:
         bad = list(index.report.quarantined)
     files: dict[str, Any] = {}
     items: list[store.Loaded] = []
+    hashes: list[str] = []
     touched: set[str] = set()
     digest = hashlib.sha256()
     homes = {home.kind: home for home in store.homes(ws)}
@@ -104,13 +106,15 @@ def load(ws: Workspace) -> HygieneCache:
         memory = build.stored_memory(json.loads(doc), bodies.body_text(body))
         items.append(store.Loaded(memory, parent / name,
                                   homes.get(kind) or store.Home(kind, parent)))
+        hashes.append(content_hash)
     for file in old_files.keys() - files.keys():
         touched.update(_old_id(old_files[file]))
     fingerprint = digest.hexdigest()
     pairs = old.get("pairs") if old.get("fingerprint") == fingerprint else None
     previous: dict[str, Any] = old["pairs"] if isinstance(old.get("pairs"), dict) else {}
     return HygieneCache(items, bad, fingerprint, pairs if isinstance(pairs, dict) else {}, path,
-                    files, dirty=files != old_files, touched=touched, _previous=previous)
+                    files, dirty=files != old_files, touched=touched, hashes=hashes,
+                    _previous=previous)
 
 
 def _old_id(entry: Any) -> set[str]:

@@ -61,6 +61,16 @@ class Words(dict[str, frozenset[str]]):
         found = self[text] = frozenset(map(self._spelling.setdefault, words, words))
         return found
 
+    def share(self, words: Iterable[str]) -> list[str]:
+        """The one object of each of WORDS (made theirs when new): sets built of them
+        elsewhere (a kept word set) share the objects of the sets made here."""
+        spellings = list(words)
+        return list(map(self._spelling.setdefault, spellings, spellings))
+
+    def spelled(self) -> list[str]:
+        """Every word of the sets made or shared here, once, in the order first seen."""
+        return list(self._spelling)
+
 
 def paired_text(title: str, body: str) -> str:
     """What the pair passes compare of a memory: its title, a newline and its body.

@@ -1,0 +1,159 @@
+"""Each memory's word set, kept beside the index for the next `health` (issue 18).
+
+`health`'s pair passes start from one word pass per live memory (`pairs.Words`:
+every `\\w+` word of its title and body, lower-cased). At 10,000 memories of ~3 KB
+that pass makes ~4.5 million short strings, about a third of a report's time once the
+paired results (hygiene-cache.json) are gone. This cache keeps each set as numbers
+over a vocabulary, in `<index dir>/words.sqlite`, keyed by the file's content hash
+(the index's `files.hash`) and a digest of the source of every module between the
+file's bytes and the words (the word rule, the parser, the model, the index rows the
+text is read from) with git-memex's and Python's versions (Unicode's `\\w` and
+lower-casing): a set is only ever read back for the exact bytes and code it was made
+from. Made on first use, by the report that needed the sets (no index build pays for
+it); rows of files no longer live are dropped at the next write. Disposable: an
+unreadable or busy cache is ignored and the words are split again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import operator
+import sys
+from array import array
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memex.workflows import pairs
+
+if TYPE_CHECKING:
+    import sqlite3
+
+NAME = "words.sqlite"
+# What a memory's word set depends on besides the file's bytes.
+_RULE_MODULES = ("memex.workflows.pairs", "memex.workflows.hygiene", "memex.core.frontmatter",
+                 "memex.core.model", "memex.storage.store", "memex.index.build",
+                 "memex.index.bodies", __name__)
+_CODE = "I"  # word ids: 4 bytes each, native order (the cache never leaves this machine)
+
+Progress = Callable[[int, int], None]
+
+
+def rules_version() -> str | None:
+    """A digest of the code that turns a file's bytes into its word set; None when a
+    source cannot be read (then nothing is kept)."""
+    from memex import __version__
+
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{__version__} {sys.version} {array(_CODE).itemsize}".encode())
+    for name in _RULE_MODULES:
+        try:
+            source = getattr(importlib.import_module(name), "__file__", None)
+            digest.update(Path(str(source)).read_bytes())
+        except (OSError, ImportError):
+            return None
+    return digest.hexdigest()
+
+
+def _connect(index_dir: Path) -> sqlite3.Connection:
+    import sqlite3
+
+    index_dir.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(index_dir / NAME), timeout=0.5, isolation_level=None)
+    conn.execute("PRAGMA synchronous = OFF")  # a cache, as the index: a crash loses nothing
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    conn.execute("CREATE TABLE IF NOT EXISTS vocab (id INTEGER PRIMARY KEY, "
+                 "word TEXT NOT NULL UNIQUE)")
+    conn.execute("CREATE TABLE IF NOT EXISTS word_sets (hash TEXT NOT NULL UNIQUE, "
+                 "ids BLOB NOT NULL)")
+    return conn
+
+
+def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
+         progress: Progress | None = None) -> pairs.Words:
+    """`pairs.Words` holding the word set of every text (texts[n] is the title and body
+    of the file whose content hash is hashes[n]): the kept ones read back, the others
+    split and kept for the next report."""
+    import sqlite3
+
+    words = pairs.Words()
+    version = rules_version()
+    conn = None
+    vocab: list[str] = []
+    kept: dict[str, bytes] = {}
+    if version is not None:
+        try:
+            conn = _connect(index_dir)
+            row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if row is not None and row[0] == version:
+                vocab = words.share(w for (w,) in conn.execute(
+                    "SELECT word FROM vocab ORDER BY id"))
+                kept = dict(conn.execute("SELECT hash, ids FROM word_sets"))
+        except (sqlite3.Error, OSError) as exc:
+            vocab, kept = [], {}
+            if conn is not None:
+                conn.close()
+            conn = None
+            if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+                    exc, sqlite3.OperationalError):  # not a database: made again next time
+                with contextlib.suppress(OSError):
+                    (index_dir / NAME).unlink()
+    made: dict[str, frozenset[str]] = {}
+    spelled = vocab.__getitem__
+    total = len(texts)
+    for done, (text, content_hash) in enumerate(zip(texts, hashes, strict=True), 1):
+        if text not in words:
+            ids = kept.get(content_hash)
+            if ids is None:
+                made[content_hash] = words[text]
+            else:
+                try:
+                    dict.__setitem__(words, text, frozenset(map(spelled, array(_CODE, ids))))
+                except (IndexError, ValueError):  # a damaged row: split the text again
+                    made[content_hash] = words[text]
+        if progress is not None and (done % 256 == 0 or done == total):
+            progress(done, total)
+    if conn is not None:
+        with contextlib.closing(conn):
+            _keep(conn, version, words, len(vocab), made, kept.keys() - set(hashes))
+    return words
+
+
+def _encode(found: frozenset[str], ids: dict[str, int]) -> bytes:
+    if len(found) > 1:  # one C call for all the lookups
+        return array(_CODE, operator.itemgetter(*found)(ids)).tobytes()
+    return array(_CODE, map(ids.__getitem__, found)).tobytes()
+
+
+def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words, known: int,
+          made: dict[str, frozenset[str]], gone: set[str]) -> None:
+    """Store the sets made (numbering their new words: those of `words` not numbered
+    yet) and drop the rows of files no longer read; the words numbered before (`known`
+    of them) are those read."""
+    import sqlite3
+
+    if not made and not gone:
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is None or row[0] != version:  # another code's rows: start over
+            conn.execute("DELETE FROM word_sets")
+            conn.execute("DELETE FROM vocab")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (version,))
+        ids = {w: n for n, w in conn.execute("SELECT id, word FROM vocab")}
+        if len(ids) < known:  # emptied meanwhile: what was read is gone too
+            gone = set()
+        new = [(len(ids) + n, word) for n, word in enumerate(
+            word for word in words.spelled() if word not in ids)]
+        ids.update((word, n) for n, word in new)  # every word of every set made
+        rows = [(content_hash, _encode(found, ids)) for content_hash, found in made.items()]
+        conn.executemany("INSERT INTO vocab (id, word) VALUES (?, ?)", new)
+        conn.executemany("INSERT OR REPLACE INTO word_sets (hash, ids) VALUES (?, ?)", rows)
+        conn.executemany("DELETE FROM word_sets WHERE hash = ?", ((h,) for h in gone))
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
