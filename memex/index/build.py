@@ -53,16 +53,6 @@ _CHUNK = 500
 # store of three memories is a quarter of it).
 OPTIMIZE_SHARE = 0.25
 OPTIMIZE_MIN_FILES = 200
-# SQLite's default page cache is 2 MB. A large refresh (a full build) writes every
-# page of the index, and the B-trees of the files and memories tables' indexes (path,
-# id, the listing order) take their rows in the folder's order, not theirs: once the
-# index outgrows the cache, each insert reads back and spills pages, so at 100,000
-# memories (a ~470 MB index) the inserts into those tables cost ~2x their CPU and
-# ~6 s of system time more. A refresh of at least BUILD_CACHE_MIN_FILES files runs with
-# a cache of up to BUILD_CACHE_KIB (allocated as used: ~50 MB at 10,000 memories); the
-# connection's own size is put back after it (the pages over it are freed then).
-BUILD_CACHE_KIB = 256 * 1024
-BUILD_CACHE_MIN_FILES = OPTIMIZE_MIN_FILES
 
 
 @dataclass
@@ -844,86 +834,69 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         if watched is not None:
             watched.clean = (seen,)
         return
-    with _page_cache(conn, len(hashed) if full else len(plan.to_read)):
-        try:
-            # The index's write steps are kill points only: SQLite reports its own I/O
-            # errors, and a refresh that fails is answered by a rebuild or a temporary index.
-            iostep.step("index begin", fails=False)
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                _mark_stale(index)
-                return
-            raise
-        try:
-            if not full and generation(conn) != seen:
-                if given is not None:  # another process refreshed: the next command walks
-                    conn.execute("ROLLBACK")
-                    _keep_walk(index, None)
-                    return
-                # Another process refreshed between the look and the lock: decide again
-                # from what the index holds now (files it added are not added twice).
-                contents.clear()  # a file may have changed since it was read: read again
-                plan, hashed, kinds, whole = _decide(index, ws, full, contents)
-                digest = ""  # not the digest of what this refresh applies
-            if full:
-                _clear(conn)
-            # A build makes no reference cycles: the collector's passes over the rows
-            # and memories it holds alive cost ~2% of a full build, for nothing.
-            with gcpause.paused():
-                written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
-            # The files table now holds the walk's stamps but for the files recorded racy
-            # (size -1), unless a file vanished before it was read: then no digest.
-            racy = frozenset(path for path, (state, _) in written.items()
-                             if state.size != hashed[path].size)
-            new_generation = f"{os.getpid()}-{time.time_ns()}"
-            value = walk_value(new_generation, digest, racy) if digest and whole else None
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walk', ?)",
-                         (value or "",))
-            # The digest earlier versions kept (valid only with no racy row): never left
-            # behind a table this version changed.
-            conn.execute("DELETE FROM meta WHERE key = 'stamps'")
-            large = full or len(plan.to_read) >= max(OPTIMIZE_SHARE * len(hashed),
-                                                     OPTIMIZE_MIN_FILES)
-            if large:
-                conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
-                         (new_generation,))
-            iostep.step("index commit", fails=False)
-            conn.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
+    try:
+        # The index's write steps are kill points only: SQLite reports its own I/O
+        # errors, and a refresh that fails is answered by a rebuild or a temporary index.
+        iostep.step("index begin", fails=False)
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if _busy(exc):
+            _mark_stale(index)
+            return
+        raise
+    try:
+        if not full and generation(conn) != seen:
+            if given is not None:  # another process refreshed: the next command walks
                 conn.execute("ROLLBACK")
-            _keep_walk(index, None)
-            raise
-        _keep_walk(index, Walk(stamps, layout, new_generation, racy) if value else None)
+                _keep_walk(index, None)
+                return
+            # Another process refreshed between the look and the lock: decide again
+            # from what the index holds now (files it added are not added twice).
+            contents.clear()  # a file may have changed since it was read: read again
+            plan, hashed, kinds, whole = _decide(index, ws, full, contents)
+            digest = ""  # not the digest of what this refresh applies
+        if full:
+            _clear(conn)
+        # A build makes no reference cycles: the collector's passes over the rows
+        # and memories it holds alive cost ~2% of a full build, for nothing.
+        with gcpause.paused():
+            written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
+        # The files table now holds the walk's stamps but for the files recorded racy
+        # (size -1), unless a file vanished before it was read: then no digest.
+        racy = frozenset(path for path, (state, _) in written.items()
+                         if state.size != hashed[path].size)
+        new_generation = f"{os.getpid()}-{time.time_ns()}"
+        value = walk_value(new_generation, digest, racy) if digest and whole else None
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walk', ?)",
+                     (value or "",))
+        # The digest earlier versions kept (valid only with no racy row): never left
+        # behind a table this version changed.
+        conn.execute("DELETE FROM meta WHERE key = 'stamps'")
+        large = full or len(plan.to_read) >= max(OPTIMIZE_SHARE * len(hashed),
+                                                 OPTIMIZE_MIN_FILES)
         if large:
-            _compact(conn)
-            _truncate_wal(conn)
-        _remember(index, full, plan, written)
-        if watched is not None:
-            watched.clean = (generation(conn),)
+            conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
+                     (new_generation,))
+        iostep.step("index commit", fails=False)
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        _keep_walk(index, None)
+        raise
+    _keep_walk(index, Walk(stamps, layout, new_generation, racy) if value else None)
+    if large:
+        _compact(conn)
+        _truncate_wal(conn)
+    _remember(index, full, plan, written)
+    if watched is not None:
+        watched.clean = (generation(conn),)
     report.new += len(plan.new)
     report.changed += len(plan.changed)
     report.deleted += len(plan.deleted)
     report.moved += len(plan.moved)
     report.touched += len(plan.touched)
-
-
-@contextlib.contextmanager
-def _page_cache(conn: sqlite3.Connection, files: int) -> Iterator[None]:
-    """Run a refresh that writes FILES files with the larger page cache when it is a
-    large one (see BUILD_CACHE_KIB); the connection's cache size is restored after."""
-    if files < BUILD_CACHE_MIN_FILES:
-        yield
-        return
-    before = conn.execute("PRAGMA cache_size").fetchone()[0]
-    conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KIB}")
-    try:
-        yield
-    finally:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute(f"PRAGMA cache_size = {int(before)}")
 
 
 def note_written(ws: Workspace, paths: Iterable[Path | str]) -> None:
