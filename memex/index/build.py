@@ -1201,7 +1201,8 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
            disk: dict[str, FileState], kinds: dict[str, str],
            contents: dict[str, bytes], progress: Progress | None,
            known: Mapping[str, Known]) -> dict[str, tuple[FileState, str]]:
-    """Apply the plan; returns the files rows written {path: (state, home kind)}."""
+    """Apply the plan; returns the files rows written {path: (state, home kind)}.
+    CONTENTS (the bytes read already) loses each file's bytes once its rows are made."""
     now_ns = time.time_ns()
     written: dict[str, tuple[FileState, str]] = {}
     touched_ids = _delete_paths(conn, plan.deleted + plan.changed)
@@ -1240,6 +1241,9 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
 
     for done, (files_row, guard, memory) in enumerate(ahead.in_order(todo, rows_of), 1):
         path, kind, size, mtime, hash_ = files_row[:5]
+        # the file's bytes are let go once its rows are made (a full build at 100,000
+        # memories held ~330 MB of them to its end)
+        contents.pop(path, None)
         if guard is not None:
             guard_rows.append(guard)
         files_rows.append(files_row)
