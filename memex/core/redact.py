@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from memex.core import bare_secrets, secret_rules
 from memex.core.bare_secrets import entropy
 
-__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "redact", "redact_parts", "find_secrets"]
+__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "quoted", "redact", "redact_parts",
+           "find_secrets"]
 
 _KEEP = 4
 _MASK_CHAR = "x"
@@ -95,6 +96,17 @@ def mask(secret: str) -> str:
     if len(secret) <= _KEEP:
         return secret
     return secret[:_KEEP] + _MASK_CHAR * (len(secret) - _KEEP)
+
+
+def quoted(value: object, limit: int | None = None) -> str:
+    """VALUE as a message quotes it (its repr) with every secret in it masked, as a write
+    would store it: a refusal or notice never shows what the store would not keep. Cut
+    to LIMIT characters ("..." at the end) only after masking, so a cut never leaves
+    the head of a token readable that its whole would have masked."""
+    text = repr(redact(value).text) if isinstance(value, str) else redact(repr(value)).text
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
 
 
 _FIRST_VISIBLE = re.compile(rf"(?:\s*\S){{{_KEEP}}}")
