@@ -34,7 +34,7 @@ from mcp.types import (
 from pydantic import Field
 
 from memex import __version__
-from memex.core import model
+from memex.core import model, redact
 from memex.core.errors import MemexError
 from memex.storage.homes import Workspace
 from memex.workflows import agent
@@ -196,7 +196,7 @@ class ArgumentGuard:
                     if reason:
                         return _fail(reason)
                     if key not in allowed:
-                        return _fail(f"{name} takes no argument {key!r}; it takes: "
+                        return _fail(f"{name} takes no argument {redact.quoted(key)}; it takes: "
                                      + ", ".join(sorted(allowed)))
         return await call_next(ctx)
 

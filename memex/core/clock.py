@@ -65,7 +65,8 @@ def parse_time(value: str) -> datetime:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         raise ValueError(
-            f"not a time: {value!r} (use RFC 3339 like 2026-12-01T06:00:00Z, a date, or 3d)"
+            f"not a time: {_quoted(value)} (use RFC 3339 like 2026-12-01T06:00:00Z, a date, "
+            "or 3d)"
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
@@ -80,4 +81,11 @@ def normalise_time(value: object) -> str:
         if value[0:1] != "0" and _canonical(value) is not None:
             return value  # the canonical form files hold: checked, and already the answer
         return format_time(parse_time(value))
-    raise ValueError(f"not a time: {value!r}")
+    raise ValueError(f"not a time: {_quoted(value)}")
+
+
+def _quoted(value: object) -> str:
+    """A refused value as the message quotes it, every secret in it masked (one step)."""
+    from memex.core import redact  # only for a refusal: a valid time never loads it
+
+    return redact.quoted(value)

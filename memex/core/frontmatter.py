@@ -424,8 +424,10 @@ def _check_text(text: str, header: str, data: dict[str, Any]) -> None:
             elif isinstance(item, list):
                 stack.extend(item)
             elif isinstance(item, str) and _SURROGATE.search(item) is not None:
-                raise FrontMatterError(
-                    f"a value holds an unpaired surrogate (not valid Unicode): {item!r:.60}")
+                from memex.core import redact  # only for this refusal
+
+                raise FrontMatterError("a value holds an unpaired surrogate (not valid "
+                                       f"Unicode): {redact.quoted(item, 60)}")
 
 
 def _refuse_aliases(header: str) -> None:

@@ -265,12 +265,12 @@ def member(name: str, choices: tuple[E, ...], value: str) -> E:
     as that type; else InvalidMemory naming the field."""
     if name == "scope" and value in RESERVED_SCOPES:
         raise InvalidMemory(
-            f"scope {value!r} is reserved and not supported; use one of: {', '.join(SCOPES)}"
+            f"scope {_quoted(value)} is reserved and not supported; use one of: {', '.join(SCOPES)}"
         )
     for choice in choices:
         if choice == value:
             return choice
-    raise InvalidMemory(f"unknown {name} {value!r}; expected one of: {', '.join(choices)}")
+    raise InvalidMemory(f"unknown {name} {_quoted(value)}; expected one of: {', '.join(choices)}")
 
 
 def check_enum(name: str, value: str) -> str:
@@ -285,7 +285,8 @@ def normalise_tags(tags: list[str]) -> list[str]:
         if not tag:
             continue
         if not _TAG_RE.match(tag):
-            raise InvalidMemory(f"tag {tag!r} may not contain spaces, commas, brackets or '#'")
+            raise InvalidMemory(
+                f"tag {_quoted(tag)} may not contain spaces, commas, brackets or '#'")
         if tag not in out:
             out.append(tag)
     return out
@@ -313,9 +314,9 @@ def check_aliases(aliases: list[str]) -> None:
         raise InvalidMemory(f"{len(aliases)} aliases: at most {MAX_ALIASES} are allowed")
     for alias in aliases:
         if not alias.strip() or len(alias.splitlines()) != 1:
-            raise InvalidMemory(f"alias {alias!r} must be one non-empty line")
+            raise InvalidMemory(f"alias {_quoted(alias)} must be one non-empty line")
         if len(alias) > MAX_ALIAS_CHARS:
-            raise InvalidMemory(f"alias {alias[:40]!r}... is longer than "
+            raise InvalidMemory(f"alias {_quoted(alias, 45)} is longer than "
                                 f"{MAX_ALIAS_CHARS} characters")
 
 
@@ -416,12 +417,12 @@ def _coerce(key: str, value: Any) -> Any:
             try:
                 return int(str(value))
             except ValueError:
-                raise InvalidMemory(f"{key} must be a whole number, not {value!r}") from None
+                raise InvalidMemory(f"{key} must be a whole number, not {_quoted(value)}") from None
         return value
     if key in BOOL_FIELDS:
         if isinstance(value, bool):
             return value
-        raise InvalidMemory(f"{key} must be true or false, not {value!r}")
+        raise InvalidMemory(f"{key} must be true or false, not {_quoted(value)}")
     if key in TIME_FIELDS:
         try:
             return clock.normalise_time(value)
@@ -459,8 +460,15 @@ def _short(value: Any) -> str:
     """A value in an error message, cut to one readable line."""
     if value is None:
         return "null"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return _quoted(value, 60)
+
+
+def _quoted(value: object, limit: int | None = None) -> str:
+    """A value a message quotes, every secret in it masked (redact.quoted: the one masking
+    step), so no refusal echoes a token a write would have masked."""
+    from memex.core import redact  # only when a value is refused: valid files never load it
+
+    return redact.quoted(value, limit)
 
 
 def _history_value(key: object, value: Any) -> str:
@@ -475,7 +483,7 @@ def _history_value(key: object, value: Any) -> str:
 def validate(memory: Memory) -> None:
     """Every rule a single file can be checked against on its own."""
     if not is_ulid(memory.id):
-        raise InvalidMemory(f"id {memory.id!r} is not a ULID")
+        raise InvalidMemory(f"id {_quoted(memory.id)} is not a ULID")
     for name, value in zip(_ENUM_VALUES, _ENUM_FIELDS(memory), strict=True):
         if value is not None and not (isinstance(value, str) and value in _ENUM_VALUES[name]):
             check_enum(name, value)  # not one of the values: says which field, and why
@@ -490,13 +498,13 @@ def validate(memory: Memory) -> None:
         raise InvalidMemory("instruction_state is only allowed with role: instruction")
     for name, value in zip(_TIME_NAMES, _TIME_FIELDS(memory), strict=True):
         if value and not clock.is_canonical_time(value):
-            raise InvalidMemory(f"{name} {value!r} is not RFC 3339 UTC")
+            raise InvalidMemory(f"{name} {_quoted(value)} is not RFC 3339 UTC")
     for name in ("supersedes", "superseded_by", "derived_from"):
         value = getattr(memory, name)
         if value is not None and not is_ulid(value):
-            raise InvalidMemory(f"{name} {value!r} is not a memory id")
+            raise InvalidMemory(f"{name} {_quoted(value)} is not a memory id")
     for name in RELATIONS:
         for value in getattr(memory, name):
             if not is_ulid(value):
-                raise InvalidMemory(f"{name} entry {value!r} is not a memory id")
+                raise InvalidMemory(f"{name} entry {_quoted(value)} is not a memory id")
     check_aliases(memory.aliases)

@@ -339,11 +339,18 @@ def read_all(ws: Workspace, scopes: Iterable[str] | None = None
     return good, bad
 
 
+def _quoted(value: object) -> str:
+    """A value a message quotes, every secret in it masked (redact.quoted, one step)."""
+    from memex.core import redact  # only for a refusal: its patterns compile for writes
+
+    return redact.quoted(value)
+
+
 def normalise_id(text: str) -> str:
     """A user-typed id or prefix, upper-cased; anything else is a usage error."""
     candidate = text.strip().upper()
     if not _PREFIX_RE.match(candidate):
-        raise UsageError(f"not a memory id: {text!r} (ids are ULIDs like 01JD8X3K...)")
+        raise UsageError(f"not a memory id: {_quoted(text)} (ids are ULIDs like 01JD8X3K...)")
     return candidate
 
 
@@ -371,7 +378,7 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
                     and not unsettled(home, entry.path):
                 matches[stem] = (home, Path(entry.path))
     if not matches:
-        raise NotFound(f"no memory matches {id_or_prefix!r}")
+        raise NotFound(f"no memory matches {_quoted(id_or_prefix)}")
     if len(matches) > 1:
         raise Ambiguous(id_or_prefix, sorted(matches))
     home, path = next(iter(matches.values()))
@@ -395,7 +402,7 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
         exact = prefix in names  # a whole id: no need to compare prefixes
         matches = [prefix] if exact else sorted(n for n in names if n.startswith(prefix))
         if not matches:
-            raise NotFound(f"no memory matches {text!r}")
+            raise NotFound(f"no memory matches {_quoted(text)}")
         if len(matches) > 1:
             raise Ambiguous(text, matches)
         home, path = names[matches[0]]
@@ -821,7 +828,7 @@ def save(loaded: Loaded) -> str:
 
 def new_path(home: Home, memory_id: str) -> Path:
     if not is_ulid(memory_id):
-        raise UsageError(f"not a memory id: {memory_id!r}")
+        raise UsageError(f"not a memory id: {_quoted(memory_id)}")
     return home.path / f"{memory_id}.md"
 
 

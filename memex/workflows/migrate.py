@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memex.core import clock, frontmatter, model
+from memex.core import clock, frontmatter, model, redact
 from memex.core.errors import InvalidMemory, MemexError
 from memex.core.ulid import is_ulid, new_ulid
 from memex.storage import store, writelock
@@ -71,7 +71,7 @@ def convert(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         priority = out.pop("priority")
         importance = importance_of(priority)
         if importance is None:
-            notes.append(f"priority {priority!r} is not 1-10: importance normal")
+            notes.append(f"priority {redact.quoted(priority)} is not 1-10: importance normal")
             importance = "normal"
         out.setdefault("importance", importance)
     if out.get("type") == "instruction":
@@ -135,7 +135,7 @@ def plan(ws: Workspace) -> list[Step]:
             if not is_ulid(memory_id):
                 data["v1_id"] = memory_id
                 memory_id = new_ulid()
-                notes.append(f"id {data['v1_id']!r} is not a ULID: new id {memory_id}")
+                notes.append(f"id {redact.quoted(data['v1_id'])} is not a ULID: new id {memory_id}")
             data["id"] = memory_id
             try:
                 memory = model.from_front_matter(data, parsed.body)

@@ -189,10 +189,11 @@ def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[E
                 first = False
                 if item.get("format") != FORMAT:
                     raise UsageError(f"{path}: not a git-memex export "
-                                     f"(format {item.get('format')!r})")
+                                     f"(format {redact.quoted(item.get('format'))})")
                 if not isinstance(item.get("version"), int) or item["version"] > VERSION:
-                    raise UsageError(f"{path}: export version {item.get('version')!r} is "
-                                     "newer than this git-memex reads")
+                    version = redact.quoted(item.get("version"))
+                    raise UsageError(f"{path}: export version {version} is newer than "
+                                     "this git-memex reads")
                 continue
             first = False
             if isinstance(item.get("text"), str):
@@ -395,7 +396,7 @@ def _check_sha256(entry: Entry) -> None:
         return  # hand-made archives may leave it out
     actual = hashlib.sha256(entry.text.encode("utf-8")).hexdigest()
     if not isinstance(entry.sha256, str) or entry.sha256.lower() != actual:
-        raise MemexError(f"sha256 {entry.sha256!r} does not match the entry's text "
+        raise MemexError(f"sha256 {redact.quoted(entry.sha256)} does not match the entry's text "
                          f"({actual}): damaged or edited; not imported")
 
 
@@ -555,9 +556,10 @@ def _prepared_memory(ctx: _Context, entry: Entry, done: _Prepared
     else:
         name = _safe_name(entry.name or "")
         if name is None:
-            raise MemexError(f"refused file name {entry.name!r}: only <ULID>.md, no folders")
+            raise MemexError(f"refused file name {redact.quoted(entry.name)}: only "
+                             "<ULID>.md, no folders")
         if entry.home not in store.HOME_KINDS:
-            raise MemexError(f"unknown home {entry.home!r}")
+            raise MemexError(f"unknown home {redact.quoted(entry.home)}")
         kind = entry.home
         assert entry.text is not None
         _check_sha256(entry)

@@ -153,7 +153,7 @@ def _target_home(ws: Workspace, scope: str) -> store.Home:
         if ws.org_repo is None:
             raise UsageError("org scope needs `git config memex.orgRepo PATH` (a local clone)")
         return store.Home("org-outbox", ws.org_outbox_dir)
-    raise UsageError(f"unknown scope {scope!r}")
+    raise UsageError(f"unknown scope {redact.quoted(scope)}")
 
 
 @writelock.holds_write_lock

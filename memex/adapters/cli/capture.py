@@ -21,7 +21,7 @@ def capture_options(func: _common.F) -> _common.F:
     import click
 
     for option in reversed([
-        click.option("--type", "mtype", type=click.Choice(model.TYPES), default="knowledge",
+        click.option("--type", "mtype", type=_common.choice(model.TYPES), default="knowledge",
                      show_default=True, help="What kind of memory this is."),
         click.option("--title", help="A short title (default: the first line)."),
         click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
@@ -29,15 +29,15 @@ def capture_options(func: _common.F) -> _common.F:
                      help="Another way to ask for this memory: a question it answers, a "
                           "synonym, the symptom it explains (repeatable, at most 8 lines; "
                           "searched with a low weight)."),
-        click.option("--importance", type=click.Choice(model.IMPORTANCES), default="normal",
+        click.option("--importance", type=_common.choice(model.IMPORTANCES), default="normal",
                      show_default=True),
-        click.option("--role", type=click.Choice(model.ROLES), default="knowledge",
+        click.option("--role", type=_common.choice(model.ROLES), default="knowledge",
                      show_default=True, help="instruction: may guide agents once approved."),
         click.option("--paths", "paths", multiple=True,
                      help="Repo-relative glob this memory is about (repeatable)."),
-        click.option("--confidence", type=click.Choice(model.CONFIDENCES), default="medium",
+        click.option("--confidence", type=_common.choice(model.CONFIDENCES), default="medium",
                      show_default=True),
-        click.option("--source", type=click.Choice(model.SOURCES), default="user",
+        click.option("--source", type=_common.choice(model.SOURCES), default="user",
                      show_default=True, help="Where the knowledge came from."),
         click.option("--private", is_flag=True,
                      help="visibility private: never leaves this machine."),

@@ -83,9 +83,9 @@ def _command() -> click.Command:
                        "(repeatable; at most 8 in all).")
     @click.option("--unalias", "unaliases", multiple=True,
                   help="Remove an alias (repeatable).")
-    @click.option("--importance", type=click.Choice(model.IMPORTANCES))
-    @click.option("--confidence", type=click.Choice(model.CONFIDENCES))
-    @click.option("--type", "mtype", type=click.Choice(model.TYPES))
+    @click.option("--importance", type=_common.choice(model.IMPORTANCES))
+    @click.option("--confidence", type=_common.choice(model.CONFIDENCES))
+    @click.option("--type", "mtype", type=_common.choice(model.TYPES))
     @click.option("--force", is_flag=True, help="Edit a tracked memory even while a rebase, "
                   "merge, cherry-pick, revert or am is in progress.")
     @_common.json_option

@@ -1,0 +1,246 @@
+"""Issue 14 items 2-3: no refusal, error or notice echoes a secret a user gave as a field's
+value. Every message that quotes a value quotes it masked, through the one masking step
+(redact.quoted); a refusal's other parts (the digest of a damaged entry) stay as they are.
+The same secrets go into every field of the model, and through import (archive and
+open-memex entries, with and without --json), capture and update (CLI and the MCP
+operations), resolve, verify and the pre-commit scan."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memex.core import clock, model, redact
+from memex.core.errors import InvalidMemory, MemexError
+from memex.storage import homes
+from memex.workflows import agent
+from tests.conftest import BIN, run_cli
+
+TOKENS = ["ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+          "AKIA" + "QYLPMN5HFIQR7XYA",
+          "xoxb-" + "123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+          "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc9Fq2Lk"]
+TOKEN = TOKENS[0]
+ULID = "01J" + "0" * 22 + "1"
+AT = "2026-11-01T00:00:00Z"
+
+
+def _unseen(text: str, tokens: list[str] = TOKENS, scan: bool = True) -> None:
+    for token in tokens:
+        assert token not in text, text
+        assert token[4:] not in text, text  # nothing after the 4th character either
+    if scan:  # (import's report shows a damaged entry's digest, which reads as random)
+        assert not redact.find_secrets(text), text
+
+
+def _shapes(token: str) -> list[Any]:
+    """The value shapes a field may be given: plain, with spaces (not a word, not a tag),
+    as a mapping and a list of mappings (not a single value), a flag, a number."""
+    return [token, f"{token} x", f"x {token}", {"a": token}, [{"a": token}], [token, "a b"],
+            [[token]], {"at": token}, "a " * 35 + token]
+
+
+def _refusals(field: str, token: str) -> list[str]:
+    messages = []
+    for value in _shapes(token):
+        data: dict[str, Any] = {"id": ULID, "scope": "personal", field: value}
+        if field == "instruction_state":
+            data["role"] = "instruction"
+        if field in ("id", "scope"):
+            data = {"id": ULID, "scope": "personal", **data}
+        try:
+            model.from_front_matter(data, "a plain note")
+        except InvalidMemory as exc:
+            messages.append(str(exc))
+    return messages
+
+
+@pytest.mark.parametrize("field", sorted(model.KNOWN_KEYS))
+@pytest.mark.parametrize("token", TOKENS)
+def test_no_model_refusal_quotes_a_secret(field: str, token: str) -> None:
+    messages = _refusals(field, token)
+    for message in messages:
+        _unseen(message)
+    if field in model.ENUMS or field in ("id", "created_at", "supersedes", "related",
+                                         "revision", "pinned"):
+        assert messages, field  # the value is refused (and the message says which field)
+        assert any(field in m for m in messages)
+
+
+def test_the_quoted_value_is_masked_and_the_rest_is_kept() -> None:
+    with pytest.raises(InvalidMemory) as caught:
+        model.check_enum("trust_level", TOKEN)
+    assert str(caught.value) == (f"unknown trust_level {redact.quoted(TOKEN)}; "
+                                 "expected one of: untrusted, reviewed, trusted")
+    assert redact.quoted(TOKEN) == repr(TOKEN[:4] + "x" * (len(TOKEN) - 4))
+    assert redact.quoted("pubished") == "'pubished'"  # an ordinary typo is shown as typed
+    assert redact.quoted({"a": TOKEN}, limit=12) == "{'a': 'gh..."
+    for call in (lambda: model.normalise_tags([f"{TOKEN} x"]),
+                 lambda: model.check_aliases([TOKEN * 20]),
+                 lambda: model.check_aliases([f"{TOKEN}\nx"]),
+                 lambda: model.member("scope", model.SCOPES, TOKEN)):
+        with pytest.raises(InvalidMemory) as caught:
+            call()
+        _unseen(str(caught.value))
+    with pytest.raises(ValueError) as error:
+        clock.normalise_time(TOKEN)
+    _unseen(str(error.value))
+
+
+FIELDS = ["trust_level", "review_state", "type", "visibility", "importance", "confidence",
+          "status", "source", "role", "created_at", "valid_until", "supersedes", "related",
+          "revision", "pinned", "id"]
+
+
+def _text(mid: str, line: str) -> str:
+    head = f"id: {mid}\n" if not line.startswith("id:") else ""
+    return (f"---\n{head}schema_version: 2\nrevision: 1\nscope: personal\n{line}\n"
+            f"created_at: {AT}\nupdated_at: {AT}\n---\n\na plain note\n")
+
+
+def _archive(path: Path) -> Path:
+    lines = [json.dumps({"format": "git-memex-export", "version": 1})]
+    for n, field in enumerate([*FIELDS, "instruction_state"], start=1):
+        mid = f"01J{n:023d}"
+        line = f"{field}: {TOKEN}" if field != "instruction_state" else \
+            f"role: instruction\ninstruction_state: {TOKEN}"
+        if field in ("created_at", "revision", "id"):
+            line = f"{field}: {TOKEN}"
+        text = _text(mid, line).replace(f"revision: 1\nscope: personal\nrevision: {TOKEN}",
+                                        f"scope: personal\nrevision: {TOKEN}")
+        text = text.replace(f"created_at: {TOKEN}\ncreated_at: {AT}", f"created_at: {TOKEN}")
+        lines.append(json.dumps({"home": "personal", "name": f"{mid}.md", "text": text}))
+    good = _text("01J" + "9" * 23, "type: fact")
+    lines.append(json.dumps({"home": "personal", "name": f"{TOKEN}.md", "text": good}))
+    lines.append(json.dumps({"home": TOKEN, "name": f"01J{'9' * 23}.md", "text": good}))
+    lines.append(json.dumps({"home": "personal", "name": f"01J{'9' * 23}.md", "text": good,
+                             "sha256": TOKEN}))
+    lines.append(json.dumps({"front_matter": {"id": ULID, "scope": "personal",
+                                              "trust_level": TOKEN, "type": TOKEN},
+                             "body": "a plain note"}))
+    lines.append(json.dumps({"front_matter": {"id": TOKEN, "type": TOKEN},
+                             "body": "a plain note"}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_refusals_never_quote_a_secret(repo: Path, tmp_path: Path) -> None:
+    archive = _archive(tmp_path / "in.jsonl")
+    for extra in ((), ("--json",)):
+        proc = run_cli(str(BIN / "git-memex"), "import", str(archive), *extra, cwd=repo,
+                       env={"GIT_MEMEX_HOME": str(tmp_path / f"home{len(extra)}")})
+        shown = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode == 1, shown
+        assert shown.count("refused") if not extra else json.loads(proc.stdout)["rejected"]
+        assert "unknown trust_level 'ghp_xxxx" in shown
+        _unseen(shown, [TOKEN], scan=False)
+    # the digest of a damaged entry is still shown: only the quoted value is masked
+    report = json.loads(proc.stdout)
+    damaged = [r["reason"] for r in report["rejected"] if "sha256" in r["reason"]]
+    assert len(damaged) == 1 and "damaged or edited" in damaged[0]
+    actual = damaged[0].split("(")[1].split(")")[0]
+    assert len(actual) == 64 and "x" not in actual
+
+
+def test_capture_and_update_refusals_never_quote_a_secret(repo: Path, memex_home: Path
+                                                          ) -> None:
+    cli = str(BIN / "git-memex")
+    tries = [("capture", "--tag", f"{TOKEN} x", "a note"),
+             ("capture", "--valid-until", TOKEN, "a note"),
+             ("capture", "--expires-at", TOKEN, "a note"),
+             ("capture", "--scope", TOKEN, "a note"),
+             ("capture", "--type", TOKEN, "a note"),
+             ("capture", "--alias", TOKEN * 20, "a note"),
+             ("update", TOKEN, "--title", "x"),
+             ("update", "01J0", "--title", "x"),
+             ("show", TOKEN),
+             ("resolve", TOKEN)]
+    added = run_cli(cli, "capture", "--json", "a plain note", cwd=repo)
+    mid = json.loads(added.stdout)["id"]
+    tries += [("update", mid, "--tag", f"{TOKEN} x"), ("update", mid, "--type", TOKEN)]
+    for args in tries:
+        for extra in ((), ("--json",)):
+            proc = run_cli(cli, *args, *extra, cwd=repo)
+            shown = proc.stdout.decode() + proc.stderr.decode()
+            assert proc.returncode != 0, (args, shown)
+            _unseen(shown, [TOKEN])
+
+
+def test_agent_refusals_never_quote_a_secret(repo: Path, memex_home: Path) -> None:
+    ws = homes.workspace()
+    mid = agent.add(ws, "a plain note")["id"]
+    tries = [lambda: agent.add(ws, "a note", type=TOKEN),
+             lambda: agent.add(ws, "a note", scope=TOKEN),
+             lambda: agent.add(ws, "a note", importance=TOKEN),
+             lambda: agent.add(ws, "a note", tags=[f"{TOKEN} x"]),
+             lambda: agent.add(ws, "a note", expires_at=TOKEN),
+             lambda: agent.add(ws, "a note", valid_from=TOKEN),
+             lambda: agent.add(ws, "a note", aliases=[TOKEN * 20]),
+             lambda: agent.get(ws, TOKEN),
+             lambda: agent.update(ws, TOKEN, title="x"),
+             lambda: agent.update(ws, mid, type=TOKEN),
+             lambda: agent.update(ws, mid, add_tags=[f"{TOKEN} x"]),
+             lambda: agent.supersede(ws, TOKEN, "x"),
+             lambda: agent.forget(ws, TOKEN),
+             lambda: agent.list_memories(ws, scope=TOKEN)]
+    for call in tries:
+        with pytest.raises(MemexError) as caught:
+            call()
+        _unseen(str(caught.value), [TOKEN])
+
+
+def test_verify_and_the_hook_never_quote_a_secret(repo: Path, memex_home: Path) -> None:
+    folder = repo / ".memex"
+    folder.mkdir(exist_ok=True)
+    for n, field in enumerate(FIELDS[:-1], start=1):
+        (folder / f"01J{n:023d}.md").write_text(_text(f"01J{n:023d}", f"{field}: {TOKEN}"),
+                                               encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    cli = str(BIN / "git-memex")
+    for args in (("verify",), ("verify", "--json"), ("scan", "--staged"),
+                 ("scan", "--staged", "--json")):
+        proc = run_cli(cli, *args, cwd=repo)
+        shown = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode != 0, (args, shown)
+        _unseen(shown, [TOKEN])
+    assert shutil.which("git")
+
+
+def test_migrate_notes_and_a_surrogate_refusal_never_quote_a_secret() -> None:
+    from memex.core import frontmatter
+    from memex.workflows import migrate
+
+    notes: list[str] = []
+    migrate.convert({"id": ULID, "scope": "personal", "priority": TOKEN}, notes)
+    assert notes and any("priority" in n for n in notes)
+    for note in notes:
+        _unseen(note, [TOKEN])
+    text = f'---\nid: {ULID}\nscope: personal\ntitle: "\\ud800 {TOKEN}"\n---\n\nx\n'
+    with pytest.raises(InvalidMemory) as caught:
+        frontmatter.parse(text)
+    assert "surrogate" in str(caught.value)
+    _unseen(str(caught.value), [TOKEN])
+
+
+def test_the_mcp_argument_guard_never_quotes_a_secret() -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    from memex.adapters import mcp_server
+
+    guard = mcp_server.ArgumentGuard({"memory_add": {"text"}})
+    ctx = SimpleNamespace(method="tools/call",
+                          params={"name": "memory_add", "arguments": {TOKEN: "x"}})
+
+    async def call_next(ctx: object) -> object:
+        raise AssertionError("an unknown argument went through")
+
+    result = asyncio.run(guard(ctx, call_next))
+    shown = result.content[0].text
+    assert "takes no argument" in shown
+    _unseen(shown, [TOKEN])
