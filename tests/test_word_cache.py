@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,32 @@ def test_a_damaged_cache_is_repaired_in_place(tmp_path: Path) -> None:
     assert path.stat().st_ino == inode
     with contextlib.closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT count(*) FROM word_sets").fetchone()[0] == 2
+
+
+def test_the_caches_name_their_code_by_one_digest_of_its_source(tmp_path: Path) -> None:
+    """sources.of_sources is the one digest of modules' source (word cache, verdicts,
+    pair cache): BLAKE2b of a prefix and each module's file; None when one is unreadable
+    (a module without a file, or one that cannot be imported)."""
+    import hashlib
+    import types
+
+    from memex.storage import sources
+    from memex.workflows import conflicts
+
+    expected = hashlib.blake2b(digest_size=8)
+    expected.update(b"v1")
+    for module in (conflicts, pairs):
+        expected.update(Path(str(module.__file__)).read_bytes())
+    assert sources.of_sources((conflicts.__name__, pairs.__name__), "v1", size=8) == \
+        expected.hexdigest()
+    assert conflicts.cache_version() == sources.of_sources(
+        (conflicts.__name__, pairs.__name__), size=8)
+    assert sources.of_sources(["memex.no_such_module"]) is None
+    gone = types.ModuleType("memex_test_gone")
+    gone.__file__ = str(tmp_path / "gone.py")
+    sys.modules[gone.__name__] = gone
+    try:
+        assert sources.of_sources([pairs.__name__, gone.__name__]) is None
+    finally:
+        del sys.modules[gone.__name__]
+    assert word_cache.rules_version() is word_cache.rules_version()  # taken once

@@ -17,8 +17,6 @@ unreadable or busy cache is ignored and the words are split again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
 import operator
 import sys
 from array import array
@@ -26,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memex.storage.sources import of_sources
 from memex.workflows import pairs
 
 if TYPE_CHECKING:
@@ -41,20 +40,20 @@ _CODE = "I"  # word ids: 4 bytes each, native order (the cache never leaves this
 Progress = Callable[[int, int], None]
 
 
+_VERSION: list[str | None] = []  # taken once per process, at first use
+
+
 def rules_version() -> str | None:
     """A digest of the code that turns a file's bytes into its word set; None when a
-    source cannot be read (then nothing is kept)."""
+    source cannot be read (then nothing is kept). Taken once, at first use (after
+    those modules are imported, as conflicts' at import): a long-lived process upgraded
+    under it names its rows by the code that runs."""
     from memex import __version__
 
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{__version__} {sys.version} {array(_CODE).itemsize}".encode())
-    for name in _RULE_MODULES:
-        try:
-            source = getattr(importlib.import_module(name), "__file__", None)
-            digest.update(Path(str(source)).read_bytes())
-        except (OSError, ImportError):
-            return None
-    return digest.hexdigest()
+    if not _VERSION:
+        _VERSION.append(of_sources(
+            _RULE_MODULES, f"{__version__} {sys.version} {array(_CODE).itemsize}"))
+    return _VERSION[0]
 
 
 _LAYOUT = "2"  # the tables' layout: any other (or none) is dropped and made again
