@@ -213,9 +213,8 @@ def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words,
         conn.executemany("INSERT OR REPLACE INTO word_sets (hash, ids) VALUES (?, ?)", rows)
         if gone:
             conn.executemany("DELETE FROM word_sets WHERE hash = ?", ((h,) for h in gone))
-            used: set[int] = set()
-            for (blob,) in conn.execute("SELECT ids FROM word_sets"):
-                used.update(array(_CODE, blob))
+            used = set(array(_CODE, b"".join(
+                blob for (blob,) in conn.execute("SELECT ids FROM word_sets"))))
             conn.executemany("DELETE FROM vocab WHERE id = ?",
                              ((n,) for n in ids.values() if n not in used))
         conn.execute("COMMIT")
