@@ -5,7 +5,9 @@ only the files that changed, and finds exactly what a report with nothing kept f
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,7 +73,7 @@ def test_the_kept_sets_are_those_of_the_files_read(repo: Path) -> None:
     _cold_health(repo)
     ws = homes.workspace()
     with sqlite3.connect(ws.index_dir / word_cache.NAME) as conn:
-        vocab = [w for (w,) in conn.execute("SELECT word FROM vocab ORDER BY id")]
+        vocab = dict(conn.execute("SELECT id, word FROM vocab"))
         kept = [frozenset(vocab[n] for n in word_cache.array(word_cache._CODE, ids))
                 for (ids,) in conn.execute("SELECT ids FROM word_sets")]
     live = [f"{title}\n{body}" for title, body in
@@ -107,3 +109,140 @@ def test_shared_words_are_one_object_across_kept_and_made_sets(tmp_path: Path) -
     assert all(spelled.get(w, w) is w for t in texts for w in words[t])
     gammas = {id(w) for t in texts for w in words[t] if w == "gamma"}
     assert len(gammas) == 1
+
+
+def _traces(index_dir: Path, word: bytes) -> list[str]:
+    """The files of the word cache (with its journal or WAL) whose bytes hold WORD."""
+    return [path.name for path in sorted(index_dir.glob(word_cache.NAME + "*"))
+            if word in path.read_bytes()]
+
+
+def test_forget_hard_and_reindex_full_leave_no_trace_of_a_memory_s_words(
+        repo: Path) -> None:
+    index_dir = repo / ".git" / "memex"
+    for tag, text in TEXTS:
+        invoke_json("capture", "--tag", tag, text)
+    secret = invoke_json("capture", "--scope", "personal", "my zorbleflux9931 plans")
+    _cold_health(repo)
+    assert _traces(index_dir, b"zorbleflux9931") == [word_cache.NAME]
+    invoke_json("forget", "--hard", "--yes", secret["id"])
+    assert _traces(index_dir, b"zorbleflux9931") == []
+    _cold_health(repo)
+    assert _traces(index_dir, b"zorbleflux9931") == []
+    kept = invoke_json("capture", "--tag", "x", "the quuxplorp7781 of the build")
+    _cold_health(repo)
+    assert _traces(index_dir, b"quuxplorp7781") == [word_cache.NAME]
+    invoke_json("reindex", "--full")
+    assert _traces(index_dir, b"quuxplorp7781") == []
+    assert kept["id"]
+
+
+def test_a_gone_file_s_words_leave_the_cache(repo: Path) -> None:
+    """Rows of files no longer live are dropped, and with them every word no kept set
+    uses any more (health reads every live set, so the used words are known)."""
+    index_dir = repo / ".git" / "memex"
+    for tag, text in TEXTS:
+        invoke_json("capture", "--tag", tag, text)
+    gone = invoke_json("capture", "--tag", "x", "the frimbulator5521 runs nightly")
+    first = _cold_health(repo)
+    assert _traces(index_dir, b"frimbulator5521") == [word_cache.NAME]
+    Path(str(gone["path"])).unlink()
+    _cold_health(repo)
+    assert _traces(index_dir, b"frimbulator5521") == []
+    with sqlite3.connect(index_dir / word_cache.NAME) as conn:
+        vocab = {w for (w,) in conn.execute("SELECT word FROM vocab")}
+    assert "nightly" not in vocab and "runs" in vocab  # words of live sets stay
+    new = invoke_json("capture", "--tag", "x", "a brand new nightly word")
+    assert new["id"]
+    again = _cold_health(repo)
+    assert again["open_conflicts"] == first["open_conflicts"]
+    assert again == _nothing_kept(repo)  # new ids after dropped ones decode right
+
+
+def test_a_cache_started_over_while_read_is_not_paired_with_another_vocabulary(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another git-memex (other code) starts the cache over between the reads of the
+    vocabulary and of the sets: the reads are one transaction, so the sets decode
+    against the vocabulary they were made with."""
+    texts = ["alpha beta gamma", "delta epsilon zeta", "eta theta iota"]
+    hashes = ["h1", "h2", "h3"]
+    word_cache.read(tmp_path, texts, hashes)
+    real_version = word_cache.rules_version
+    share = pairs.Words.share
+    interleaved: list[bool] = []
+
+    def interleaving(self: pairs.Words, words: object) -> list[str]:
+        out = share(self, words)  # type: ignore[arg-type]
+        if not interleaved:
+            interleaved.append(True)
+            monkeypatch.setattr(word_cache, "rules_version", lambda: "other-version")
+            word_cache.read(tmp_path, texts[::-1], hashes[::-1])
+            monkeypatch.setattr(word_cache, "rules_version", real_version)
+        return out
+
+    monkeypatch.setattr(pairs.Words, "share", interleaving)
+    got = word_cache.read(tmp_path, texts, hashes)
+    assert interleaved
+    assert [got[t] for t in texts] == [pairs.word_set(t) for t in texts]
+
+
+def test_a_cache_of_another_layout_is_made_again(tmp_path: Path) -> None:
+    path = tmp_path / word_cache.NAME
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE word_sets (hash TEXT NOT NULL UNIQUE, ids BLOB NOT NULL, "
+                     "made_at INTEGER NOT NULL)")
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        conn.execute("INSERT INTO meta VALUES ('version', 'some-future-version')")
+        conn.commit()
+    texts = ["alpha beta gamma", "delta epsilon zeta"]
+    word_cache.read(tmp_path, texts, ["h1", "h2"])
+    word_cache.read(tmp_path, texts, ["h1", "h2"])
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM word_sets").fetchone()[0] == 2
+
+
+def test_a_damaged_cache_is_repaired_in_place(tmp_path: Path) -> None:
+    """Never deleted (another process may hold it open), as the index and the vectors;
+    no journal is left beside it."""
+    path = tmp_path / word_cache.NAME
+    path.write_bytes(b"not a database" * 100)
+    (tmp_path / (word_cache.NAME + "-journal")).write_bytes(b"stray" * 100)
+    inode = path.stat().st_ino
+    texts = ["alpha beta gamma", "delta epsilon zeta"]
+    word_cache.read(tmp_path, texts, ["h1", "h2"])
+    assert path.stat().st_ino == inode
+    journal = tmp_path / (word_cache.NAME + "-journal")
+    assert not journal.exists() or journal.stat().st_size == 0
+    word_cache.read(tmp_path, texts, ["h1", "h2"])  # made again, in the same file
+    assert path.stat().st_ino == inode
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM word_sets").fetchone()[0] == 2
+
+
+def test_the_caches_name_their_code_by_one_digest_of_its_source(tmp_path: Path) -> None:
+    """sources.of_sources is the one digest of modules' source (word cache, verdicts,
+    pair cache): BLAKE2b of a prefix and each module's file; None when one is unreadable
+    (a module without a file, or one that cannot be imported)."""
+    import hashlib
+    import types
+
+    from memex.storage import sources
+    from memex.workflows import conflicts
+
+    expected = hashlib.blake2b(digest_size=8)
+    expected.update(b"v1")
+    for module in (conflicts, pairs):
+        expected.update(Path(str(module.__file__)).read_bytes())
+    assert sources.of_sources((conflicts.__name__, pairs.__name__), "v1", size=8) == \
+        expected.hexdigest()
+    assert conflicts.cache_version() == sources.of_sources(
+        (conflicts.__name__, pairs.__name__), size=8)
+    assert sources.of_sources(["memex.no_such_module"]) is None
+    gone = types.ModuleType("memex_test_gone")
+    gone.__file__ = str(tmp_path / "gone.py")
+    sys.modules[gone.__name__] = gone
+    try:
+        assert sources.of_sources([pairs.__name__, gone.__name__]) is None
+    finally:
+        del sys.modules[gone.__name__]
+    assert word_cache.rules_version() is word_cache.rules_version()  # taken once

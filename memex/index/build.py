@@ -384,10 +384,11 @@ def _compact(conn: sqlite3.Connection) -> None:
 
 
 def cut_back(path: Path) -> None:
-    """Truncate an unreadable SQLite cache file and its WAL in place (an empty file is an
-    empty database); the inode stays, so every process's handle stays valid."""
+    """Truncate an unreadable SQLite cache file, its WAL and its rollback journal in place
+    (an empty file is an empty database); the inode stays, so every process's handle
+    stays valid."""
     iostep.step("index cut back", fails=False)
-    for suffix in ("", "-wal"):
+    for suffix in ("", "-wal", "-journal"):
         with contextlib.suppress(FileNotFoundError), open(f"{path}{suffix}", "r+b") as handle:
             handle.truncate(0)
 

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain
-from pathlib import Path
 
 from memex.core import gcpause, model
+from memex.storage.sources import of_sources
 from memex.workflows import pairs
 
 _SENTENCE_SPLIT = re.compile(r"[.;!?\n]+(?:\s|$)")
@@ -656,21 +655,9 @@ def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
 # still hold), so the next capture reads them; the pairs and verdicts are `against`'s.
 
 
-def _source_digest() -> str:
-    """A digest of this module's and pairs' source as they are when this module is
-    imported (the code that runs); "" when the source cannot be read."""
-    digest = hashlib.blake2b(digest_size=8)
-    for module in (__file__, pairs.__file__):
-        try:
-            digest.update(Path(module).read_bytes())
-        except (OSError, TypeError):  # pragma: no cover - no source beside the module
-            return ""
-    return digest.hexdigest()
-
-
 # Read once, at import: a long-lived process (the MCP server) whose files are upgraded
 # under it keeps running the old rules, so it must keep naming its rows by them.
-_SOURCE_DIGEST = _source_digest()
+_SOURCE_DIGEST = of_sources((__name__, pairs.__name__), size=8) or ""
 
 
 def cache_version() -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 from memex.storage import store
 from memex.storage.homes import Workspace
+from memex.workflows import word_cache
 
 CACHE_NAME = "hygiene-cache.json"
 VERSION = 3  # 3: near-duplicates by hygiene.is_candidate (a version-2 result may hold more)
@@ -60,6 +61,18 @@ class HygieneCache:
                 "pairs": self.pairs}
         with contextlib.suppress(OSError):
             store.write_atomic(self._path, json.dumps(data, ensure_ascii=False))
+
+
+def clear_side_caches(index_dir: Path) -> None:
+    """Empty every cache kept beside the index that holds what memories said (the paired
+    results here, each memory's word set in word_cache): after `forget --hard` and
+    `reindex --full` no trace of a deleted memory is left in them. The SQLite one is
+    cut back in place, never deleted (another process may hold it open)."""
+    from memex.index import build
+
+    with contextlib.suppress(OSError):
+        (index_dir / CACHE_NAME).unlink(missing_ok=True)
+        build.cut_back(index_dir / word_cache.NAME)
 
 
 def _read_cache(path: Path) -> dict[str, Any]:

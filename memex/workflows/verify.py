@@ -7,7 +7,6 @@ through `store.save` (so a hand-edited file keeps its comments and key order).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from memex.core import clock, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import homes, journalfile, settings, store, usage, writelock
 from memex.storage.homes import Workspace
+from memex.storage.sources import of_sources
 from memex.workflows.scan import SecretFinding
 
 RULES: dict[str, str] = {
@@ -152,19 +152,12 @@ def rules_version() -> str | None:
 
     from memex import __version__
 
-    digest = hashlib.blake2b(digest_size=16)
     try:
         yaml_version = importlib.metadata.version("ruamel.yaml")
     except importlib.metadata.PackageNotFoundError:
         yaml_version = "-"
-    digest.update(f"{__version__} {sys.version} {yaml_version}".encode())
-    for name in _RULE_MODULES:
-        source = getattr(sys.modules.get(name), "__file__", None)  # all imported above
-        try:
-            digest.update(Path(str(source)).read_bytes())
-        except OSError:
-            return None
-    return digest.hexdigest()
+    # every module named is imported above
+    return of_sources(_RULE_MODULES, f"{__version__} {sys.version} {yaml_version}")
 
 
 def _verdict(data: bytes) -> tuple[_Judged, tuple[model.Memory, frontmatter.Parsed] | None]:

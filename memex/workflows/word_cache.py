@@ -17,8 +17,6 @@ unreadable or busy cache is ignored and the words are split again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
 import operator
 import sys
 from array import array
@@ -26,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memex.storage.sources import of_sources
 from memex.workflows import pairs
 
 if TYPE_CHECKING:
@@ -41,20 +40,61 @@ _CODE = "I"  # word ids: 4 bytes each, native order (the cache never leaves this
 Progress = Callable[[int, int], None]
 
 
+_VERSION: list[str | None] = []  # taken once per process, at first use
+
+
 def rules_version() -> str | None:
     """A digest of the code that turns a file's bytes into its word set; None when a
-    source cannot be read (then nothing is kept)."""
+    source cannot be read (then nothing is kept). Taken once, at first use (after
+    those modules are imported, as conflicts' at import): a long-lived process upgraded
+    under it names its rows by the code that runs."""
     from memex import __version__
 
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{__version__} {sys.version} {array(_CODE).itemsize}".encode())
-    for name in _RULE_MODULES:
-        try:
-            source = getattr(importlib.import_module(name), "__file__", None)
-            digest.update(Path(str(source)).read_bytes())
-        except (OSError, ImportError):
-            return None
-    return digest.hexdigest()
+    if not _VERSION:
+        _VERSION.append(of_sources(
+            _RULE_MODULES, f"{__version__} {sys.version} {array(_CODE).itemsize}"))
+    return _VERSION[0]
+
+
+_LAYOUT = "2"  # the tables' layout: any other (or none) is dropped and made again
+_TABLES = ("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+           "CREATE TABLE vocab (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
+           "CREATE TABLE word_sets (hash TEXT NOT NULL UNIQUE, ids BLOB NOT NULL)")
+
+
+def _busy(exc: BaseException) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _layout(conn: sqlite3.Connection) -> str | None:
+    import sqlite3
+
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+    except sqlite3.OperationalError as exc:  # no such table (or column): not ours
+        if _busy(exc):
+            raise
+        return None
+    return None if row is None else str(row[0])
+
+
+def _make_tables(conn: sqlite3.Connection) -> None:
+    """Drop every table of another layout (or of none) and make this one's, in one
+    write transaction (another process may have made them meanwhile)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _layout(conn) != _LAYOUT:
+            for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                        "AND name NOT LIKE 'sqlite_%'").fetchall():
+                conn.execute(f'DROP TABLE "{name}"')
+            for statement in _TABLES:
+                conn.execute(statement)
+            conn.execute("INSERT INTO meta VALUES ('layout', ?)", (_LAYOUT,))
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.execute("ROLLBACK")
+        raise
 
 
 def _connect(index_dir: Path) -> sqlite3.Connection:
@@ -63,12 +103,34 @@ def _connect(index_dir: Path) -> sqlite3.Connection:
     index_dir.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(index_dir / NAME), timeout=0.5, isolation_level=None)
     conn.execute("PRAGMA synchronous = OFF")  # a cache, as the index: a crash loses nothing
-    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-    conn.execute("CREATE TABLE IF NOT EXISTS vocab (id INTEGER PRIMARY KEY, "
-                 "word TEXT NOT NULL UNIQUE)")
-    conn.execute("CREATE TABLE IF NOT EXISTS word_sets (hash TEXT NOT NULL UNIQUE, "
-                 "ids BLOB NOT NULL)")
+    conn.execute("PRAGMA secure_delete = ON")  # a dropped set's words leave the file's bytes
     return conn
+
+
+def _read_kept(conn: sqlite3.Connection, words: pairs.Words,
+               version: str) -> tuple[dict[int, str], dict[str, bytes]]:
+    """The vocabulary and the kept sets, read in one read transaction: a process that
+    starts the cache over meanwhile cannot pair sets with another vocabulary."""
+    conn.execute("BEGIN")
+    try:
+        layout = _layout(conn)
+        vocab: dict[int, str] = {}
+        kept: dict[str, bytes] = {}
+        if layout == _LAYOUT:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if row is not None and row[0] == version:
+                rows = conn.execute("SELECT id, word FROM vocab").fetchall()
+                vocab = dict(zip((n for n, _ in rows), words.share(w for _, w in rows),
+                                 strict=True))
+                kept = dict(conn.execute("SELECT hash, ids FROM word_sets"))
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.execute("ROLLBACK")
+        raise
+    if layout != _LAYOUT:
+        _make_tables(conn)
+    return vocab, kept
 
 
 def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
@@ -81,25 +143,23 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
     words = pairs.Words()
     version = rules_version()
     conn = None
-    vocab: list[str] = []
+    vocab: dict[int, str] = {}
     kept: dict[str, bytes] = {}
     if version is not None:
         try:
             conn = _connect(index_dir)
-            row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if row is not None and row[0] == version:
-                vocab = words.share(w for (w,) in conn.execute(
-                    "SELECT word FROM vocab ORDER BY id"))
-                kept = dict(conn.execute("SELECT hash, ids FROM word_sets"))
+            vocab, kept = _read_kept(conn, words, version)
         except (sqlite3.Error, OSError) as exc:
-            vocab, kept = [], {}
+            vocab, kept = {}, {}
             if conn is not None:
                 conn.close()
             conn = None
             if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
-                    exc, sqlite3.OperationalError):  # not a database: made again next time
+                    exc, sqlite3.OperationalError):  # not a database: repaired in place
+                from memex.index import build
+
                 with contextlib.suppress(OSError):
-                    (index_dir / NAME).unlink()
+                    build.cut_back(index_dir / NAME)
     made: dict[str, frozenset[str]] = {}
     spelled = vocab.__getitem__
     total = len(texts)
@@ -111,13 +171,13 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
             else:
                 try:
                     dict.__setitem__(words, text, frozenset(map(spelled, array(_CODE, ids))))
-                except (IndexError, ValueError):  # a damaged row: split the text again
+                except (KeyError, ValueError):  # a damaged row: split the text again
                     made[content_hash] = words[text]
         if progress is not None and (done % 256 == 0 or done == total):
             progress(done, total)
     if conn is not None:
         with contextlib.closing(conn):
-            _keep(conn, version, words, len(vocab), made, kept.keys() - set(hashes))
+            _keep(conn, version, words, made, kept.keys() - set(hashes))
     return words
 
 
@@ -127,11 +187,11 @@ def _encode(found: frozenset[str], ids: dict[str, int]) -> bytes:
     return array(_CODE, map(ids.__getitem__, found)).tobytes()
 
 
-def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words, known: int,
+def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words,
           made: dict[str, frozenset[str]], gone: set[str]) -> None:
     """Store the sets made (numbering their new words: those of `words` not numbered
-    yet) and drop the rows of files no longer read; the words numbered before (`known`
-    of them) are those read."""
+    yet) and drop the rows of files no longer read with every word no kept set uses
+    any more (a deleted memory's words leave the file), in one write transaction."""
     import sqlite3
 
     if not made and not gone:
@@ -144,16 +204,20 @@ def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words, kno
             conn.execute("DELETE FROM vocab")
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (version,))
         ids = {w: n for n, w in conn.execute("SELECT id, word FROM vocab")}
-        if len(ids) < known:  # emptied meanwhile: what was read is gone too
-            gone = set()
-        new = [(len(ids) + n, word) for n, word in enumerate(
+        first = max(ids.values(), default=-1) + 1  # ids of dropped words are not reused
+        new = [(first + n, word) for n, word in enumerate(
             word for word in words.spelled() if word not in ids)]
         ids.update((word, n) for n, word in new)  # every word of every set made
         rows = [(content_hash, _encode(found, ids)) for content_hash, found in made.items()]
         conn.executemany("INSERT INTO vocab (id, word) VALUES (?, ?)", new)
         conn.executemany("INSERT OR REPLACE INTO word_sets (hash, ids) VALUES (?, ?)", rows)
-        conn.executemany("DELETE FROM word_sets WHERE hash = ?", ((h,) for h in gone))
+        if gone:
+            conn.executemany("DELETE FROM word_sets WHERE hash = ?", ((h,) for h in gone))
+            used = set(array(_CODE, b"".join(
+                blob for (blob,) in conn.execute("SELECT ids FROM word_sets"))))
+            conn.executemany("DELETE FROM vocab WHERE id = ?",
+                             ((n,) for n in ids.values() if n not in used))
         conn.execute("COMMIT")
-    except sqlite3.Error:
+    except (sqlite3.Error, ValueError):  # busy, or a damaged row: kept as it is
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")

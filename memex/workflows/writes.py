@@ -16,7 +16,7 @@ from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
-from memex.workflows import team
+from memex.workflows import hygiene_cache, team
 
 if TYPE_CHECKING:
     from memex.index import views
@@ -581,4 +581,5 @@ def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
     loaded = store.find(ws, id_or_prefix)
     store.delete(loaded)
     usage.record_in(ws, usage.Op.DELETE, [loaded.id])
+    hygiene_cache.clear_side_caches(ws.index_dir)
     return loaded

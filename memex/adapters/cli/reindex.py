@@ -47,6 +47,10 @@ def cli(full: bool, quiet: bool, as_json: bool) -> None:
 
     try:
         report = index.refresh(ws, full=full, progress=progress)
+        if full:
+            from memex.workflows import hygiene_cache
+
+            hygiene_cache.clear_side_caches(ws.index_dir)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
