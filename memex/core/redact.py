@@ -615,8 +615,6 @@ def _valid_assignment(value: str, password: bool = False, literal: bool = False,
     if not (digit or special):
         return prose and (_SECRET_IN_WORD.search(value) is not None or
                           bare_secrets.anomalies(value) >= _MIN_WORD_ANOMALIES)
-    if prose and not value.isascii() and _foreign_random(value):
-        return True  # letters of another alphabet count as symbols below: one class only
     if classes < 2:
         return False
     return entropy(value) >= (_MIN_LITERAL_ENTROPY if literal else _MIN_ASSIGN_ENTROPY)
@@ -977,33 +975,7 @@ def _option_password(value: str) -> bool:
         return True
     # letters only: judged piece by piece (words joined by _ . -, or around a letter of
     # another alphabet: votre_mot_de_passe, contraseña), random pieces as a whole value is
-    return _letter_anomalies(value) >= _MIN_WORD_ANOMALIES or _foreign_random(value)
-
-
-def _foreign_random(value: str) -> bool:
-    """Does ``value`` hold random letters of another alphabet (Cyrillic, Greek ...), which
-    the English letter pairs of the anomalies cannot judge?  A piece of letters holding a
-    non-ASCII one, of 8 or more, whose case changes inside it 3 times or more and at least
-    once per 3.5 letters: a word of any script is lower, Capitalized or upper case, and
-    CamelCase joins words and abbreviations of 4 letters or more (РозмФайлРозмПам), while
-    random letters of both cases change case every two or three letters."""
-    for piece in _LETTER_PIECE.findall(value):
-        if len(piece) < _MIN_ASSIGN_LEN or piece.isascii():
-            continue
-        changes = 0
-        for i in range(1, len(piece)):
-            if piece[i].isupper():
-                changes += piece[i - 1].islower()  # pRi
-            elif piece[i].islower() and i >= 2 and piece[i - 1].isupper() \
-                    and piece[i - 2].isupper():
-                changes += 1  # ДЛв: an upper-case run ends inside the piece
-        if changes >= _MIN_CASE_CHANGES and (changes + 1) * 7 >= 2 * len(piece):
-            return True
-    return False
-
-
-_LETTER_PIECE = re.compile(r"[^\W\d_]+")  # letters of any script
-_MIN_CASE_CHANGES = 3
+    return _letter_anomalies(value) >= _MIN_WORD_ANOMALIES
 
 
 def _letter_anomalies(value: str) -> int:
