@@ -7,6 +7,7 @@ operations), resolve, verify and the pre-commit scan."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -244,3 +245,51 @@ def test_the_mcp_argument_guard_never_quotes_a_secret() -> None:
     shown = result.content[0].text
     assert "takes no argument" in shown
     _unseen(shown, [TOKEN])
+
+
+def test_an_id_or_its_prefix_is_quoted_as_typed(repo: Path, memex_home: Path) -> None:
+    """A value of a memory id's shape (Crockford base32, any case, up to 26 characters) is
+    quoted as typed, not masked: a prefix of 12-25 characters or a lower-case id read as
+    random to the bare detector (`no memory matches '01M8xxxxxxxxxxxx'`)."""
+    from memex.core.errors import NotFound
+    from memex.storage import store
+    from memex.workflows import resolve
+
+    ws = homes.workspace()
+    agent.add(ws, "a plain note")
+    typed = ["01M8W3Q1JMA4ZZZZ", "01m8w3q1jma49mv4askd0abrzz", "01M8W3Q1JMA49MV4ASKD0ABRZ",
+             "01m8w3q1jma4"]
+    for text in typed:
+        for call in (lambda t=text: store.find(ws, t), lambda t=text: store.find_many(ws, [t]),
+                     lambda t=text: agent.get(ws, t),
+                     lambda t=text: resolve.settle(ws, t, both=True)):
+            with pytest.raises(NotFound) as caught:
+                call()
+            assert repr(text) in str(caught.value), str(caught.value)
+    cli = str(BIN / "git-memex")
+    proc = run_cli(cli, "show", "01M8W3Q1JMA4ZZZZ", cwd=repo)
+    assert "'01M8W3Q1JMA4ZZZZ'" in proc.stderr.decode(), proc.stderr.decode()
+    for call in (lambda: store.find(ws, TOKEN), lambda: agent.get(ws, TOKEN)):
+        with pytest.raises(MemexError) as caught:
+            call()
+        _unseen(str(caught.value), [TOKEN])
+
+
+def test_an_import_entry_digest_is_shown_whole_and_other_values_masked(
+        repo: Path, tmp_path: Path) -> None:
+    good = _text("01J" + "9" * 23, "type: fact")
+    wrong = hashlib.sha256(b"another text").hexdigest()  # random to the bare detector
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join([
+        json.dumps({"format": "git-memex-export", "version": 1}),
+        json.dumps({"home": "personal", "name": f"01J{'9' * 23}.md", "text": good,
+                    "sha256": wrong}),
+        json.dumps({"home": "personal", "name": f"01J{'8' * 23}.md",
+                    "text": good.replace("9" * 23, "8" * 23), "sha256": TOKEN})]) + "\n",
+        encoding="utf-8")
+    proc = run_cli(str(BIN / "git-memex"), "import", str(archive), "--json", cwd=repo,
+                   env={"GIT_MEMEX_HOME": str(tmp_path / "home")})
+    reasons = [r["reason"] for r in json.loads(proc.stdout)["rejected"]]
+    assert any(f"sha256 '{wrong}' does not match" in r for r in reasons), reasons
+    assert any("sha256 'ghp_xxxx" in r for r in reasons), reasons
+    _unseen(json.dumps(reasons), [TOKEN], scan=False)
