@@ -293,3 +293,27 @@ def test_an_import_entry_digest_is_shown_whole_and_other_values_masked(
     assert any(f"sha256 '{wrong}' does not match" in r for r in reasons), reasons
     assert any("sha256 'ghp_xxxx" in r for r in reasons), reasons
     _unseen(json.dumps(reasons), [TOKEN], scan=False)
+
+
+def test_click_refusals_and_an_unknown_step_never_quote_a_secret(repo: Path,
+                                                                  memex_home: Path) -> None:
+    """Click's own refusals (a bad choice, an extra argument, a bad number) print the
+    value: the CLI masks the message where it prints them (one masking step)."""
+    cli = str(BIN / "git-memex")
+    tries = [("status", ULID, TOKEN), ("link", ULID, ULID, TOKEN), ("search", "x", "--type", TOKEN),
+             ("search", "x", "--scope", TOKEN), ("search", "x", "--limit", TOKEN),
+             ("list", "--scope", TOKEN), ("init", "--client", TOKEN), ("completion", TOKEN),
+             ("show", ULID, TOKEN), (TOKEN,)]
+    for args in tries:
+        proc = run_cli(cli, *args, cwd=repo)
+        shown = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode == 2, (args, shown)
+        _unseen(shown, [TOKEN])
+    proc = run_cli(str(BIN / "git-memex-list"), "--scope", TOKEN, cwd=repo)
+    assert proc.returncode == 2
+    _unseen(proc.stderr.decode(), [TOKEN])
+    # an id and an ordinary typo stay readable
+    proc = run_cli(cli, "status", ULID, "extra", cwd=repo)
+    assert "extra" in proc.stderr.decode()
+    proc = run_cli(cli, "list", "--scope", "projct", cwd=repo)
+    assert "projct" in proc.stderr.decode()
