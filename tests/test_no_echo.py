@@ -317,3 +317,22 @@ def test_click_refusals_and_an_unknown_step_never_quote_a_secret(repo: Path,
     assert "extra" in proc.stderr.decode()
     proc = run_cli(cli, "list", "--scope", "projct", cwd=repo)
     assert "projct" in proc.stderr.decode()
+
+
+def test_a_bad_setting_and_the_hook_log_never_quote_a_secret(repo: Path, memex_home: Path
+                                                              ) -> None:
+    from memex.storage import hooklog
+
+    subprocess.run(["git", "config", "memex.nudgeItems", TOKEN], cwd=repo, check=True)
+    with pytest.raises(homes.SettingError) as caught:
+        homes.workspace().int_setting("memex.nudgeItems")
+    assert "nudgeItems = 'ghp_xxxx" in str(caught.value), str(caught.value)
+    _unseen(str(caught.value), [TOKEN])
+    from memex.storage import settings
+
+    assert "= '12x'" in settings.bad_value_message("memex.nudgeItems", "12x", "a number", None)
+    log = memex_home / "hooklog-test"
+    hooklog.record(log, "post-commit", f"failed on {TOKEN} in 01J0000000000000000000000A")
+    written = hooklog.log_path(log).read_text(encoding="utf-8")
+    assert "01J0000000000000000000000A" in written
+    _unseen(written, [TOKEN])
