@@ -336,3 +336,22 @@ def test_a_bad_setting_and_the_hook_log_never_quote_a_secret(repo: Path, memex_h
     written = hooklog.log_path(log).read_text(encoding="utf-8")
     assert "01J0000000000000000000000A" in written
     _unseen(written, [TOKEN])
+
+
+def test_mcp_argument_type_errors_never_quote_a_secret(tmp_path: Path) -> None:
+    """The SDK's argument validation (pydantic) quotes the value (`input_value='ghp_...'`):
+    the server masks the error text it returns."""
+    from tests.helpers.mcp_helpers import Server, make_env, make_repo
+
+    env = make_env(tmp_path)
+    repo = make_repo(tmp_path / "repo", env)
+    tries = [("memory_search", {"query": "x", "limit": TOKEN}),
+             ("memory_list", {"offset": TOKEN}),
+             ("memory_add", {"text": "a note", "private": TOKEN}),
+             ("memory_add", {"text": "a note", "tags": TOKEN}),
+             ("memory_add", {"text": "a note", "paths": TOKEN})]
+    with Server(repo, env) as server:
+        for tool, args in tries:
+            shown = server.error(tool, args)
+            _unseen(shown, [TOKEN])
+        assert "offset" in server.error("memory_list", {"offset": "12x"})
