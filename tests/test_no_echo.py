@@ -355,3 +355,21 @@ def test_mcp_argument_type_errors_never_quote_a_secret(tmp_path: Path) -> None:
             shown = server.error(tool, args)
             _unseen(shown, [TOKEN])
         assert "offset" in server.error("memory_list", {"offset": "12x"})
+
+
+def test_diff_pull_and_rekey_refusals_never_quote_a_secret(repo: Path, memex_home: Path
+                                                           ) -> None:
+    cli = str(BIN / "git-memex")
+    for args in (("diff", TOKEN), ("review", TOKEN), ("pull", TOKEN)):
+        proc = run_cli(cli, *args, cwd=repo)
+        shown = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode != 0, (args, shown)
+        _unseen(shown, [TOKEN])
+    from memex.workflows import memdiff, rekey
+
+    with pytest.raises(MemexError) as caught:
+        rekey.parse_id(TOKEN)
+    _unseen(str(caught.value), [TOKEN])
+    with pytest.raises(MemexError) as caught:
+        memdiff.commit_of(repo, "HEAD~9")
+    assert "'HEAD~9'" in str(caught.value)
