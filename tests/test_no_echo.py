@@ -7,6 +7,7 @@ operations), resolve, verify and the pre-commit scan."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -244,3 +245,131 @@ def test_the_mcp_argument_guard_never_quotes_a_secret() -> None:
     shown = result.content[0].text
     assert "takes no argument" in shown
     _unseen(shown, [TOKEN])
+
+
+def test_an_id_or_its_prefix_is_quoted_as_typed(repo: Path, memex_home: Path) -> None:
+    """A value of a memory id's shape (Crockford base32, any case, up to 26 characters) is
+    quoted as typed, not masked: a prefix of 12-25 characters or a lower-case id read as
+    random to the bare detector (`no memory matches '01M8xxxxxxxxxxxx'`)."""
+    from memex.core.errors import NotFound
+    from memex.storage import store
+    from memex.workflows import resolve
+
+    ws = homes.workspace()
+    agent.add(ws, "a plain note")
+    typed = ["01M8W3Q1JMA4ZZZZ", "01m8w3q1jma49mv4askd0abrzz", "01M8W3Q1JMA49MV4ASKD0ABRZ",
+             "01m8w3q1jma4"]
+    for text in typed:
+        for call in (lambda t=text: store.find(ws, t), lambda t=text: store.find_many(ws, [t]),
+                     lambda t=text: agent.get(ws, t),
+                     lambda t=text: resolve.settle(ws, t, both=True)):
+            with pytest.raises(NotFound) as caught:
+                call()
+            assert repr(text) in str(caught.value), str(caught.value)
+    cli = str(BIN / "git-memex")
+    proc = run_cli(cli, "show", "01M8W3Q1JMA4ZZZZ", cwd=repo)
+    assert "'01M8W3Q1JMA4ZZZZ'" in proc.stderr.decode(), proc.stderr.decode()
+    for call in (lambda: store.find(ws, TOKEN), lambda: agent.get(ws, TOKEN)):
+        with pytest.raises(MemexError) as caught:
+            call()
+        _unseen(str(caught.value), [TOKEN])
+
+
+def test_an_import_entry_digest_is_shown_whole_and_other_values_masked(
+        repo: Path, tmp_path: Path) -> None:
+    good = _text("01J" + "9" * 23, "type: fact")
+    wrong = hashlib.sha256(b"another text").hexdigest()  # random to the bare detector
+    archive = tmp_path / "in.jsonl"
+    archive.write_text("\n".join([
+        json.dumps({"format": "git-memex-export", "version": 1}),
+        json.dumps({"home": "personal", "name": f"01J{'9' * 23}.md", "text": good,
+                    "sha256": wrong}),
+        json.dumps({"home": "personal", "name": f"01J{'8' * 23}.md",
+                    "text": good.replace("9" * 23, "8" * 23), "sha256": TOKEN})]) + "\n",
+        encoding="utf-8")
+    proc = run_cli(str(BIN / "git-memex"), "import", str(archive), "--json", cwd=repo,
+                   env={"GIT_MEMEX_HOME": str(tmp_path / "home")})
+    reasons = [r["reason"] for r in json.loads(proc.stdout)["rejected"]]
+    assert any(f"sha256 '{wrong}' does not match" in r for r in reasons), reasons
+    assert any("sha256 'ghp_xxxx" in r for r in reasons), reasons
+    _unseen(json.dumps(reasons), [TOKEN], scan=False)
+
+
+def test_click_refusals_and_an_unknown_step_never_quote_a_secret(repo: Path,
+                                                                  memex_home: Path) -> None:
+    """Click's own refusals (a bad choice, an extra argument, a bad number) print the
+    value: the CLI masks the message where it prints them (one masking step)."""
+    cli = str(BIN / "git-memex")
+    tries = [("status", ULID, TOKEN), ("link", ULID, ULID, TOKEN), ("search", "x", "--type", TOKEN),
+             ("search", "x", "--scope", TOKEN), ("search", "x", "--limit", TOKEN),
+             ("list", "--scope", TOKEN), ("init", "--client", TOKEN), ("completion", TOKEN),
+             ("show", ULID, TOKEN), (TOKEN,)]
+    for args in tries:
+        proc = run_cli(cli, *args, cwd=repo)
+        shown = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode == 2, (args, shown)
+        _unseen(shown, [TOKEN])
+    proc = run_cli(str(BIN / "git-memex-list"), "--scope", TOKEN, cwd=repo)
+    assert proc.returncode == 2
+    _unseen(proc.stderr.decode(), [TOKEN])
+    # an id and an ordinary typo stay readable
+    proc = run_cli(cli, "status", ULID, "extra", cwd=repo)
+    assert "extra" in proc.stderr.decode()
+    proc = run_cli(cli, "list", "--scope", "projct", cwd=repo)
+    assert "projct" in proc.stderr.decode()
+
+
+def test_a_bad_setting_and_the_hook_log_never_quote_a_secret(repo: Path, memex_home: Path
+                                                              ) -> None:
+    from memex.storage import hooklog
+
+    subprocess.run(["git", "config", "memex.nudgeItems", TOKEN], cwd=repo, check=True)
+    with pytest.raises(homes.SettingError) as caught:
+        homes.workspace().int_setting("memex.nudgeItems")
+    assert "nudgeItems = 'ghp_xxxx" in str(caught.value), str(caught.value)
+    _unseen(str(caught.value), [TOKEN])
+    from memex.storage import settings
+
+    assert "= '12x'" in settings.bad_value_message("memex.nudgeItems", "12x", "a number", None)
+    log = memex_home / "hooklog-test"
+    hooklog.record(log, "post-commit", f"failed on {TOKEN} in 01J0000000000000000000000A")
+    written = hooklog.log_path(log).read_text(encoding="utf-8")
+    assert "01J0000000000000000000000A" in written
+    _unseen(written, [TOKEN])
+
+
+def test_mcp_argument_type_errors_never_quote_a_secret(tmp_path: Path) -> None:
+    """The SDK's argument validation (pydantic) quotes the value (`input_value='ghp_...'`):
+    the server masks the error text it returns."""
+    from tests.helpers.mcp_helpers import Server, make_env, make_repo
+
+    env = make_env(tmp_path)
+    repo = make_repo(tmp_path / "repo", env)
+    tries = [("memory_search", {"query": "x", "limit": TOKEN}),
+             ("memory_list", {"offset": TOKEN}),
+             ("memory_add", {"text": "a note", "private": TOKEN}),
+             ("memory_add", {"text": "a note", "tags": TOKEN}),
+             ("memory_add", {"text": "a note", "paths": TOKEN})]
+    with Server(repo, env) as server:
+        for tool, args in tries:
+            shown = server.error(tool, args)
+            _unseen(shown, [TOKEN])
+        assert "offset" in server.error("memory_list", {"offset": "12x"})
+
+
+def test_diff_pull_and_rekey_refusals_never_quote_a_secret(repo: Path, memex_home: Path
+                                                           ) -> None:
+    cli = str(BIN / "git-memex")
+    for args in (("diff", TOKEN), ("review", TOKEN), ("pull", TOKEN)):
+        proc = run_cli(cli, *args, cwd=repo)
+        shown = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode != 0, (args, shown)
+        _unseen(shown, [TOKEN])
+    from memex.workflows import memdiff, rekey
+
+    with pytest.raises(MemexError) as caught:
+        rekey.parse_id(TOKEN)
+    _unseen(str(caught.value), [TOKEN])
+    with pytest.raises(MemexError) as caught:
+        memdiff.commit_of(repo, "HEAD~9")
+    assert "'HEAD~9'" in str(caught.value)

@@ -198,7 +198,17 @@ class ArgumentGuard:
                     if key not in allowed:
                         return _fail(f"{name} takes no argument {redact.quoted(key)}; it takes: "
                                      + ", ".join(sorted(allowed)))
-        return await call_next(ctx)
+        return _masked(await call_next(ctx))
+
+
+def _masked(result: Any) -> Any:
+    """An error result's text masked as a write would store it: the SDK's argument
+    validation quotes the value given (`input_value='ghp_...'`)."""
+    if isinstance(result, dict) and result.get("isError"):  # the runner's serialised result
+        for item in result.get("content") or ():
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                item["text"] = redact.redact(item["text"]).text
+    return result
 
 
 def build(ws: Workspace) -> MCPServer[Any]:

@@ -615,8 +615,6 @@ def _valid_assignment(value: str, password: bool = False, literal: bool = False,
     if not (digit or special):
         return prose and (_SECRET_IN_WORD.search(value) is not None or
                           bare_secrets.anomalies(value) >= _MIN_WORD_ANOMALIES)
-    if prose and not value.isascii() and _foreign_random(value):
-        return True  # letters of another alphabet count as symbols below: one class only
     if classes < 2:
         return False
     return entropy(value) >= (_MIN_LITERAL_ENTROPY if literal else _MIN_ASSIGN_ENTROPY)
@@ -782,37 +780,23 @@ _HEADER_WORD = re.compile(r"token|key|secret|pass|auth|bearer|jwt|access|here|va
 
 def _header_letters(text: str, value: str, end: int) -> bool:
     """Is ``value`` (letters only, ending at ``end``) a header's token of random letters?
-    Fewer vowels than a third, or (one case) an uncommon letter pair per 3.3 letters;
-    one case only: 20 letters at least; both cases: as many case changes as random letters
-    show (a part per 3 letters at least), not a CamelCase name of words
-    (``INSnoozeTasksIntentHandling``, ``wysokosciPodkreslania``)."""
-    one_case = value.islower() or value.isupper()
-    if one_case:
+    Fewer vowels than a third; one case only: 20 letters at least; both cases: as many
+    case changes as random letters show (a part per 3 letters at least), not a CamelCase
+    name of words (``INSnoozeTasksIntentHandling``, ``wysokosciPodkreslania``)."""
+    if value.islower() or value.isupper():
         if len(value) < _MIN_HEADER_ONE_CASE:
             return False
     elif len(bare_secrets.PARTS.findall(value)) * _HEADER_PART_LETTERS < len(value):
         return False
-    if not (value.isalpha() and value.isascii() and len(value) >= _MIN_HEADER_LETTERS and
-            text[end : end + 1] not in ("(", "[", ".") and
-            _HEADER_WORD.search(value) is None and _PLACEHOLDER_WORDS.search(value) is None
-            and _ALPHABET_RUN.search(value.lower()) is None and
-            not bare_secrets.placeholder_run(value) and
-            entropy(value) >= _MIN_ASSIGN_ENTROPY):
-        return False
-    found = bare_secrets.anomalies(value)
-    if found < _MIN_HEADER_ANOMALIES:
-        return False
     vowels = sum(c in _VOWELS for c in value)
-    return vowels * _HEADER_VOWEL_SHARE < len(value) or (  # upper case counted as lower
-        one_case and bare_secrets.anomalies(value.lower()) * _HEADER_PAIR_SHARE
-        >= len(value) * 3)
-
-
-# Random letters of one case with a third or more vowels (one token in six) still hold an
-# uncommon letter pair (bare_secrets.anomalies) per 3.3 letters or more (95% of them); words
-# and packed names of one case hold one per 4 at most (0.24 per letter in the broad corpus's
-# 240 such runs of 20+ letters, fillers aside)
-_HEADER_PAIR_SHARE = 10
+    return value.isalpha() and value.isascii() and len(value) >= _MIN_HEADER_LETTERS and \
+        vowels * _HEADER_VOWEL_SHARE < len(value) and \
+        text[end : end + 1] not in ("(", "[", ".") and \
+        _HEADER_WORD.search(value) is None and _PLACEHOLDER_WORDS.search(value) is None and \
+        _ALPHABET_RUN.search(value.lower()) is None and \
+        not bare_secrets.placeholder_run(value) and \
+        entropy(value) >= _MIN_ASSIGN_ENTROPY and \
+        bare_secrets.anomalies(value) >= _MIN_HEADER_ANOMALIES
 _CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
 _KEY_HEADER_NAMES = ("api-key", "private-token", "auth-token", "access-token")  # _KEY_HEADER's
@@ -991,33 +975,7 @@ def _option_password(value: str) -> bool:
         return True
     # letters only: judged piece by piece (words joined by _ . -, or around a letter of
     # another alphabet: votre_mot_de_passe, contraseña), random pieces as a whole value is
-    return _letter_anomalies(value) >= _MIN_WORD_ANOMALIES or _foreign_random(value)
-
-
-def _foreign_random(value: str) -> bool:
-    """Does ``value`` hold random letters of another alphabet (Cyrillic, Greek ...), which
-    the English letter pairs of the anomalies cannot judge?  A piece of letters holding a
-    non-ASCII one, of 8 or more, whose case changes inside it 3 times or more and at least
-    once per 3.5 letters: a word of any script is lower, Capitalized or upper case, and
-    CamelCase joins words and abbreviations of 4 letters or more (РозмФайлРозмПам), while
-    random letters of both cases change case every two or three letters."""
-    for piece in _LETTER_PIECE.findall(value):
-        if len(piece) < _MIN_ASSIGN_LEN or piece.isascii():
-            continue
-        changes = 0
-        for i in range(1, len(piece)):
-            if piece[i].isupper():
-                changes += piece[i - 1].islower()  # pRi
-            elif piece[i].islower() and i >= 2 and piece[i - 1].isupper() \
-                    and piece[i - 2].isupper():
-                changes += 1  # ДЛв: an upper-case run ends inside the piece
-        if changes >= _MIN_CASE_CHANGES and (changes + 1) * 7 >= 2 * len(piece):
-            return True
-    return False
-
-
-_LETTER_PIECE = re.compile(r"[^\W\d_]+")  # letters of any script
-_MIN_CASE_CHANGES = 3
+    return _letter_anomalies(value) >= _MIN_WORD_ANOMALIES
 
 
 def _letter_anomalies(value: str) -> int:

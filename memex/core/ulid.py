@@ -14,6 +14,7 @@ from memex.core import lazyre
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ULID_RE = lazyre.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+PREFIX_RE = lazyre.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")  # an id or its start, upper-cased
 _lock = threading.Lock()
 _last: list[int] = [0, 0]
 
@@ -41,3 +42,19 @@ def new_ulid() -> str:
 
 def is_ulid(text: str) -> bool:
     return bool(ULID_RE.match(text))
+
+
+def is_id_prefix(text: str) -> bool:
+    """Has TEXT (any case, spaces around) the shape of a memory id or its start?"""
+    return bool(PREFIX_RE.match(text.strip().upper()))
+
+
+def quoted_id(value: object) -> str:
+    """VALUE as a message quotes an id the user gave: as typed when it has an id's shape
+    (the bare detector reads a long prefix or a lower-case id as random), else masked as
+    a write would store it (redact.quoted)."""
+    if isinstance(value, str) and is_id_prefix(value):
+        return repr(value)
+    from memex.core import redact  # only for a refusal: its patterns compile for writes
+
+    return redact.quoted(value)

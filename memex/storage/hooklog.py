@@ -26,7 +26,12 @@ def log_path(home: Path) -> Path:
 
 
 def record(home: Path, hook: str, message: str) -> None:
-    """Append one failure; any error writing it is swallowed (hooks never block)."""
+    """Append one failure; any error writing it is swallowed (hooks never block). The
+    message is masked as a write would store it (the last guard: an error that quoted a
+    value raw leaves no secret in the log), and cut only after masking."""
+    from memex.core import redact  # only for a failure: its patterns compile for writes
+
+    message = redact.redact(message).text
     line = json.dumps({"at": clock.now_str(), "hook": hook, "error": message[:2000]},
                       ensure_ascii=False) + "\n"
     path = log_path(home)

@@ -187,5 +187,7 @@ _PARSERS: dict[str, Callable[[Setting, str], Any]] = {
 
 
 def bad_value_message(setting_name: str, value: str, expected: str, origin: str | None) -> str:
+    from memex.core import redact  # only for a refusal: its patterns compile for writes
+
     where = f" (set in {origin})" if origin else ""
-    return f"{setting_name} = {value!r}{where} is not {expected}"
+    return f"{setting_name} = {redact.quoted(value)}{where} is not {expected}"

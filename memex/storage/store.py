@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from memex.core import lazyre, model
+from memex.core import model, ulid
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
 from memex.storage import iostep, journalfile
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # the parser is loaded where a file is read or written, not b
 HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
                  "org-outbox": "org"}
-_PREFIX_RE = lazyre.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 _IGNORED_NAMES = frozenset({"readme.md", "index.md", "changelog.md"})
 _LONGEST_IGNORED = max(map(len, _IGNORED_NAMES))
 LEGACY_REASON = "v1 file: run git memex migrate"
@@ -349,7 +348,7 @@ def _quoted(value: object) -> str:
 def normalise_id(text: str) -> str:
     """A user-typed id or prefix, upper-cased; anything else is a usage error."""
     candidate = text.strip().upper()
-    if not _PREFIX_RE.match(candidate):
+    if not ulid.is_id_prefix(candidate):
         raise UsageError(f"not a memory id: {_quoted(text)} (ids are ULIDs like 01JD8X3K...)")
     return candidate
 
@@ -378,7 +377,7 @@ def find(ws: Workspace, id_or_prefix: str, scopes: Iterable[str] | None = None) 
                     and not unsettled(home, entry.path):
                 matches[stem] = (home, Path(entry.path))
     if not matches:
-        raise NotFound(f"no memory matches {_quoted(id_or_prefix)}")
+        raise NotFound(f"no memory matches {ulid.quoted_id(id_or_prefix)}")
     if len(matches) > 1:
         raise Ambiguous(id_or_prefix, sorted(matches))
     home, path = next(iter(matches.values()))
@@ -402,7 +401,7 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
         exact = prefix in names  # a whole id: no need to compare prefixes
         matches = [prefix] if exact else sorted(n for n in names if n.startswith(prefix))
         if not matches:
-            raise NotFound(f"no memory matches {_quoted(text)}")
+            raise NotFound(f"no memory matches {ulid.quoted_id(text)}")
         if len(matches) > 1:
             raise Ambiguous(text, matches)
         home, path = names[matches[0]]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memex.core import clock, model, redact
+from memex.core import clock, model, ulid
 from memex.core.errors import MemexError, NotFound, UsageError
 from memex.search import engine as search
 from memex.storage import store
@@ -119,7 +119,7 @@ def _find(ws: Workspace, memory_id: str) -> store.Loaded:
         loaded = store.find(ws, memory_id, allowed_scopes(ws))
     except NotFound:
         hint = "" if context.personal_for_agents(ws) else " (personal memories are hidden)"
-        raise NotFound(f"no memory matches {redact.quoted(memory_id)}{hint}; "
+        raise NotFound(f"no memory matches {ulid.quoted_id(memory_id)}{hint}; "
                        "memory_search finds ids") from None
     return loaded
 

@@ -129,7 +129,9 @@ class MemoryDiff:
 def commit_of(top: Path, rev: str) -> str:
     found = gitio.rev_parse(top, f"{rev}^{{commit}}")
     if found is None:
-        raise UsageError(f"not a commit here: {rev!r}")
+        from memex.core import redact  # only for a refusal
+
+        raise UsageError(f"not a commit here: {redact.quoted(rev)}")
     return found
 
 

@@ -396,7 +396,10 @@ def _check_sha256(entry: Entry) -> None:
         return  # hand-made archives may leave it out
     actual = hashlib.sha256(entry.text.encode("utf-8")).hexdigest()
     if not isinstance(entry.sha256, str) or entry.sha256.lower() != actual:
-        raise MemexError(f"sha256 {redact.quoted(entry.sha256)} does not match the entry's text "
+        digest = isinstance(entry.sha256, str) and len(entry.sha256) == 64 \
+            and all(c in "0123456789abcdefABCDEF" for c in entry.sha256)
+        given = repr(entry.sha256) if digest else redact.quoted(entry.sha256)  # a digest: as is
+        raise MemexError(f"sha256 {given} does not match the entry's text "
                          f"({actual}): damaged or edited; not imported")
 
 

@@ -74,7 +74,9 @@ def _tracking(top: Path, branch: str, remote: str | None) -> tuple[str, str]:
     if remote is not None:
         if remote not in remotes:
             known = ", ".join(remotes) or "none"
-            raise UsageError(f"no remote named {remote!r} (remotes: {known})")
+            from memex.core import redact  # only for a refusal
+
+            raise UsageError(f"no remote named {redact.quoted(remote)} (remotes: {known})")
         name = merge.removeprefix("refs/heads/") if merge and up_remote == remote else branch
         return remote, f"{remote}/{name}"
     if not up_remote or not merge or up_remote == ".":

@@ -58,8 +58,11 @@ def parse_id(text: str) -> str:
     """A repo_id as typed (the `:` or the outbox folder's `-` spelling)."""
     match = _ID_RE.match(text.strip())
     if not match:
-        raise UsageError(f"not a repo_id: {text!r} (expected git-origin-sha256:<hex> or "
-                         "path-sha256:<hex>, as `git memex doctor` prints it)")
+        from memex.core import redact  # only for a refusal
+
+        raise UsageError(f"not a repo_id: {redact.quoted(text)} (expected "
+                         "git-origin-sha256:<hex> or path-sha256:<hex>, as `git memex "
+                         "doctor` prints it)")
     return f"{match.group(1)}:{match.group(2)}"
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memex.core import clock, frontmatter, lifecycle, merge, redact
+from memex.core import clock, frontmatter, lifecycle, merge, ulid
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.storage import gitio, rollback, store, writelock
 from memex.storage.homes import Workspace
@@ -153,7 +153,7 @@ def _pick(ws: Workspace, id_or_prefix: str) -> gitio.Unmerged:
         raise Ambiguous(id_or_prefix, [PurePosixPath(u.path).stem for u in matches])
     if not matches:
         where = ", ".join(PurePosixPath(u.path).stem[:10] for u in candidates[:10]) or "none"
-        raise NotFound(f"no conflicted memory file matches {redact.quoted(id_or_prefix)} "
+        raise NotFound(f"no conflicted memory file matches {ulid.quoted_id(id_or_prefix)} "
                        f"(conflicted memories: {where})")
     return matches[0]
 
@@ -257,7 +257,7 @@ def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = Fal
     if len(paths) != 1:
         if len(paths) > 1:
             raise Ambiguous(old_id, [p.stem for p in paths])
-        raise NotFound(f"no memory {redact.quoted(old_id)} in {ws.memory_dir_name}/")
+        raise NotFound(f"no memory {ulid.quoted_id(old_id)} in {ws.memory_dir_name}/")
     old, named = _old_version(ws, repo, paths[0], paths[0].stem, home)
     loaded, _ = store.read_home(home)
     by_id = {x.id: x for x in loaded}
@@ -274,7 +274,7 @@ def settle(ws: Workspace, old_id: str, keep: str | None = None, both: bool = Fal
         want = store.normalise_id(keep or "")
         chosen = [x for x in found if x.id.upper().startswith(want)]
         if len(chosen) != 1:
-            raise UsageError(f"--keep {keep}: name one of the successors "
+            raise UsageError(f"--keep {ulid.quoted_id(keep)}: name one of the successors "
                              f"{found[0].id} or {found[1].id}")
         kept = chosen[0]
         rival = found[1] if found[0] is kept else found[0]

@@ -450,7 +450,35 @@ def handle_errors(func: F) -> F:
 def run_command(command: click.Command, argv: list[str], prog_name: str) -> None:
     """Run a click command as a whole process; what escapes the step (an error while
     parsing or importing it, Ctrl-C outside it) goes through exit_code_for too."""
+    _mask_click_refusals()
     _as_process(lambda: command.main(args=take_debug_flag(argv), prog_name=prog_name))
+
+
+def _mask_click_refusals() -> None:
+    """Click prints its refusals (a bad choice, an extra argument, a bad number) with the
+    value given: what it prints goes through the write rule (redact.redact, the one
+    masking step) first, so a secret given in the wrong place is not echoed; ids, hex
+    digests and ordinary typos stay readable. Installed once, for a whole process."""
+    import click
+
+    for cls in (click.ClickException, click.UsageError):
+        original = cls.__dict__["show"]
+        if getattr(original, "masked", False):
+            continue
+
+        def show(self: Any, file: Any = None, _original: Any = original) -> None:
+            import io
+
+            from memex.core import redact  # only for a refusal
+
+            buffer = io.StringIO()
+            _original(self, buffer)
+            target = file if file is not None else sys.stderr
+            target.write(redact.redact(buffer.getvalue()).text)
+            target.flush()
+
+        show.masked = True  # type: ignore[attr-defined]
+        cls.show = show  # type: ignore[method-assign]
 
 
 def _as_process(call: Callable[[], object]) -> None:

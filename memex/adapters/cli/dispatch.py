@@ -42,7 +42,10 @@ class Dispatcher(click.Group):
             near = difflib.get_close_matches(name, list(STEPS), n=1, cutoff=0.6)
             hint = (f"did you mean {near[0]}?" if near
                     else "the steps are: " + ", ".join(STEPS))
-            click.echo(f"git-memex: '{name}' is not a git-memex step; {hint}", err=True)
+            from memex.core import redact  # a secret typed as a step is not echoed
+
+            click.echo(f"git-memex: {redact.quoted(name)} is not a git-memex step; {hint}",
+                       err=True)
             ctx.exit(2)
         return super().resolve_command(ctx, args)
 
