@@ -42,7 +42,7 @@ NOT_LOADED = ("memex.core.frontmatter", "memex.index.ahead", "_hashlib", "hashli
 # files or id prefixes use: compiled where first used (memex.core.lazyre).
 UNUSED_PATTERNS = [clock._RFC3339, clock._RELATIVE, ulid.ULID_RE, model._TAG_RE,
                    model._CONTROL, fingerprint._FENCE_LINE, tokens._CJK_QUESTION,
-                   store._PREFIX_RE, configfile._SECTION, configfile._ENTRY,
+                   ulid.PREFIX_RE, configfile._SECTION, configfile._ENTRY,
                    configfile._CONTROL,
                    # what holds an answer: looked for only in a question's candidates
                    *(kind.pattern for kind in answers.KINDS if kind.pattern is not None)]
