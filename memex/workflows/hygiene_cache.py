@@ -72,6 +72,7 @@ def clear_side_caches(index_dir: Path) -> None:
 
     with contextlib.suppress(OSError):
         (index_dir / CACHE_NAME).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # even when the file above could not be removed
         build.cut_back(index_dir / word_cache.NAME)
 
 

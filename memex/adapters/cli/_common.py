@@ -125,32 +125,6 @@ def time_value(value: str | None, option: str) -> str | None:
         raise click.BadParameter(str(exc), param_hint=option) from None
 
 
-@functools.cache
-def _masked_choice() -> type[click.Choice[str]]:
-    import click
-
-    class MaskedChoice(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2
-        """click.Choice whose refusal quotes the value masked (redact.quoted), so a secret
-        typed into the wrong option is not echoed on stderr."""
-
-        def convert(self, value: Any, param: click.Parameter | None,
-                    ctx: click.Context | None) -> Any:
-            try:
-                return super().convert(value, param, ctx)
-            except click.BadParameter:
-                from memex.core import redact
-
-                shown = ", ".join(map(repr, self.choices))
-                self.fail(f"{redact.quoted(value)} is not one of {shown}.", param, ctx)
-
-    return MaskedChoice
-
-
-def choice(choices: Sequence[str]) -> click.Choice[str]:
-    """An option's fixed values (click.Choice) for options that set a memory's field."""
-    return _masked_choice()(choices)
-
-
 def emit_json(data: object) -> None:
     echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
@@ -604,6 +578,12 @@ def plain_streams() -> bool:
 
 
 Convert = Callable[[str], object]
+
+
+def plain_choice(choices: Sequence[str]) -> Convert:
+    """A fast path's converter for a fixed-choice option: the value, or None (refused,
+    so click parses it and prints its error) when it is not one of CHOICES."""
+    return lambda value: value if value in choices else None
 
 
 def plain_args(argv: Sequence[str], flags: Mapping[str, str],

@@ -21,7 +21,8 @@ def capture_options(func: _common.F) -> _common.F:
     import click
 
     for option in reversed([
-        click.option("--type", "mtype", type=_common.choice(model.TYPES), default="knowledge",
+        click.option("--type", "mtype", type=click.Choice(model.TYPES),
+                     default=_DEFAULTS["mtype"],
                      show_default=True, help="What kind of memory this is."),
         click.option("--title", help="A short title (default: the first line)."),
         click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
@@ -29,15 +30,17 @@ def capture_options(func: _common.F) -> _common.F:
                      help="Another way to ask for this memory: a question it answers, a "
                           "synonym, the symptom it explains (repeatable, at most 8 lines; "
                           "searched with a low weight)."),
-        click.option("--importance", type=_common.choice(model.IMPORTANCES), default="normal",
+        click.option("--importance", type=click.Choice(model.IMPORTANCES),
+                     default=_DEFAULTS["importance"],
                      show_default=True),
-        click.option("--role", type=_common.choice(model.ROLES), default="knowledge",
+        click.option("--role", type=click.Choice(model.ROLES), default=_DEFAULTS["role"],
                      show_default=True, help="instruction: may guide agents once approved."),
         click.option("--paths", "paths", multiple=True,
                      help="Repo-relative glob this memory is about (repeatable)."),
-        click.option("--confidence", type=_common.choice(model.CONFIDENCES), default="medium",
+        click.option("--confidence", type=click.Choice(model.CONFIDENCES),
+                     default=_DEFAULTS["confidence"],
                      show_default=True),
-        click.option("--source", type=_common.choice(model.SOURCES), default="user",
+        click.option("--source", type=click.Choice(model.SOURCES), default=_DEFAULTS["source"],
                      show_default=True, help="Where the knowledge came from."),
         click.option("--private", is_flag=True,
                      help="visibility private: never leaves this machine."),
@@ -119,19 +122,17 @@ _FLAGS = {"--json": "as_json", "--dry-run": "dry_run", "--private": "private",
           "-q": "quiet", "--quiet": "quiet"}
 
 
-def _choice(choices: tuple[str, ...]) -> _common.Convert:
-    return lambda value: value if value in choices else None
-
 
 _OPTIONS: dict[str, tuple[str, _common.Convert]] = {
     "--scope": ("scope", str), "--title": ("title", str), "--tag": ("tags", str),
     "--alias": ("aliases", str), "--paths": ("paths", str),
-    "--type": ("mtype", _choice(model.TYPES)),
-    "--importance": ("importance", _choice(model.IMPORTANCES)),
-    "--role": ("role", _choice(model.ROLES)),
-    "--confidence": ("confidence", _choice(model.CONFIDENCES)),
-    "--source": ("source", _choice(model.SOURCES)),
+    "--type": ("mtype", _common.plain_choice(model.TYPES)),
+    "--importance": ("importance", _common.plain_choice(model.IMPORTANCES)),
+    "--role": ("role", _common.plain_choice(model.ROLES)),
+    "--confidence": ("confidence", _common.plain_choice(model.CONFIDENCES)),
+    "--source": ("source", _common.plain_choice(model.SOURCES)),
 }
+# The defaults of click's options too (capture_options): one list for both parsers.
 _DEFAULTS = {"mtype": "knowledge", "importance": "normal", "role": "knowledge",
              "confidence": "medium", "source": "user"}
 _MANY = ("tags", "aliases", "paths")

@@ -83,10 +83,6 @@ def run(query: tuple[str, ...], limit: int = 10, scopes: tuple[str, ...] = (),
         _common.echo(f"  matched: {', '.join(e.get('matched', [])) or '-'}")
 
 
-def _choice(choices: tuple[str, ...]) -> Callable[[str], object]:
-    return lambda value: value if value in choices else None
-
-
 def _positive(value: str) -> object:
     return int(value) if value.isascii() and value.isdigit() and int(value) >= 1 else None
 
@@ -94,9 +90,10 @@ def _positive(value: str) -> object:
 _FLAGS = {"--json": "as_json", "-q": "quiet", "--quiet": "quiet", "--explain": "explain"}
 _OPTIONS: dict[str, tuple[str, Callable[[str], object]]] = {
     "--limit": ("limit", _positive), "-n": ("limit", _positive),
-    "--scope": ("scopes", _choice(SCOPES)), "--type": ("types", _choice(model.TYPES)),
-    "--tag": ("tags", str), "--status": ("statuses", _choice(model.STATUSES)),
-    "--include": ("include", _choice(("all",))),
+    "--scope": ("scopes", _common.plain_choice(SCOPES)),
+    "--type": ("types", _common.plain_choice(model.TYPES)),
+    "--tag": ("tags", str), "--status": ("statuses", _common.plain_choice(model.STATUSES)),
+    "--include": ("include", _common.plain_choice(("all",))),
 }
 
 

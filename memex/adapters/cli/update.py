@@ -32,10 +32,6 @@ def run(memory_id: str, body: str | None, title: str | None, tags: tuple[str, ..
     print_result(result, as_json, verb="updated")
 
 
-def _choice(choices: tuple[str, ...]) -> _common.Convert:
-    return lambda value: value if value in choices else None
-
-
 # The plain forms `fast` runs, as click's command has them; a converter refuses (None)
 # what click's would (a choice not in its list).
 _FLAGS = {"--json": "as_json", "--force": "force"}
@@ -43,9 +39,9 @@ _OPTIONS: dict[str, tuple[str, _common.Convert]] = {
     "--body": ("body", str), "--title": ("title", str), "--tag": ("tags", str),
     "--untag": ("untags", str), "--alias": ("aliases", str),
     "--unalias": ("unaliases", str),
-    "--importance": ("importance", _choice(model.IMPORTANCES)),
-    "--confidence": ("confidence", _choice(model.CONFIDENCES)),
-    "--type": ("mtype", _choice(model.TYPES)),
+    "--importance": ("importance", _common.plain_choice(model.IMPORTANCES)),
+    "--confidence": ("confidence", _common.plain_choice(model.CONFIDENCES)),
+    "--type": ("mtype", _common.plain_choice(model.TYPES)),
 }
 
 
@@ -83,9 +79,9 @@ def _command() -> click.Command:
                        "(repeatable; at most 8 in all).")
     @click.option("--unalias", "unaliases", multiple=True,
                   help="Remove an alias (repeatable).")
-    @click.option("--importance", type=_common.choice(model.IMPORTANCES))
-    @click.option("--confidence", type=_common.choice(model.CONFIDENCES))
-    @click.option("--type", "mtype", type=_common.choice(model.TYPES))
+    @click.option("--importance", type=click.Choice(model.IMPORTANCES))
+    @click.option("--confidence", type=click.Choice(model.CONFIDENCES))
+    @click.option("--type", "mtype", type=click.Choice(model.TYPES))
     @click.option("--force", is_flag=True, help="Edit a tracked memory even while a rebase, "
                   "merge, cherry-pick, revert or am is in progress.")
     @_common.json_option
