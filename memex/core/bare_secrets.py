@@ -48,6 +48,8 @@ import math
 import re
 import string
 
+from memex.core import lazyre
+
 __all__ = ["COMMON_BIGRAMS", "KIND", "MIN_RUN", "anomalies", "placeholder_run", "spans",
            "typed_sequence"]
 
@@ -86,9 +88,9 @@ COMMON_BIGRAMS = frozenset((
 
 _TOKEN_CHARS = r"A-Za-z0-9_+/=~.:\-!#$%&*@^"
 _TOKEN_SET = frozenset(string.ascii_letters + string.digits + "_+/=~.:-!#$%&*@^")
-_RUN_REST = re.compile(f"[{_TOKEN_CHARS}]+")
+_RUN_REST = lazyre.compile(f"[{_TOKEN_CHARS}]+")
 _TRAILING = ".!#$%&*@^"
-_PIECE = re.compile(r"[A-Za-z0-9]+")
+_PIECE = lazyre.compile(r"[A-Za-z0-9]+")
 # The prefilter: random text of a dozen characters almost always holds one of these (digits on
 # both sides of letters, case flipping inside a word); prose and most identifiers hold none,
 # so a text without one costs one pass.
@@ -101,30 +103,30 @@ _CLASS_TABLE = bytes(
     ord("d") if 48 <= b <= 57 else
     ord("U") if 65 <= b <= 90 else ord("l") if 97 <= b <= 122 else ord(".")
     for b in range(256))
-_SUSPECTS = (re.compile(rb"d[Ul]{1,12}d"), re.compile(rb"U(?:Ul|l{1,2})U"))
+_SUSPECTS = (lazyre.compile(rb"d[Ul]{1,12}d"), lazyre.compile(rb"U(?:Ul|l{1,2})U"))
 # a word, an acronym, a digit group; ``IPv4``, ``v2`` (a version marker) is one part
-PARTS = re.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+PARTS = lazyre.compile(r"[A-Z]*v[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _PARTS = PARTS  # words, acronyms and digit groups of a piece
-_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
-_HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+")
-_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_HEX = lazyre.compile(r"[0-9a-f]+|[0-9A-F]+")
+_HEX_NUMBER = lazyre.compile(r"0[xX][0-9a-fA-F]+")
+_ULID = lazyre.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 _GIT_ID_LENGTHS = frozenset((*range(7, 13), 40))
 # 64 hexadecimal characters are a SHA-256 digest or a 256-bit key: a digest is spared where
 # its line says so (``sha256``, ``digest``, ``checksum``, ``commit``...) or in the output of
 # ``sha256sum`` (the digest, two spaces, a file name); a key is masked.
-_HEX64 = re.compile(r"[0-9a-f]{64}|[0-9A-F]{64}")  # (a piece of the run)
-_DIGEST_WORDS = re.compile(
+_HEX64 = lazyre.compile(r"[0-9a-f]{64}|[0-9A-F]{64}")  # (a piece of the run)
+_DIGEST_WORDS = lazyre.compile(
     r"sha-?256|sha-?2|sha3|blake|digest|checksum|hash|commit|object|blob|tree|oid|integrity"
     r"|fingerprint|image|layer|manifest", re.IGNORECASE)
-_SUM_LINE = re.compile(r"[ \t][ *][^\s]")  # sha256sum: "<digest>  name" / "<digest> *name"
-_PLACEHOLDER = re.compile(
+_SUM_LINE = lazyre.compile(r"[ \t][ *][^\s]")  # sha256sum: "<digest>  name" / "<digest> *name"
+_PLACEHOLDER = lazyre.compile(
     r"example|dummy|sample|placeholder|redacted|changeme|your|fake|xxxx|\.\.", re.IGNORECASE)
 # ``name=value`` inside one run (``primaryKey=...``, ``?token=...``): the name is not random
-_NAME_IN_RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=(?=[^=])")
+_NAME_IN_RUN = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=(?=[^=])")
 # A file name: the run ends in an extension (``main.3f9a2c1e7b.js``, ``report-<md5>.pdf``)
-_FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,4}$")
+_FILE_NAME = lazyre.compile(r"\.[a-z][a-z0-9]{0,4}$")
 # A digest or a public key is not a secret: what follows these is spared.
-_SPARED_BEFORE = re.compile(
+_SPARED_BEFORE = lazyre.compile(
     r"(?:\b(?:sha(?:1|224|256|384|512)|md5|h1|blake2[bs]?|integrity)[:=-]|ENC\[[^\]\s]*|"
     r";base64,|"
     r"\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+)"
@@ -132,12 +134,12 @@ _SPARED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # digests, and Stripe's publishable keys (public by design)
-_SPARED_PREFIX = re.compile(
+_SPARED_PREFIX = lazyre.compile(
     r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[:=-]|pk_(?:live|test)_")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
+_BASE64 = lazyre.compile(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
 # An armoured block that holds no private key: a certificate, a public key, a signature,
 # an encrypted message (``-----BEGIN PGP MESSAGE-----``, SOPS' PGP section).
-_PUBLIC_BLOCK = re.compile(
+_PUBLIC_BLOCK = lazyre.compile(
     r"-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----.*?(?:-----END[^\n]*-----|\Z)",
     re.DOTALL,
 )
@@ -145,18 +147,18 @@ _PUBLIC_BLOCK = re.compile(
 # The short last line of a key wrapped over lines, after a line of 40 or more: base64 with
 # its padding or a PGP armour checksum (``XI=``, ``=8xQN``).
 _MIN_WRAPPED = 40
-_WRAP_TAIL = re.compile(
+_WRAP_TAIL = lazyre.compile(
     r"[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9+/]{0,79}=)[A-Za-z0-9+/]*={1,2}[A-Za-z0-9+/]*"
     r"(?<=[A-Za-z0-9+/=]{4})(?=\s|$)")
 _WORD_END = frozenset(" \t\r\n\"'`<>()[]{}|,;")
 # ``name = value``, ``name: value``, ``"name": "value"``, ``name => value`` right before a run
-_NAME_BEFORE = re.compile(
+_NAME_BEFORE = lazyre.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[\"']?[ \t]*(?:=>|:?=|:)[ \t]*[\"']?$")
 # Names that say their value is not a real one: a test's wrong, invalid or fake input
 # (``wrongLength := "AkCp..."``, ``nonMatchingToken``, ``fake_key``); lower case.
 FAKE_NAME = r"wrong|invalid|non_?matching|not_?matching|mismatch|fake|dummy|mock|bogus"
 # Names whose values are ids, names, digests, signatures or public values, not secrets.
-_PUBLIC_NAME = re.compile(
+_PUBLIC_NAME = lazyre.compile(
     r"(?i:csrf|xsrf|authenticity|public|publishable|primary|foreign|partition|sort[_-]?key"
     r"|checksum|digest|hash|etag|nonce|uuid|guid|(?<!not_)(?<!not)commit|revision|accessor"
     r"|signature"
@@ -166,10 +168,10 @@ _PUBLIC_NAME = re.compile(
 # Names that say their value is a number or a checksum (sumOfValues, md5sum, itemCount,
 # total, length): spared only when the value has that shape (digits, or hex of a digest's
 # length) and the name holds no credential word (``db_password_count``, ``apiKeySize``)
-_NUMBER_NAME = re.compile(
+_NUMBER_NAME = lazyre.compile(
     r"(?:(?<![A-Za-z])(?:sum|count|total|size|length)|(?<=[a-z0-9])(?:Sum|Count|Total|Size"
     r"|Length))(?![a-z])")
-_NUMBER_VALUE = re.compile(
+_NUMBER_VALUE = lazyre.compile(
     r"[0-9]+|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}"
     r"|[0-9a-fA-F]{128}")
 # The one list of the words that make a name a secret's.  ``key`` is kept apart: a
@@ -179,15 +181,15 @@ _NUMBER_VALUE = re.compile(
 CREDENTIAL_WORDS = "pass|pwd|secret|token|auth|cred"
 SECRET_NAME_WORDS = CREDENTIAL_WORDS + "|dsn|webhook|session|cookie|private|sign"
 _CREDENTIAL_WORDS = "key|" + CREDENTIAL_WORDS
-_SECRET_NAME_WORD = re.compile("key|" + SECRET_NAME_WORDS, re.IGNORECASE)
+_SECRET_NAME_WORD = lazyre.compile("key|" + SECRET_NAME_WORDS, re.IGNORECASE)
 # An HTML/XML element naming its value: ``<input name="authenticity_token" value="...``
-_ATTRIBUTE_NAME = re.compile(
+_ATTRIBUTE_NAME = lazyre.compile(
     r"""\bname=["'](?P<name>[^"'<>]{1,80})["'][^<>]{0,200}?\bvalue=["']$""")
 
 # Letters or digits in alphabet order, as a person types them in place of a key
 # ("abcdefghij", "12345678"); a generated key never holds eight in a row.
 MIN_TYPED_RUN = 8
-_TYPED = re.compile("|".join(
+_TYPED = lazyre.compile("|".join(
     re.escape(seq[i : i + MIN_TYPED_RUN])
     for seq in (string.ascii_lowercase, string.digits + "0")
     for i in range(len(seq) - MIN_TYPED_RUN + 1)))
@@ -345,13 +347,13 @@ def _decoded_bytes(run: str) -> bytes | None:
         return None
 
 
-_ENCODED_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-_JSON_INSIDE = re.compile(rb'\{"[A-Za-z_][A-Za-z0-9_]{0,40}":["{\[0-9tfn]')
+_ENCODED_NAME = lazyre.compile(r"[A-Za-z0-9_.-]+")
+_JSON_INSIDE = lazyre.compile(rb'\{"[A-Za-z_][A-Za-z0-9_]{0,40}":["{\[0-9tfn]')
 # ... unless it gives a credential a value ({"auth":"..."} of a Docker config)
-_JSON_CREDENTIAL = re.compile(
+_JSON_CREDENTIAL = lazyre.compile(
     rb'"[A-Za-z_-]{0,30}(?:' + _CREDENTIAL_WORDS.encode() + rb')[A-Za-z_-]{0,30}"[ \t\r\n]*:'
     rb'[ \t\r\n]*"', re.IGNORECASE)
-_CREDENTIAL_WORD = re.compile(_CREDENTIAL_WORDS, re.IGNORECASE)
+_CREDENTIAL_WORD = lazyre.compile(_CREDENTIAL_WORDS, re.IGNORECASE)
 
 
 def _is_name(name: str) -> bool:
@@ -404,7 +406,7 @@ def _in_sops_value(text: str, start: int) -> bool:
 
 # ``user:'password'``: a quoted password is masked with its user, as ``user:password`` (one
 # run) is when the password makes half of it or more
-_QUOTED_PAIR = re.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}:[\"']$")
+_QUOTED_PAIR = lazyre.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}:[\"']$")
 
 
 def _quoted_pair_start(text: str, begin: int, end: int) -> int:
@@ -446,7 +448,7 @@ def _runs(text: str) -> list[tuple[int, int]]:
 # time splits into pieces under MIN_PIECE whose joined string has 3 anomalies (8 digits,
 # T, 6 digits, Z), fewer than MIN_ANOMALIES, whatever its digits. Told at once, they skip
 # the judging that would come to that (~35 us a file).
-_SPARED_SHAPE = re.compile(
+_SPARED_SHAPE = lazyre.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z|[0-7][0-9A-HJKMNP-TV-Z]{25}")
 
 

@@ -8,17 +8,17 @@ does."""
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, cast, overload
 
 
 class _Pattern:
-    def __init__(self, pattern: str, flags: int) -> None:
+    def __init__(self, pattern: str | bytes, flags: int) -> None:
         self._source = (pattern, flags)
 
     def __getattr__(self, name: str) -> Any:
         if name == "_source":  # not made yet (a copy being built): no pattern to ask
             raise AttributeError(name)
-        compiled = re.compile(*self._source)
+        compiled: re.Pattern[Any] = re.compile(*self._source)
         for attr in dir(compiled):
             if not attr.startswith("_"):
                 setattr(self, attr, getattr(compiled, attr))
@@ -28,6 +28,10 @@ class _Pattern:
         return f"lazyre.compile({self._source[0]!r}, {self._source[1]!r})"
 
 
-def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:  # noqa: A001 - re's name
+@overload
+def compile(pattern: str, flags: int = 0) -> re.Pattern[str]: ...  # noqa: A001 - re's name
+@overload
+def compile(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]: ...  # noqa: A001
+def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:  # noqa: A001
     """re.compile(PATTERN, FLAGS), made on first use."""
-    return cast("re.Pattern[str]", _Pattern(pattern, flags))
+    return cast("re.Pattern[Any]", _Pattern(pattern, flags))

@@ -23,10 +23,11 @@ Both are idempotent by construction: a value that is already masked is never a f
 :func:`redact` re-runs the detector over its own output until nothing is left, so
 ``find_secrets(redact(t).text) == []`` always holds.
 
-The module is pure (stdlib only) and every pattern is compiled once at import.  Patterns are
-anchored on literal prefixes, have no ambiguous nested quantifiers, are tried only at the start of
-a run of token characters and are skipped entirely when their prefix does not occur, so large
-inputs are scanned in linear time.
+The module is pure (stdlib only) and every pattern is compiled once, on its first use
+(:mod:`memex.core.lazyre`: a write whose text holds no token prefix compiles none of the
+format rules).  Patterns are anchored on literal prefixes, have no ambiguous nested
+quantifiers, are tried only at the start of a run of token characters and are skipped
+entirely when their prefix does not occur, so large inputs are scanned in linear time.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memex.core import bare_secrets, secret_rules
+from memex.core import bare_secrets, lazyre, secret_rules
 from memex.core.bare_secrets import entropy
 
 __all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "quoted", "redact", "redact_parts",
@@ -109,9 +110,9 @@ def quoted(value: object, limit: int | None = None) -> str:
     return text
 
 
-_FIRST_VISIBLE = re.compile(rf"(?:\s*\S){{{_KEEP}}}")
-_VISIBLE_RUN = re.compile(r"\S+")
-_UNMASKED = re.compile(rf"[^\s{_MASK_CHAR}]")
+_FIRST_VISIBLE = lazyre.compile(rf"(?:\s*\S){{{_KEEP}}}")
+_VISIBLE_RUN = lazyre.compile(r"\S+")
+_UNMASKED = lazyre.compile(rf"[^\s{_MASK_CHAR}]")
 
 
 def _is_masked(value: str) -> bool:
@@ -169,7 +170,7 @@ def _compile(rule: secret_rules.TokenRule) -> _Rule:
     else:
         pattern = f"(?<![{rule.before}]){rule.prefix}{rule.body}"
     skip = width if rule.skip < 0 else rule.skip
-    return _Rule(rule.kind, re.compile(pattern), rule.needles, rule.checks, skip, rule.secret)
+    return _Rule(rule.kind, lazyre.compile(pattern), rule.needles, rule.checks, skip, rule.secret)
 
 
 _TOKEN_RULES: tuple[_Rule, ...] = tuple(_compile(r) for r in secret_rules.TOKEN_RULES)
@@ -212,10 +213,10 @@ def active_rules(joined: str) -> list[int]:
                 active.update(rules)
     return sorted(active)
 
-_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN = lazyre.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = lazyre.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # Body of a BEGIN without END: the following lines that look like base64 or PEM headers.
-_PEM_LOOSE_BODY = re.compile(
+_PEM_LOOSE_BODY = lazyre.compile(
     r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+:[^\r\n]*)(?=[ \t]*(?:\r?\n|$)))*"
 )
 
@@ -228,7 +229,7 @@ _ASSIGN_WORD = (
     r"|creds(?<![a-z]creds)(?![a-z])|login(?<=[a-z0-9][_.-]login)(?![a-z])"
     r"|密码|口令|密钥|パスワード|暗証番号|비밀번호"
 )
-_ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
+_ASSIGN_KEY = lazyre.compile(_ASSIGN_WORD)  # run on the lower-cased text
 # Every match of _ASSIGN_WORD holds one of these words, at most _NEEDLE_BEFORE characters
 # after its start ("account_key"), and ends at most 6 characters after the word's end
 # ("passphrase"), with at most 5 more looked at after it (" was "): so _ASSIGN_KEY is run
@@ -237,11 +238,11 @@ _ASSIGN_KEY = re.compile(_ASSIGN_WORD)  # run on the lower-cased text
 _ASSIGN_NEEDLES = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "login",
                    "密码", "口令", "密钥", "パスワード", "暗証番号", "비밀번호")
 _NEEDLE_BEFORE, _NEEDLE_AFTER = 8, 11
-_ASSIGN_KEY_I = re.compile(_ASSIGN_WORD, re.IGNORECASE)  # when lower() changes the length
-_PASSWORD_WORD = re.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
-_CAMEL_KEY = re.compile(r"(?<=[a-z0-9])Key(?![a-z])")
+_ASSIGN_KEY_I = lazyre.compile(_ASSIGN_WORD, re.IGNORECASE)  # when lower() changes the length
+_PASSWORD_WORD = lazyre.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
+_CAMEL_KEY = lazyre.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
-_NOT_SECRET_NAME = re.compile(
+_NOT_SECRET_NAME = lazyre.compile(
     r"csrf|xsrf|authenticity|public|publishable|primary|foreign|sort|partition|schema"
     r"|(?<![a-z])bucket"
     r"|cache|idempoten|cursor|lookup|index|unique|composite|surrogate|hash|object|kms|scope"
@@ -249,14 +250,14 @@ _NOT_SECRET_NAME = re.compile(
     f"|{bare_secrets.FAKE_NAME}"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
-_ASSIGN_SUFFIX = re.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
+_ASSIGN_SUFFIX = lazyre.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
     r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key|string|str|s(?![a-z])|[0-9]+))*",
     re.IGNORECASE,
 )
 # What a non-empty _ASSIGN_SUFFIX can start with (``ſ`` and the Kelvin sign match ``s``
 # and ``k`` when the case is ignored); tests/test_redact_runs.py holds the two together
 _SUFFIX_FIRST = frozenset("_.-0123456789kvstaKVSTA\u017f\u212a")
-_ASSIGN_VALUE = re.compile(
+_ASSIGN_VALUE = lazyre.compile(
     r"""
     (?:\*\*|__)?["']?                   # closing **bold** or quote around the key
     (?:[ \t]+(?:string|str|String|&str|char\s*\*))?  # Go / Rust / C declarations
@@ -278,29 +279,29 @@ _ASSIGN_VALUE = re.compile(
     """,
     re.VERBOSE,
 )
-_UNQUOTED_VALUE = re.compile(  # up to the next query parameter (&user=...), not any "&"
+_UNQUOTED_VALUE = lazyre.compile(  # up to the next query parameter (&user=...), not any "&"
     r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
 )
-_QUOTED_VALUE = {q: re.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
+_QUOTED_VALUE = {q: lazyre.compile(f"[^\\s{q}\\\\]+") for q in "\"'`"}
 # A regular expression, not a literal: a character class with a range, a group, a quantifier
-_REGEX_SYNTAX = re.compile(
+_REGEX_SYNTAX = lazyre.compile(
     r"\[[^\]]*[a-z0-9]-[a-z0-9][^\]]*\]|\(\?[:!=<]|\[[a-z]{2,}\]|\{[0-9]+,[0-9]*\}",
     re.IGNORECASE)
-_CALL_BEFORE = re.compile(r"\([ \t]*[\"']$")  # setProperty( "KEY" ...
-_DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_PLACEHOLDER_WORDS = re.compile(
+_CALL_BEFORE = lazyre.compile(r"\([ \t]*[\"']$")  # setProperty( "KEY" ...
+_DOTTED_IDENT = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLACEHOLDER_WORDS = lazyre.compile(
     r"example|change[_-]?me|placeholder|redacted|your|dummy|xxxx|\*\*\*\*|####|\.\.\.|"
     r"<[a-z]|\$\{|\{\{|%\(|process\.env|getenv|environ",
     re.IGNORECASE,
 )
 # Ten letters in alphabet order: "abcdefghijklmnop..." is typed, not generated.  (Digits in
 # order are not enough: documented sample keys such as 12345678-ABCD-... are masked.)
-_ALPHABET_RUN = re.compile("|".join(string.ascii_lowercase[i : i + 10] for i in range(17)))
-_DIGIT = re.compile(r"[0-9]")
-_UPPER = re.compile(r"[A-Z]")
-_LOWER = re.compile(r"[a-z]")
-_LETTER = re.compile(r"[A-Za-z]")
-_SPECIAL = re.compile(r"[^A-Za-z0-9_.-]")
+_ALPHABET_RUN = lazyre.compile("|".join(string.ascii_lowercase[i : i + 10] for i in range(17)))
+_DIGIT = lazyre.compile(r"[0-9]")
+_UPPER = lazyre.compile(r"[A-Z]")
+_LOWER = lazyre.compile(r"[a-z]")
+_LETTER = lazyre.compile(r"[A-Za-z]")
+_SPECIAL = lazyre.compile(r"[^A-Za-z0-9_.-]")
 _MIN_ASSIGN_LEN = 8
 _MIN_PEM_BODY = 16  # key material is hundreds of characters; "anything" is prose
 _MIN_ASSIGN_ENTROPY = 2.7
@@ -312,12 +313,12 @@ _FILLERS = frozenset("xX01*#")  # what documentation writes in place of a key's 
 
 # Credentials in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis,
 # amqp, https...) and a Sentry-style DSN whose user part is the key.
-_URL_CRED = re.compile(
+_URL_CRED = lazyre.compile(
     r"://"
     r"(?P<s>[^\s:/@\"'`<>]{0,128}(?::[^\s/@\"'`<>]{1,256})?)@(?=[A-Za-z0-9\[])"
 )
 # Authorization headers and `curl -u user:password`.
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER = lazyre.compile(
     r"authorization[\"']?\s*[:=]\s*[\"']?[ \t]*(?:(?P<k>bearer|basic|token|api-token|digest|"
     r"apikey|key)[ \t]+)?(?P<s>[A-Za-z0-9+/=_.~:@!#$%^&*-]{8,})",
     re.IGNORECASE,
@@ -325,16 +326,16 @@ _AUTH_HEADER = re.compile(
 # A header that carries a key or token itself (``X-Api-Key: ...``, GitLab's ``PRIVATE-TOKEN:
 # ...``), as a header, in ``curl -H`` or in a header map; only its letters-only value is
 # judged here (the assignment rule judges the others).
-_KEY_HEADER = re.compile(
+_KEY_HEADER = lazyre.compile(
     r"(?<![\w-])(?:x-)?(?:api-key|private-token|auth-token|access-token)[\"']?[ \t]*:[ \t]*"
     r"[\"']?(?P<s>[A-Za-z]+)(?![\w$.{(\[-])",
     re.IGNORECASE,
 )
-_CURL_USER = re.compile(  # user:password, "user:password", "user":"password", user:'password'
+_CURL_USER = lazyre.compile(  # user:password, "user:password", "user":"password", user:'password'
     r"(?:^|[ \t])(?:-u|--user)[ \t]+(?P<s>\"[^\"\n]*\":\"[^\"\n]*\"|'[^'\n]*':'[^'\n]*'"
     r"|[\"']?[^\s\"':]*:(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s\"']+[\"']?)|\"[^\"\n]+\"|'[^'\n]+')"
 )
-_BRACED = re.compile(r"\{[^{}]*[0-9][^{}]*\}")  # {a value}, not a template's {password}
+_BRACED = lazyre.compile(r"\{[^{}]*[0-9][^{}]*\}")  # {a value}, not a template's {password}
 
 
 def _unwrapped(part: str) -> str:
@@ -344,19 +345,19 @@ def _unwrapped(part: str) -> str:
     part = part.strip("\"'")
     return part[1:-1] if _BRACED.fullmatch(part) else part
 # A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
-_K8S_KIND = re.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
-_K8S_ANY_KIND = re.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
-_K8S_DATA = re.compile(  # a `data:` key and the lines indented under it
+_K8S_KIND = lazyre.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
+_K8S_ANY_KIND = lazyre.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
+_K8S_DATA = lazyre.compile(  # a `data:` key and the lines indented under it
     r"^(?P<i>[ \t]*)(?:data|stringData):[ \t]*\r?\n(?:(?P=i)[ \t]+\S[^\n]*(?:\n|$)"
     r"|[ \t]*#[^\n]*\n)+",
     re.MULTILINE,
 )
-_K8S_VALUE = re.compile(
+_K8S_VALUE = lazyre.compile(
     r"^[ \t]+[\"']?[A-Za-z0-9_.-]+[\"']?:[ \t]*(?:[|>][-+]?[ \t]*\r?\n[ \t]+)?[\"']?"
     r"(?P<s>[A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*$",
     re.MULTILINE,
 )
-_SIDEKIQ = re.compile(
+_SIDEKIQ = lazyre.compile(
     r"CONTRIBSYS__COM[A-Za-z_]*[\"']?\s*(?::{1,3}=|[:=])\s*[\"']?(?P<s>[a-f0-9]{8}:[a-f0-9]{8})"
 )
 
@@ -369,7 +370,7 @@ for _value in sorted(secret_rules.KNOWN_PUBLIC):
 # a user:password pair or a host begins (``=``, ``&``, ``:``, ``@``), so it never reaches a
 # secret after the near miss.
 _NEAR_MISSES = tuple(
-    (needle, re.compile(f"(?:{shape})[A-Za-z0-9_+/~.!#$%*^-]*"))
+    (needle, lazyre.compile(f"(?:{shape})[A-Za-z0-9_+/~.!#$%*^-]*"))
     for needle, shape in secret_rules.NEAR_MISSES)
 _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
 _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
@@ -386,12 +387,13 @@ def _name_forms(name: str) -> frozenset[str]:
 # A provider named in a key name; the rest of that name (the separator and value after it
 # are any of the assignment's, :data:`_ASSIGN_VALUE`, but a sentence's)
 _NAMED_FORMATS = tuple(
-    (kind, tuple((name.lower(), _name_forms(name)) for name in names), re.compile(shape), strict)
+    (kind, tuple((name.lower(), _name_forms(name)) for name in names), lazyre.compile(shape),
+     strict)
     for kind, names, shape, strict in secret_rules.NAMED_FORMATS)
-_NAME_REST = re.compile(r"[A-Za-z0-9_.-]{0,60}")
+_NAME_REST = lazyre.compile(r"[A-Za-z0-9_.-]{0,60}")
 # The separators under which a strict provider's near miss is spared (those it had when
 # the spare was written: an element, setProperty or a declaration do not widen it)
-_SPARE_SEPARATOR = re.compile(r"[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?")
+_SPARE_SEPARATOR = lazyre.compile(r"[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?")
 # A value of a named format: (start, end, kind, masked: it fits the provider's shape, or the
 # provider is not strict and the value is a secret as an assignment's would be; may be
 # spared: it does not fit a strict format and is under the provider's own api key / access
@@ -399,8 +401,8 @@ _SPARE_SEPARATOR = re.compile(r"[\"']?[ \t]*(?:=>|:{1,3}=|\?=|=|:)[ \t]*[\"'`]?"
 _Named = tuple[int, int, str, bool, bool]
 # A name that holds the provider's key (what a strict format spares) and the words that make
 # it a credential of another kind, which no spare outranks
-_PROVIDER_KEY_NAME = re.compile(r"api[_.-]?key|access[_.-]?(?:id|key)", re.IGNORECASE)
-_CREDENTIAL_NAME = re.compile(bare_secrets.SECRET_NAME_WORDS, re.IGNORECASE)
+_PROVIDER_KEY_NAME = lazyre.compile(r"api[_.-]?key|access[_.-]?(?:id|key)", re.IGNORECASE)
+_CREDENTIAL_NAME = lazyre.compile(bare_secrets.SECRET_NAME_WORDS, re.IGNORECASE)
 
 
 def _all_places(text: str, needle: str) -> list[int]:
@@ -452,7 +454,7 @@ def _named_values(text: str, low: str) -> list[_Named]:
 
 # ``discord_client_id:0745...``: after a provider's name a colon needs no space (a key word's
 # does: ``http:``, ``sha256:``); the groups of :data:`_ASSIGN_VALUE` that never take part here
-_TIGHT_COLON = re.compile(r"[\"']?:(?P<quote>[\"'`]?)(?P<prose>(?!x)x)?(?P<element>(?!x)x)?")
+_TIGHT_COLON = lazyre.compile(r"[\"']?:(?P<quote>[\"'`]?)(?P<prose>(?!x)x)?(?P<element>(?!x)x)?")
 
 
 def _code_value(text: str, name: int, at: int) -> tuple[int, int, bool] | None:
@@ -541,8 +543,8 @@ def _near_misses(text: str, needle: str, shape: re.Pattern[str], lo: int, hi: in
     return out
 
 
-_PRIVATE_OPEN = re.compile(r"<private\s*>", re.IGNORECASE)
-_PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
+_PRIVATE_OPEN = lazyre.compile(r"<private\s*>", re.IGNORECASE)
+_PRIVATE_CLOSE = lazyre.compile(r"</private\s*>", re.IGNORECASE)
 
 
 def _is_filler(body: str) -> bool:
@@ -561,7 +563,7 @@ def _is_filler(body: str) -> bool:
     return repeated * 2 >= len(body)
 
 
-_REPEATED = re.compile(r"(.)\1{3,}")
+_REPEATED = lazyre.compile(r"(.)\1{3,}")
 
 
 def _valid_token(checks: int, body: str) -> bool:
@@ -622,7 +624,7 @@ def _valid_assignment(value: str, password: bool = False, literal: bool = False,
 
 # A password word inside a value (rootpasswd, TestSourcePassword), not an English word
 # that starts with one ("passwordless", "secretly", "secretary")
-_SECRET_IN_WORD = re.compile(
+_SECRET_IN_WORD = lazyre.compile(
     r"(?i:passw(?:or)?d|pwd|passphrase|secret)(?!less|ly|ary|ari|ive|ion|e)")
 _MIN_WORD_ANOMALIES = 2  # English words and names show one at most (bare_secrets.anomalies)
 
@@ -679,7 +681,7 @@ def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> No
 # ever look at such runs, joined by newlines, so prose costs one pass of one regex.
 _RUN_CHARS = "A-Za-z0-9_.~+/=:@%|-"
 _RUN_MIN = 16
-_RUN = re.compile(f"[{_RUN_CHARS}]{{{_RUN_MIN},}}")
+_RUN = lazyre.compile(f"[{_RUN_CHARS}]{{{_RUN_MIN},}}")
 # An ASCII text's bytes with each run character as "a" and any other as " ": its runs are
 # then found by bytes.find, ~4x faster than _RUN's scan of prose (which tries the
 # repeat at every letter of every word).
@@ -774,7 +776,7 @@ _HEADER_PART_LETTERS = 3
 # at least (``callnonvirtualvoidmethod``, ``nyquistfrequencybounds``, ``tiXAxisFontHeightF``)
 _VOWELS = frozenset("aeiouyAEIOUY")
 _HEADER_VOWEL_SHARE = 3
-_HEADER_WORD = re.compile(r"token|key|secret|pass|auth|bearer|jwt|access|here|value",
+_HEADER_WORD = lazyre.compile(r"token|key|secret|pass|auth|bearer|jwt|access|here|value",
                           re.IGNORECASE)
 
 
@@ -797,7 +799,7 @@ def _header_letters(text: str, value: str, end: int) -> bool:
         not bare_secrets.placeholder_run(value) and \
         entropy(value) >= _MIN_ASSIGN_ENTROPY and \
         bare_secrets.anomalies(value) >= _MIN_HEADER_ANOMALIES
-_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
+_CODE_NAME = lazyre.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
 _KEY_HEADER_NAMES = ("api-key", "private-token", "auth-token", "access-token")  # _KEY_HEADER's
 _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
@@ -846,10 +848,10 @@ def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
 
 # ``user:password`` standing alone: found from the colon; the password holds a letter, a
 # digit and a symbol that a version, image tag, path, time or slice never holds.
-_PAIR_PASSWORD = re.compile(
+_PAIR_PASSWORD = lazyre.compile(
     r":(?P<p>[^\s:\"'`<>()\[\]{},;|\\/]{0,63}[!@#$%^&*~][^\s:\"'`<>()\[\]{},;|\\]{0,63})"
     r"(?=[\s\"'`)\],;]|$)")
-_PAIR_USER = re.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+_PAIR_USER = lazyre.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}$")
 
 
 def _pair_candidates(text: str, prio: int, out: list[_Cand]) -> None:
@@ -959,9 +961,9 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
 # named for a token or a key are left to the other rules: their values are as often ids
 # (``--change-token <uuid>``, ``--next-token``, an S3 object ``--key``).
 _OPTION_START = frozenset(" \t\r\n\"'`(")
-_OPTION_VALUE = re.compile(
+_OPTION_VALUE = lazyre.compile(
     r"[ \t]+(?P<quote>[\"']?)(?P<prose>(?!x)x)?(?P<element>(?!x)x)?(?=[^\s-])")
-_METAVAR = re.compile(r"[A-Z][A-Z0-9_]*")
+_METAVAR = lazyre.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _option_password(value: str) -> bool:
@@ -990,9 +992,9 @@ def _letter_anomalies(value: str) -> int:
     return count
 
 
-_OPTION_SOURCE = re.compile(r"(?:env|file|fd):", re.IGNORECASE)
-_ASCII_LETTERS = re.compile(r"[A-Za-z]+")
-_OPTION_PLACEHOLDER = re.compile(
+_OPTION_SOURCE = lazyre.compile(r"(?:env|file|fd):", re.IGNORECASE)
+_ASCII_LETTERS = lazyre.compile(r"[A-Za-z]+")
+_OPTION_PLACEHOLDER = lazyre.compile(
     f"passw|pwd|secret|{bare_secrets.FAKE_NAME}|sample|test", re.IGNORECASE)
 
 
@@ -1049,8 +1051,8 @@ def _assigned_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
-_PROSE_VALUE = re.compile(r"[^\s]+")
-_TEMPLATE_NAME = re.compile(r"\{+[A-Za-z_][\w.-]*\}+")
+_PROSE_VALUE = lazyre.compile(r"[^\s]+")
+_TEMPLATE_NAME = lazyre.compile(r"\{+[A-Za-z_][\w.-]*\}+")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _QUOTES = "\"'`"
 _PROSE_CLOSING = "".join(_CLOSERS) + _QUOTES
