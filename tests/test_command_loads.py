@@ -105,3 +105,18 @@ def test_a_write_compiles_only_the_secret_patterns_its_text_needs(repo: Path) ->
     assert any(p.startswith("gh[pousr]_") for p in made_rules), made_rules
     out = invoke_json("search", "CI token")
     assert token not in json.dumps(out)
+
+
+def test_a_write_indexes_its_own_file_without_the_helper_process_machinery(
+        repo: Path) -> None:
+    """A write indexes the one file it wrote (build.note_written) in this process: the
+    forked helper of large refreshes (index.ahead, with pickle and queue) is not loaded
+    for it; a full reindex of several files still goes through it."""
+    first = str(invoke_json("capture", "Deploys go through the staging VPN")["id"])
+    _, loaded = _loaded(repo, "capture", "The release train leaves on Thursdays")
+    assert {"memex.index.ahead", "pickle"} & loaded == set()
+    _, loaded = _loaded(repo, "update", first, "--tag", "deploy")
+    assert {"memex.index.ahead", "pickle"} & loaded == set()
+    assert "deploy" in json.loads(_loaded(repo, "show", first, "--json")[0])["tags"]
+    _, loaded = _loaded(repo, "reindex", "--full")
+    assert "memex.index.ahead" in loaded

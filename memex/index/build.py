@@ -1238,9 +1238,13 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
         return file_rows(path, kinds[path], _recorded(disk[path], now_ns), disk[path].hash,
                          contents.get(path), known.get(path), homes, order, object_format)
 
-    from memex.index import ahead
+    if len(todo) > 1:
+        from memex.index import ahead  # pickle, queue: loaded only where a fork may pay
 
-    for done, (files_row, guard, memory) in enumerate(ahead.in_order(todo, rows_of), 1):
+        made: Iterable[FileRows] = ahead.in_order(todo, rows_of)
+    else:  # a write's own file (note_written): nothing to share with a helper
+        made = map(rows_of, todo)
+    for done, (files_row, guard, memory) in enumerate(made, 1):
         path, kind, size, mtime, hash_ = files_row[:5]
         # the file's bytes are let go once its rows are made (a full build at 100,000
         # memories held ~330 MB of them to its end)
