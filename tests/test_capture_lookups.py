@@ -170,3 +170,24 @@ def test_the_exact_text_lookup_finds_what_comparing_every_memory_finds(
             assert not result.created and result.memory.id in expected, text
         else:
             assert result.created, text
+
+
+def test_the_near_duplicate_check_splits_the_new_text_once(
+        repo: Path, monkeypatch: Any) -> None:
+    """Each search hit's words are compared with the new text's, split once for all
+    of them (not once per hit); the near duplicates found are the same."""
+    base = "Deploys of the billing service go through the staging VPN first and then prod"
+    made = [_capture(base + f" {n} {'x' * n}").memory.id for n in range(1, 6)]
+    split: list[str] = []
+    words = writes._words
+
+    def counted(text: str) -> set[str]:
+        split.append(text)
+        return words(text)
+
+    monkeypatch.setattr(writes, "_words", counted)
+    text = base + " 9"
+    result = _capture(text)
+    assert sorted(result.near_duplicates) == sorted(made)
+    assert split.count(text) == 1
+    assert writes.similar(text, base + " 1") and not writes.similar(text, "other words")

@@ -104,7 +104,11 @@ def _words(text: str) -> set[str]:
 
 
 def similar(a: str, b: str) -> bool:
-    wa, wb = _words(a), _words(b)
+    return _similar_words(_words(a), _words(b))
+
+
+def _similar_words(wa: set[str], wb: set[str]) -> bool:
+    """`similar` of two texts' word sets."""
     if not wa or not wb:
         return False
     return len(wa & wb) / len(wa | wb) >= 0.8
@@ -122,7 +126,8 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
             vectors=False, refresh=False)).hits  # near-identical text: words suffice
     except MemexError:
         return []
-    return [h.id for h in hits if similar(h.memory.body, body)]
+    mine = _words(body)  # once, not once per hit
+    return [h.id for h in hits if _similar_words(_words(h.memory.body), mine)]
 
 
 def _check_title(title: str | None) -> None:
