@@ -554,8 +554,8 @@ def _walk_folder(home: store.Home, stamps: dict[str, Stamp],
     kind = home.kind
     before = home.before  # per file below: a local, not an attribute
     # A stamp per file is a tuple the cyclic collector tracks: a walk of 100,000 files
-    # set off ~140 collections, each over every tracked object of the process (~0.05-
-    # 0.08 of a stat walk's time). The stamps make no cycles: the collector waits.
+    # set off ~140 collections (8.5 ms of a 0.58 s no-change refresh; one collection
+    # after the walk, 5.6 ms, remains). The stamps make no cycles: the collector waits.
     with gcpause.paused(), _listing(folder) as entries:
         for entry in entries:
             name = entry.name
