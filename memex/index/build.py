@@ -36,6 +36,8 @@ from memex.storage import iostep, locks, store
 from memex.storage.homes import Workspace
 
 if TYPE_CHECKING:  # the parser: loaded when a refresh reads a file (a no-change one reads none)
+    import hashlib
+
     from memex.core import frontmatter
 
 Progress = Callable[[int, int], None]
@@ -551,7 +553,10 @@ def _walk_folder(home: store.Home, stamps: dict[str, Stamp],
     prefix = os.path.join(folder, "")  # entry.path of a listing by name
     kind = home.kind
     before = home.before  # per file below: a local, not an attribute
-    with _listing(folder) as entries:
+    # A stamp per file is a tuple the cyclic collector tracks: a walk of 100,000 files
+    # set off ~140 collections (8.5 ms of a 0.58 s no-change refresh; one collection
+    # after the walk, 5.6 ms, remains). The stamps make no cycles: the collector waits.
+    with gcpause.paused(), _listing(folder) as entries:
         for entry in entries:
             name = entry.name
             if not is_memory_name(name):
@@ -647,19 +652,40 @@ def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
     matches (meta 'walk', see walk_record), so an unchanged tree costs its walk and
     this digest: the table is read only when the digest differs (a file changed, or
     the folder lists in another order). The numbers go in as 8-byte integers (no
-    string per file), as decimal text if one does not fit (a tag tells which)."""
+    string per file), as decimal text if one does not fit (a tag tells which).
+
+    The bytes hashed are those of the paths joined by NULs, b"\1", the home kinds
+    joined by NULs, then per field (size, mtime) b"\2" and the packed integers (or
+    b"\3" and the list's text); they are made and hashed _DIGEST_CHUNK stamps at a
+    time: joined whole, 100,000 paths made two 6 MB buffers (their page faults were a
+    fifth of the digest's time)."""
     digest = blake2b(digest_size=16)
-    digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
+    _hash_joined(digest, iter(stamps))
     values = stamps.values()
     digest.update(b"\1")
-    digest.update("\0".join(map(_KIND, values)).encode("utf-8", "surrogateescape"))
+    _hash_joined(digest, map(_KIND, values))
     for field_of in (_SIZE, _MTIME):
-        numbers = list(map(field_of, values))
+        before = digest.copy()
+        digest.update(b"\2")
+        numbers = map(field_of, values)
         try:
-            digest.update(b"\2" + struct.pack(f"<{len(numbers)}q", *numbers))
+            while chunk := list(itertools.islice(numbers, _DIGEST_CHUNK)):
+                digest.update(struct.pack(f"<{len(chunk)}q", *chunk))
         except struct.error:  # an mtime past 2262
-            digest.update(b"\3" + str(numbers).encode("ascii"))
+            digest = before
+            digest.update(b"\3" + str(list(map(field_of, values))).encode("ascii"))
     return digest.hexdigest()
+
+
+def _hash_joined(digest: hashlib._Hash, texts: Iterator[str]) -> None:
+    """Hash "\0".join(TEXTS) (UTF-8, undecodable bytes as they were) without making it."""
+    joiner = ""
+    while chunk := list(itertools.islice(texts, _DIGEST_CHUNK)):
+        digest.update((joiner + "\0".join(chunk)).encode("utf-8", "surrogateescape"))
+        joiner = "\0"
+
+
+_DIGEST_CHUNK = 1024
 
 
 _KIND, _SIZE, _MTIME = (operator.itemgetter(i) for i in range(3))
