@@ -170,6 +170,31 @@ def test_the_byte_stream_path_writes_what_json_dumps_writes(items: list[object])
     assert raw.getvalue() == _reference(items).encode("utf-8")
 
 
+# Texts near the byte path's edges: quotes, backslashes, newlines, tabs, the other
+# control characters, DEL, non-ASCII and the line separators json leaves alone.
+_BODY_TEXT = st.text(st.sampled_from('ab "\\/\n\t\r\x00\x08\x0b\x0c\x1b\x1f\x7f'
+                                     "\u00e9\u2028\u65e5\U0001f600"), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_BODY_TEXT)
+def test_a_body_is_written_as_json_dumps_writes_its_string(text: str) -> None:
+    assert jsonout.string_bytes(text.encode("utf-8")) == json.dumps(
+        text, ensure_ascii=False).encode("utf-8")
+
+
+def test_a_usual_body_is_escaped_on_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ASCII body whose control characters are newlines and tabs (most bodies) is
+    not decoded to a str for the str encoders (a third of the cost of writing it)."""
+    def refused(text: str) -> str:
+        raise AssertionError("decoded for a str encoder")
+
+    monkeypatch.setattr(jsonout, "_ASCII", refused)
+    monkeypatch.setattr(jsonout, "_STRING", refused)
+    body = 'a "quoted" C:\\path,\n\tindented </end>\n' * 20
+    assert jsonout.string_bytes(body.encode("ascii")) == json.dumps(body).encode("ascii")
+
+
 def test_rows_of_the_list_shape_take_the_one_call_path_and_write_json_dumps_bytes() -> None:
     """A row as `list --json` builds it (front matter, then body, path, home and a
     summary ending in an ellipsis; non-ASCII in a short field, nested lists, an empty
