@@ -337,7 +337,7 @@ def _read_all(ws: Workspace, folder: Path, stems: list[str], top: Path, report: 
                     continue
                 verdict, parsed = _verdict(data)
                 verdicts.add(build.content_hash(data), verdict)
-                if parsed is not None:
+                if cold and parsed is not None:  # the build below reads it
                     known[path] = build.Known(data, *parsed)
             found = _from_verdict(path, rel, stem, verdict, report, secrets)
             if found is not None:
