@@ -321,8 +321,8 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
     """`newest`'s rows as stored, no Memory made: their COLUMNS (by default (rowid,
     path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by)). What the
     caller holds is one page of rows and keys, whatever the store's size: the keys past
-    the first page wait in a temporary table of the index's connection (SQLite's temp
-    store, which spills to a file), not as a Python object per memory."""
+    the first page wait in a temporary table (SQLite's temp store, which spills to a
+    file) of a connection of the listing's own, not as a Python object per memory."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
@@ -339,31 +339,33 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
     first = {memory_id for _, memory_id in keys}
     table = f"newest_keys_{next(_KEY_TABLES)}"
     with build.open_index(ws, refresh=False) as index:
-        conn = index.conn
+        # The keys wait on a connection of this listing's own: the index's kept one is
+        # closed between two pages when the file is replaced or found busy, and the
+        # listing would end there. Like the Python list of keys before, this one goes on
+        # reading the keys it took even if the file is replaced meanwhile.
+        own = index.path is not None
+        conn = build.side_connection(index.path) if index.path is not None else index.conn
+    try:
         # All keys again, not those past the first page: a refresh between the two may
         # have moved a row into the first page's places, and an offset would skip it.
         conn.execute(f"CREATE TEMP TABLE {table} (n INTEGER PRIMARY KEY, "
                      "key INTEGER NOT NULL, mid TEXT NOT NULL)")
-        try:  # in the query's order: n counts up as the rows come
-            conn.execute(f"INSERT INTO temp.{table} (key, mid) {query}", args)
-        except BaseException:
-            _drop_keys(conn, table)
-            raise
-    try:
+        # in the query's order: n counts up as the rows come
+        conn.execute(f"INSERT INTO temp.{table} (key, mid) {query}", args)
         done = 0
         while True:
-            try:
-                batch = conn.execute(f"SELECT n, key, mid FROM temp.{table} WHERE n > ? "
-                                     "ORDER BY n LIMIT ?", (done, page)).fetchall()
-            except sqlite3.ProgrammingError:  # closed: the index was replaced meanwhile
-                return
+            batch = conn.execute(f"SELECT n, key, mid FROM temp.{table} WHERE n > ? "
+                                 "ORDER BY n LIMIT ?", (done, page)).fetchall()
             if not batch:
                 return
             done = batch[-1][0]
             yield from _rows_of(ws, [(key, mid) for _, key, mid in batch
                                      if mid not in first], columns)
     finally:
-        _drop_keys(conn, table)
+        if own:
+            conn.close()
+        else:
+            _drop_keys(conn, table)
 
 
 _KEY_TABLES = itertools.count()  # a name per listing: two may be open at once
