@@ -206,3 +206,22 @@ def test_an_unreadable_generation_is_skipped_not_an_error(memex_home: Path) -> N
     usage.log_path(memex_home).unlink()
     usage.log_path(memex_home).mkdir()
     assert _ids(memex_home) == []
+
+
+def test_ids_handed_out_one_by_one_make_the_line_a_list_makes(
+        memex_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed listing keeps its ids as their JSON text (usage.Handed): the line is
+    the one a list of the same ids writes, for none, one and several (non-ASCII too)."""
+    from memex.core import clock
+
+    monkeypatch.setattr(clock, "now_str", lambda: "2026-12-02T00:00:00Z")
+    for ids in ([], ["01AAAAAAAAAAAAAAAAAAAAAAAA"], ["a", 'quo"te', "déjà", "x\x7f"]):
+        handed = usage.Handed()
+        for memory_id in ids:
+            handed.add(memory_id)
+        listed, streamed = tmp_path / f"l{len(ids)}", tmp_path / f"s{len(ids)}"
+        usage.record(listed, "rid", usage.Op.LIST, ids, 0)
+        usage.record(streamed, "rid", usage.Op.LIST, handed, 0)
+        line = usage.log_path(listed).read_bytes()
+        assert usage.log_path(streamed).read_bytes() == line
+        assert json.loads(line)["ids"] == ids

@@ -130,10 +130,22 @@ def _mixed(item: dict[Any, object]) -> str:
     return "{\n    " + ",\n    ".join(parts) + "\n  }"
 
 
+# The bytes of an ASCII text the byte path below cannot write: control characters but
+# newline and tab (escaped as \uXXXX or by letter) and DEL (escaped by _STRING alone).
+_NOT_PLAIN = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
+
+
 def string_bytes(raw: bytes) -> bytes:
-    """The JSON string (as element writes it) of the UTF-8 text RAW, as UTF-8 bytes."""
-    if raw.isascii() and b"\x7f" not in raw:  # _ASCII is the faster, and writes the same
-        return _ASCII(raw.decode("ascii")).encode("ascii")
+    """The JSON string (as element writes it) of the UTF-8 text RAW, as UTF-8 bytes.
+    An ASCII text whose only control characters are newlines and tabs (a usual body)
+    is escaped on its bytes: four replaces write what _ASCII writes, without decoding
+    it to a str and encoding it back (a third of a listing's time per memory)."""
+    if raw.isascii():
+        if len(raw.translate(None, _NOT_PLAIN)) == len(raw):
+            return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(
+                b"\n", b"\\n").replace(b"\t", b"\\t")
+        if b"\x7f" not in raw:  # _ASCII is the faster, and writes the same
+            return _ASCII(raw.decode("ascii")).encode("ascii")
     return _STRING(raw.decode("utf-8")).encode("utf-8")
 
 

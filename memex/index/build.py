@@ -238,6 +238,13 @@ def _connect(target: str) -> sqlite3.Connection:
     return conn
 
 
+def side_connection(path: Path) -> sqlite3.Connection:
+    """A second connection to the index file at PATH, its caller's to close: for what
+    must outlive the kept connection, which a replaced or busy file closes."""
+    return sqlite3.connect(path, timeout=LOCK_WAIT_SECONDS, isolation_level=None,
+                           check_same_thread=False)
+
+
 def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Path | None]:
     """A connection to an index of the current schema, rebuilding what is not."""
     path = db_path(ws)

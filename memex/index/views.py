@@ -7,7 +7,9 @@ holds each memory's front matter and body as they were when last indexed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import json
 import os
 import sqlite3
@@ -317,28 +319,61 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
                 tiered: bool = False, page: int = 64, columns: str = _ROW
                 ) -> Iterator[tuple[Any, ...]]:
     """`newest`'s rows as stored, no Memory made: their COLUMNS (by default (rowid,
-    path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by))."""
+    path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by)). What the
+    caller holds is one page of rows and keys, whatever the store's size: the keys past
+    the first page wait in a temporary table (SQLite's temp store, which spills to a
+    file) of a connection of the listing's own, not as a Python object per memory."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
     query = (f"SELECT rowid, id FROM memories WHERE {where} ORDER BY "
-             f"{_TIER + ', ' if tiered else ''}updated_at DESC, id DESC LIMIT ? OFFSET ?")
+             f"{_TIER + ', ' if tiered else ''}updated_at DESC, id DESC")
     args = tuple(scopes or ())
     # The first page's keys alone (a caller that wants a dozen sorts no more), then the
     # rest's when it asks for more.
     with build.open_index(ws, refresh=False) as index:
-        keys = index.conn.execute(query, (*args, page, 0)).fetchall()
+        keys = index.conn.execute(f"{query} LIMIT ?", (*args, page)).fetchall()
     yield from _rows_of(ws, keys, columns)
     if len(keys) < page:
         return
+    first = {memory_id for _, memory_id in keys}
+    table = f"newest_keys_{next(_KEY_TABLES)}"
     with build.open_index(ws, refresh=False) as index:
+        # The keys wait on a connection of this listing's own: the index's kept one is
+        # closed between two pages when the file is replaced or found busy, and the
+        # listing would end there. Like the Python list of keys before, this one goes on
+        # reading the keys it took even if the file is replaced meanwhile.
+        own = index.path is not None
+        conn = build.side_connection(index.path) if index.path is not None else index.conn
+    try:
         # All keys again, not those past the first page: a refresh between the two may
         # have moved a row into the first page's places, and an offset would skip it.
-        first = {memory_id for _, memory_id in keys}
-        keys = [key for key in index.conn.execute(query, (*args, -1, 0))
-                if key[1] not in first]
-    for start in range(0, len(keys), page):
-        yield from _rows_of(ws, keys[start:start + page], columns)
+        conn.execute(f"CREATE TEMP TABLE {table} (n INTEGER PRIMARY KEY, "
+                     "key INTEGER NOT NULL, mid TEXT NOT NULL)")
+        # in the query's order: n counts up as the rows come
+        conn.execute(f"INSERT INTO temp.{table} (key, mid) {query}", args)
+        done = 0
+        while True:
+            batch = conn.execute(f"SELECT n, key, mid FROM temp.{table} WHERE n > ? "
+                                 "ORDER BY n LIMIT ?", (done, page)).fetchall()
+            if not batch:
+                return
+            done = batch[-1][0]
+            yield from _rows_of(ws, [(key, mid) for _, key, mid in batch
+                                     if mid not in first], columns)
+    finally:
+        if own:
+            conn.close()
+        else:
+            _drop_keys(conn, table)
+
+
+_KEY_TABLES = itertools.count()  # a name per listing: two may be open at once
+
+
+def _drop_keys(conn: sqlite3.Connection, table: str) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"DROP TABLE IF EXISTS temp.{table}")
 
 
 def _rows_of(ws: Workspace, batch: list[tuple[int, str]], columns: str

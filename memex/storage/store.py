@@ -164,26 +164,40 @@ def _is_regular(entry: os.DirEntry[str]) -> bool:
 def _memory_entries(directory: Path) -> list[os.DirEntry[str]]:
     """The memory files of a folder as directory entries (none when it is missing):
     regular files only; a link inside a home is never followed (see special_files)."""
+    return _named_entries(directory)[0]
+
+
+def _named_entries(directory: Path
+                   ) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]]:
+    """A folder's entries with a memory file's name, in listing order: the regular
+    files, and the others (special_files). Missing or unreadable: none."""
     try:
         entries = list(os.scandir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError:  # unreadable folder: nothing listed, as if empty
-        return []
-    return [e for e in entries if is_memory_name(e.name) and _is_regular(e)]
+    except OSError:  # missing, not a folder, unreadable: nothing listed, as if empty
+        return [], []
+    regular: list[os.DirEntry[str]] = []
+    other: list[os.DirEntry[str]] = []
+    for entry in entries:
+        if is_memory_name(entry.name):
+            (regular if _is_regular(entry) else other).append(entry)
+    return regular, other
 
 
 def special_files(directory: Path) -> list[Quarantined]:
     """Entries with a memory file's name that are not regular files (symbolic links,
     FIFOs, devices, folders): skipped with their reason, never opened."""
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return []
+    return _specials(_named_entries(directory)[1])
+
+
+def ids_and_special_files(directory: Path) -> tuple[set[str], list[Quarantined]]:
+    """`memory_ids` and `special_files` of a folder, from one listing of it."""
+    regular, other = _named_entries(directory)
+    return {entry.name[:-3] for entry in regular}, _specials(other)
+
+
+def _specials(entries: list[os.DirEntry[str]]) -> list[Quarantined]:
     out: list[Quarantined] = []
     for entry in sorted(entries, key=lambda e: e.name):
-        if not is_memory_name(entry.name) or _is_regular(entry):
-            continue
         if entry.is_symlink():
             reason = "a symbolic link: links inside a memory folder are not followed"
         else:

@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from memex.core import clock
+from memex.core import clock, jsonout
 from memex.storage import iostep, locks, settings
 
 if TYPE_CHECKING:
@@ -71,21 +71,39 @@ def limit(ws: Workspace) -> int:
     return ws.int_setting(SETTING)
 
 
-def record_in(ws: Workspace, operation: Op, ids: Iterable[str],
+def record_in(ws: Workspace, operation: Op, ids: Iterable[str] | Handed,
               repo_id: str | None = None) -> None:
     """Record an operation of this workspace (or of `repo_id`, a project it acts on)
     in its home's log, rotated at its setting."""
     record(ws.home, ws.repo_id if repo_id is None else repo_id, operation, ids, limit(ws))
 
 
-def record(home: Path, repo_id: str, operation: Op, ids: Iterable[str],
+class Handed:
+    """The ids a streamed read hands out, kept as the JSON text of the list their line
+    holds (about 30 bytes an id, not a str object each): a listing of every memory
+    keeps no Python object per memory for its log line."""
+
+    __slots__ = ("text",)
+
+    def __init__(self) -> None:
+        self.text = bytearray()  # each id's JSON string and ", "
+
+    def add(self, memory_id: str) -> None:
+        self.text += jsonout.string(memory_id).encode("utf-8")
+        self.text += b", "
+
+
+def record(home: Path, repo_id: str, operation: Op, ids: Iterable[str] | Handed,
            max_bytes: int) -> None:
     """Append one line; a log that cannot be written never fails the command."""
+    listed = [] if isinstance(ids, Handed) else list(ids)
     line = json.dumps(
-        {"at": clock.now_str(), "repo_id": repo_id, "op": operation, "ids": list(ids)},
+        {"at": clock.now_str(), "repo_id": repo_id, "op": operation, "ids": listed},
         ensure_ascii=False,
     )
     data = (line + "\n").encode("utf-8")
+    if isinstance(ids, Handed) and ids.text:  # the same line, its list spliced in
+        data = b"".join((data[:-3], memoryview(ids.text)[:-2], b"]}\n"))
     path = log_path(home)
     with contextlib.suppress(OSError):
         for _ in range(_RETRIES):

@@ -47,6 +47,9 @@ def load_view(ws: Workspace, scopes: Iterable[str] | None = None, include_all: b
     return view
 
 
+PAGE = 1024  # rows each_listed reads from the index at a time
+
+
 def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
                 include_all: bool = False, as_of: str | None = None,
                 limit: int | None = None, log_in: Workspace | None = None
@@ -64,7 +67,7 @@ def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
     at = clock.now_str()
     wanted = sorted(set(scopes)) if scopes is not None else None
     rows: Iterator[tuple[Any, ...]] = views.newest_rows(
-        ws, wanted, live_only=not include_all and as_of is None, page=1024,
+        ws, wanted, live_only=not include_all and as_of is None, page=PAGE,
         columns=listing.COLUMNS)
     if not include_all:
         rows = _eligible_rows(rows, at, as_of)
@@ -87,10 +90,11 @@ def _listed(ws: Workspace, rows: Iterator[tuple[Any, ...]]) -> Iterator[bytes]:
     from memex.index import listing
 
     element, at = listing.element, listing.ID
-    shown: list[str] = []
+    shown = usage.Handed()  # no str kept per memory: the line's JSON text
+    add = shown.add
     try:
         for row in rows:
-            shown.append(row[at])
+            add(row[at])
             written = element(row)
             yield written if written is not None else _completed(row)
     finally:

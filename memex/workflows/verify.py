@@ -337,7 +337,7 @@ def _read_all(ws: Workspace, folder: Path, stems: list[str], top: Path, report: 
                     continue
                 verdict, parsed = _verdict(data)
                 verdicts.add(build.content_hash(data), verdict)
-                if parsed is not None:
+                if cold and parsed is not None:  # the build below reads it
                     known[path] = build.Known(data, *parsed)
             found = _from_verdict(path, rel, stem, verdict, report, secrets)
             if found is not None:
@@ -504,9 +504,10 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     top = ws.repo.toplevel
     report = Report(folder=ws.memory_dir_name)
     memory_dir = store.inside_repo(ws.memory_dir, top)
-    stems = sorted(store.memory_ids(memory_dir), key=lambda stem: f"{stem}.md")
+    ids, specials = store.ids_and_special_files(memory_dir)  # one listing for both
+    stems = sorted(ids, key=lambda stem: f"{stem}.md")
     files, covered = _read_all(ws, memory_dir, stems, top, report)
-    for special in store.special_files(memory_dir):
+    for special in specials:
         report.checked += 1
         report.failures.append(Failure("parse", _rel(special.path, top), special.reason))
     _check_limits(ws, files, report)
