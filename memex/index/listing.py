@@ -64,10 +64,9 @@ DICTIONARY = (
 
 _HOMES: dict[str, bytes] = {}  # a home kind -> its JSON string
 
-# A compressor with the dictionary set, copied per row. A 4 KiB window holds the
-# dictionary and a usual row (a default one, 32 KiB and a 128 KiB hash, cost ~50 us a
-# row to make: more than the compression); the inflater reads any window.
-_DEFLATE = zlib.compressobj(9, zlib.DEFLATED, 12, 4, zdict=DICTIONARY)
+# A row's text deflated against the dictionary (bodies.deflater: ISA-L's where it
+# imports, else zlib's); the inflater reads either, and any window.
+_DEFLATE = bodies.deflater(DICTIONARY)
 
 # The fields a stored doc with these keys leaves out, with their defaults, in order.
 _MISSING: dict[tuple[str, ...], dict[str, object]] = {}
@@ -136,8 +135,7 @@ def stored(doc: str, body: str, front: dict[str, Any] | None = None) -> bytes | 
     text = plain(doc, body, front)
     if text is None:
         return None
-    deflate = _DEFLATE.copy()
-    return deflate.compress(text) + deflate.flush()
+    return _DEFLATE(text)
 
 
 def element(row: tuple[Any, ...]) -> bytes | None:
