@@ -249,3 +249,48 @@ def test_proposed_copy_passes_the_hook_and_a_hand_copy_does_not(repo: Path) -> N
     git_proc("add", "notes.md", cwd=repo)
     result = invoke("scan", "--staged")
     assert result.exit_code == 1 and "notes.md:1: a copy of personal memory" in result.stderr
+
+
+@pytest.mark.parametrize("lines", [
+    ["/mx-home/personal/", "/mx-home/usage.jsonl"],  # the two files the check probed
+    ["/mx-home/*", "!/mx-home/export.key"],           # the signing key of item 7
+    ["/mx-home/*", "!/mx-home/outbox/"],               # unsubmitted (and private) drafts
+    ["/mx-home/*", "!/mx-home/notes-of-mine.txt"],     # a file of the home's, any name
+])
+def test_a_home_only_partly_ignored_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                               lines: list[str]) -> None:
+    """Item 6 (audit14): the check asked git about personal/ and usage.jsonl only, so a
+    home whose exclude lines left export.key (the key that signs archives), the outbox
+    or any other file of the home to git passed, and `git add -A` staged them."""
+    home = repo / "mx-home"
+    home.mkdir()
+    (home / "notes-of-mine.txt").write_text("mine\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("".join(f"{line}\n" for line in lines))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert "does not ignore it" in result.stderr
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("/mx-home/\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    assert invoke("export", "-o", str(repo.parent / "out.jsonl")).exit_code == 0
+    git_proc("add", "-A", cwd=repo)
+    assert "mx-home" not in git_proc("status", "--porcelain", cwd=repo).stdout
+
+
+def test_a_home_with_tracked_files_is_refused(repo: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home once committed (before the exclude line was added) is still exposed: git
+    keeps tracking its files whatever the exclude file says."""
+    home = repo / "mx-home"
+    home.mkdir()
+    (home / "export.key").write_text("k\n", encoding="utf-8")
+    git_proc("add", "-f", "mx-home/export.key", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "oops", cwd=repo)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("/mx-home/\n")
+    result = invoke("list")
+    assert result.exit_code == 1
+    assert "git rm -r --cached" in result.stderr

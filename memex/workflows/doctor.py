@@ -176,11 +176,11 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
     if line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
     assert ws.repo is not None
-    exclude = ws.repo.common_dir / "info" / "exclude"
+    fix = homes.home_fix(ws, line)
     return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
                   f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
                   "personal memories and the usage log; every other command refuses to run",
-                  f"add this line to {exclude}: {line}")]
+                  fix[0].lower() + fix[1:])]
 
 
 def check_duplicates(ws: Workspace) -> list[Check]:
