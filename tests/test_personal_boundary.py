@@ -294,3 +294,28 @@ def test_a_home_with_tracked_files_is_refused(repo: Path,
     result = invoke("list")
     assert result.exit_code == 1
     assert "git rm -r --cached" in result.stderr
+
+
+@pytest.mark.parametrize("kind", sorted(HOOKS))
+def test_hook_without_git_memex_home_guards_the_home_of_init(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Item 5 (audit14): GIT_MEMEX_HOME set in a shell profile is not in the environment
+    of a GUI client's or IDE's `git commit`. The scan then read the default home, found
+    no personal memory, and a copy outside the memory folder was committed."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=repo)
+    monkeypatch.chdir(repo)
+    env = HOOKS[kind](repo, tmp_path)
+    if kind == "framework":  # its config came after init: doctor --fix registers the home
+        assert invoke("doctor", "--fix").exit_code in (0, 1)
+    _, text = _personal(repo)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    env = {k: v for k, v in env.items() if k != "GIT_MEMEX_HOME"}
+    proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
+    assert git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip() == "init"

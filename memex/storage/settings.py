@@ -107,6 +107,12 @@ REGISTRY: tuple[Setting, ...] = (
     Setting("memex.hookScanner", PATH, None,
             "The absolute path of git-memex-scan that the plain pre-commit hook runs, "
             "written per clone by `init --git-hooks` and `doctor --fix`."),
+    Setting("memex.hookHome", PATH, None,
+            "The git-memex home the pre-commit scan (plain hook or pre-commit framework) "
+            "reads personal and private memories from when GIT_MEMEX_HOME is not set in "
+            "its environment (a GUI client or IDE): written per clone by `init` and "
+            "`doctor --fix`; read from this clone's git "
+            "config only, never from .memexconfig."),
 )
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in REGISTRY}

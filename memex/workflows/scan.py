@@ -9,6 +9,8 @@ cost one subprocess, not 1,000.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -214,10 +216,24 @@ def _guards(ws: Workspace) -> dict[str, tuple[str, str]]:
         return build.guards(index.conn)
 
 
+def hook_workspace(ws: Workspace) -> Workspace:
+    """WS with the home whose personal and private memories the commit-time scan guards:
+    this clone's `memex.hookHome` (its own git config, never .memexconfig) when
+    GIT_MEMEX_HOME is not set, as in a hook a GUI client runs without the shell profile
+    that sets it; else WS as it is."""
+    configured = ws.config.get("memex.hookhome")
+    if os.environ.get("GIT_MEMEX_HOME") or not configured:
+        return ws
+    home = Path(configured).expanduser()
+    return ws if home == ws.home else dataclasses.replace(ws, home=home)
+
+
 def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
     """(memory-folder files scanned, findings) over what the next commit adds or changes:
     every staged file under the memory folder, whatever its name, depth or content, and
-    every staged file anywhere that is a copy of a personal or private memory."""
+    every staged file anywhere that is a copy of a personal or private memory (of the
+    hook's home: `hook_workspace`)."""
+    ws = hook_workspace(ws)
     if ws.repo is None:
         return 0, []
     top = ws.repo.toplevel

@@ -171,11 +171,23 @@ def _hook_scanner(top: Path, config: dict[str, str]) -> dict[str, str]:
     return {HOOK_SCANNER: scanner} if scanner else {}
 
 
+HOOK_HOME = "memex.hookHome"
+
+
+def _hook_home(top: Path, config: dict[str, str]) -> dict[str, str]:
+    """The home the commit-time scan guards when the hook runs without GIT_MEMEX_HOME:
+    a GUI client or an IDE starts git without the shell profile that sets it, and the
+    scan would read another (empty) home's personal memories. Written in every clone:
+    the pre-commit framework's config may come after init."""
+    return {HOOK_HOME: str(homes.memex_home().resolve())}
+
+
 # name -> the keys and values this clone's git config should hold (empty: nothing to do)
 REGISTRATIONS: dict[str, Callable[[Path, dict[str, str]], dict[str, str]]] = {
     "merge driver": _merge_driver,
     "diff driver": _diff_driver,
     "hook scanner": _hook_scanner,
+    "hook home": _hook_home,
 }
 
 
