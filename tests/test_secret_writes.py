@@ -204,3 +204,19 @@ def test_import_masks_tags_as_a_write_does(repo: Path, memex_home: Path,
     assert invoke("update", mid, "--tag", "more").exit_code == 0
     assert "private block in its tags" in result.stderr  # the notice says so
     assert_nowhere(memex_home, repo)
+
+
+def test_scan_and_verify_never_echo_a_secret_in_a_file_name(repo: Path) -> None:
+    """Item 3 (audit14): a file in the memory folder named with a token (a careless
+    `cp` of a key file) was reported by its name, the token whole, by `scan` and
+    `verify`, in text and --json: in a CI log."""
+    folder = repo / ".memex"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{SECRET}.md").write_text("hello\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    for args in (("scan", "--staged"), ("scan", "--staged", "--json"), ("scan",),
+                 ("verify",), ("verify", "--json")):
+        result = invoke(*args)
+        assert result.exit_code == 1, args
+        assert TAIL not in result.stdout + result.stderr, args
+        assert SECRET[:4] in result.stdout + result.stderr, args  # the file is still named

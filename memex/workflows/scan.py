@@ -55,16 +55,24 @@ class SecretFinding:
         return "unredacted <private> block" if self.kind == "private-block" else \
             f"unmasked {self.kind}"
 
+    @property
+    def shown_path(self) -> str:
+        """The path as reports show it: a secret in a file name is masked there too."""
+        return redact.shown(self.path)
+
     def describe(self) -> str:
+        path = self.shown_path
         if self.kind in SHARING_KINDS:
             reason = SHARING_KINDS[self.kind].format(detail=self.detail)
             joint = " " if reason.endswith(" or") else "; "
-            return f"{self.path}:{self.line}: {reason}{joint}unstage it: git rm --cached " \
-                   f"{_quoted(self.path)}"
-        return f"{self.path}:{self.line}: {self.what}"
+            what = _quoted(path) if path == self.path else \
+                "(that file: its name holds a secret, shown masked)"
+            return f"{path}:{self.line}: {reason}{joint}unstage it: git rm --cached {what}"
+        return f"{path}:{self.line}: {self.what}"
 
     def as_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"path": self.path, "line": self.line, "kind": self.kind}
+        data: dict[str, object] = {"path": self.shown_path, "line": self.line,
+                                   "kind": self.kind}
         if self.detail:
             data["detail"] = self.detail
         return data
