@@ -319,3 +319,24 @@ def test_hook_without_git_memex_home_guards_the_home_of_init(
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
     assert git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip() == "init"
+
+
+def test_a_relative_git_memex_home_is_refused(repo: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 6 (audit14): a relative GIT_MEMEX_HOME named another home in every folder a
+    command ran from (a subfolder's personal memories unseen from the top, where the
+    commit hook runs), inside the work tree or out of it."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", "relhome")
+    (repo / "sub").mkdir()
+    monkeypatch.chdir(repo / "sub")
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1
+    assert "GIT_MEMEX_HOME must be an absolute path" in result.stderr
+    assert not (repo / "sub" / "relhome").exists()
+    outside = repo.parent / "elsewhere"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 1
+    assert not (outside / "relhome").exists()
+    monkeypatch.setenv("GIT_MEMEX_HOME", "~/memex-home")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0

@@ -26,7 +26,14 @@ def memex_home() -> Path:
     """$GIT_MEMEX_HOME, else the platform's user data dir (XDG on Linux)."""
     explicit = os.environ.get("GIT_MEMEX_HOME")
     if explicit:
-        return Path(explicit).expanduser()
+        home = Path(explicit).expanduser()
+        if not home.is_absolute():
+            # relative to wherever a command runs: each folder would have its own home,
+            # and the commit hook (run at the top of the work tree) guard another one
+            raise MemexError(
+                f"GIT_MEMEX_HOME must be an absolute path (or start with ~/), not "
+                f"{explicit!r}: a relative one names another home in every folder")
+        return home
     if sys.platform.startswith("linux") or os.environ.get("XDG_DATA_HOME"):
         base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         return Path(base) / "git-memex"
