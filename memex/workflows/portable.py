@@ -70,7 +70,14 @@ def export_key(ws: Workspace, create: bool = False) -> bytes | None:
             handle.write(key)
     except OSError as exc:
         raise MemexError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return key if len(key) >= 16 else None
+    if len(key) >= 16:
+        return key
+    if create:  # an export signs with it: a short key would sign nothing worth trusting
+        raise MemexError(
+            f"{path} holds {len(key)} byte(s), too few to sign an export (a key is made "
+            "with 32): move it away and export again to make a new one (archives signed "
+            "with the old key then import as untrusted drafts)")
+    return None  # import: nothing counts as one's own export
 
 
 def sign(key: bytes, home: str, name: str, text: str) -> str:
