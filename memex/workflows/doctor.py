@@ -16,7 +16,7 @@ from datetime import timedelta
 from memex.core import clock, jsonc
 from memex.storage import gitio, homes, hooklog, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import githooks, rekey, setup
+from memex.workflows import githooks, portable, rekey, setup
 
 LEVELS = ("ok", "warn", "fail")
 SHOWN = 3  # files named in a line; --json has them all
@@ -347,11 +347,29 @@ def check_hook_failures(ws: Workspace) -> list[Check]:
                   paths=(str(hooklog.log_path(ws.home)),))]
 
 
+def check_export_key(ws: Workspace) -> list[Check]:
+    """The key that signs exports (issue 14.7) readable by others on this machine: they
+    could sign an archive whose review and instruction state `import` restores. Said
+    only when it is so (a key copied from another machine keeps the copy's mode)."""
+    path = ws.home / portable.KEY_FILE
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return []
+    if os.name != "posix" or not mode & 0o077:
+        return []
+    return [Check("export-key", "warn",
+                  f"{path} is readable or writable by other users of this machine "
+                  f"(mode {mode & 0o777:o}): they could sign archives that import trusts "
+                  "as your own export", hint=f"chmod 600 {shlex.quote(str(path))}",
+                  paths=(str(path),))]
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
     check_git, check_home_exposed, check_index, check_merge_driver, check_hooks,
     check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs, check_usage_log,
-    check_hook_failures,
+    check_hook_failures, check_export_key,
 ]
 
 
