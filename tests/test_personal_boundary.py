@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from memex.storage import homes
+from memex.workflows import scan
 from tests.helpers import git_proc, invoke, invoke_json
 from tests.helpers.memfiles import memory, put, write
 from tests.test_hooks import BIN, _env, _local_config
@@ -103,6 +105,13 @@ def _with_framework(repo: Path, tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def _commit(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+
 # One commit attempt per hook kind holds every variant (a commit costs a second or more
 # on a loaded machine); each variant is still its own test, on that attempt's output.
 _ATTEMPTS: dict[str, tuple[dict[str, str], subprocess.CompletedProcess[str], str]] = {}
@@ -118,8 +127,7 @@ def _attempt(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         monkeypatch.chdir(repo)
         env = HOOKS[kind](repo, tmp_path)
         planted = _plant_all(repo)
-        proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
-                              capture_output=True, text=True)
+        proc = _commit(repo, env)
         last = git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip()
         _ATTEMPTS[kind] = (planted, proc, last)
     return _ATTEMPTS[kind]
@@ -314,8 +322,7 @@ def test_hook_without_git_memex_home_guards_the_home_of_init(
     (repo / "docs" / "notes.md").write_text(text, encoding="utf-8")
     git_proc("add", "-A", cwd=repo)
     env = {k: v for k, v in env.items() if k != "GIT_MEMEX_HOME"}
-    proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    proc = _commit(repo, env)
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
     assert git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip() == "init"
@@ -340,3 +347,58 @@ def test_a_relative_git_memex_home_is_refused(repo: Path,
     assert not (outside / "relhome").exists()
     monkeypatch.setenv("GIT_MEMEX_HOME", "~/memex-home")
     assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+
+
+def test_a_stale_hook_home_adds_to_the_default_home(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of audit14: memex.hookHome replaced the home the scan guards. Recorded
+    under GIT_MEMEX_HOME=old (since deleted), a copy of a personal memory of the default
+    home was committed and doctor said all ok."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=repo)
+    monkeypatch.chdir(repo)
+    old = tmp_path / "old"
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(old))
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    _setup_commit(repo)
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    _, text = _personal(repo)
+    shutil.rmtree(old, ignore_errors=True)
+    result = invoke("doctor")
+    assert result.exit_code == 1
+    assert "memex.hookHome" in result.stdout + result.stderr
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = _commit(repo, dict(os.environ))
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
+    assert invoke("doctor", "--fix").exit_code in (0, 1)
+    assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == str(
+        homes.memex_home().resolve())
+
+
+def test_hook_home_is_read_from_this_clone_only(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """memex.hookHome in the global config (or a relative one) is not honoured."""
+    git_proc("config", "--global", "memex.hookHome", "/nonexistent", cwd=repo)
+    ws = homes.workspace(repo)
+    assert scan.hook_homes(ws) == [ws.home]
+    git_proc("config", "--local", "memex.hookHome", "rel/home", cwd=repo)
+    assert scan.hook_homes(homes.workspace(repo)) == [ws.home]
+
+
+def test_a_relative_xdg_data_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The XDG spec: a relative XDG_DATA_HOME is ignored (it named a home per folder)."""
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", "rel")
+    assert homes.memex_home() == Path.home() / ".local" / "share" / "git-memex"
+
+
+def test_a_home_of_no_such_user_is_a_clear_error(repo: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_MEMEX_HOME", "~nosuchuser-memex/x")
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1
+    assert "GIT_MEMEX_HOME names a home folder that does not exist" in result.stderr

@@ -26,7 +26,11 @@ def memex_home() -> Path:
     """$GIT_MEMEX_HOME, else the platform's user data dir (XDG on Linux)."""
     explicit = os.environ.get("GIT_MEMEX_HOME")
     if explicit:
-        home = Path(explicit).expanduser()
+        try:
+            home = Path(explicit).expanduser()
+        except RuntimeError:  # ~user of no such user
+            raise MemexError(f"GIT_MEMEX_HOME names a home folder that does not exist: "
+                             f"{explicit!r}") from None
         if not home.is_absolute():
             # relative to wherever a command runs: each folder would have its own home,
             # and the commit hook (run at the top of the work tree) guard another one
@@ -34,8 +38,17 @@ def memex_home() -> Path:
                 f"GIT_MEMEX_HOME must be an absolute path (or start with ~/), not "
                 f"{explicit!r}: a relative one names another home in every folder")
         return home
-    if sys.platform.startswith("linux") or os.environ.get("XDG_DATA_HOME"):
-        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return default_home()
+
+
+def default_home() -> Path:
+    """The home without GIT_MEMEX_HOME: the platform's user data dir (XDG on Linux; a
+    relative XDG_DATA_HOME is ignored, as the XDG spec says)."""
+    xdg = os.environ.get("XDG_DATA_HOME") or ""
+    if not os.path.isabs(xdg):
+        xdg = ""
+    if sys.platform.startswith("linux") or xdg:
+        base = xdg or str(Path.home() / ".local" / "share")
         return Path(base) / "git-memex"
     import platformdirs
 

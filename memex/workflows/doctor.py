@@ -12,11 +12,12 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from memex.core import clock, jsonc
 from memex.storage import gitio, homes, hooklog, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import githooks, portable, rekey, setup
+from memex.workflows import githooks, portable, rekey, scan, setup
 
 LEVELS = ("ok", "warn", "fail")
 SHOWN = 3  # files named in a line; --json has them all
@@ -181,6 +182,39 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
                   f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
                   "personal memories and the usage log; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
+
+
+def check_hook_home(ws: Workspace) -> list[Check]:
+    """This clone's memex.hookHome names this home: else a GUI client's commit (no
+    GIT_MEMEX_HOME) guards a home other than the one in use, or none."""
+    if ws.repo is None or gitio.git_binary() is None:
+        return []
+    value = scan.recorded_hook_home(ws.repo.toplevel)
+    key = scan.HOOK_HOME
+    why = ("a commit without GIT_MEMEX_HOME (a GUI client or IDE) may not guard this "
+           "home's personal memories")
+    if value is None:
+        top = ws.repo.toplevel
+        guarded = githooks.installed(top)["pre-commit"] or (
+            top / ".pre-commit-config.yaml").exists()
+        return [Check("hook-home", "fail" if guarded else "warn",
+                      f"{key} is not set in this clone: {why}", FIX)]
+    if not os.path.isabs(os.path.expanduser(value)):
+        problem = f"{key} is a relative path ({value}), which is ignored: {why}"
+    elif _resolved(Path(value).expanduser()) == _resolved(ws.home):
+        return [Check("hook-home", "ok", f"{key} names this home")]
+    elif scan.usable_hook_home(value) is None:
+        problem = f"{key} names {value}, which does not exist: {why}"
+    else:
+        problem = f"{key} names {value}, not this home {ws.home}: {why}"
+    return [Check("hook-home", "fail", problem, FIX)]
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
 
 
 def check_duplicates(ws: Workspace) -> list[Check]:
@@ -367,9 +401,9 @@ def check_export_key(ws: Workspace) -> list[Check]:
 
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
-    check_git, check_home_exposed, check_index, check_merge_driver, check_hooks,
-    check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs, check_usage_log,
-    check_hook_failures, check_export_key,
+    check_git, check_home_exposed, check_hook_home, check_index, check_merge_driver,
+    check_hooks, check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs,
+    check_usage_log, check_hook_failures, check_export_key,
 ]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
-from memex.workflows import githooks
+from memex.workflows import githooks, scan
 
 FOLDER_README = """\
 # Project memories (git-memex)
@@ -171,7 +171,7 @@ def _hook_scanner(top: Path, config: dict[str, str]) -> dict[str, str]:
     return {HOOK_SCANNER: scanner} if scanner else {}
 
 
-HOOK_HOME = "memex.hookHome"
+HOOK_HOME = scan.HOOK_HOME
 
 
 def _hook_home(top: Path, config: dict[str, str]) -> dict[str, str]:
