@@ -301,7 +301,31 @@ def test_a_home_with_tracked_files_is_refused(repo: Path,
         handle.write("/mx-home/\n")
     result = invoke("list")
     assert result.exit_code == 1
-    assert "git rm -r --cached" in result.stderr
+    assert "rm -r --cached" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["My Home", "my[1]home"])
+def test_the_home_fix_works_for_any_name_from_any_folder(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Review of audit14: the untrack hint was unquoted and relative (`git rm -r --cached
+    My Home` fails), and the exclude line was a glob for `my[1]home`."""
+    home = repo / name
+    home.mkdir()
+    (home / "export.key").write_text("k\n", encoding="utf-8")
+    git_proc("add", "-f", "--", f"{name}/export.key", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "oops", cwd=repo)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    message = invoke("list").stderr.replace("\n", " ")
+    line = message.split("(or to .gitignore): ", 1)[1].split("  ", 1)[0]
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write(line + "\n")
+    untrack = message.split("untrack it: ", 1)[1].split("  (or set", 1)[0]
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    subprocess.run(untrack, shell=True, cwd=elsewhere, check=True, capture_output=True,
+                   timeout=60, stdin=subprocess.DEVNULL)
+    assert name not in git_proc("ls-files", cwd=repo).stdout
+    assert invoke("list").exit_code == 0
 
 
 @pytest.mark.parametrize("kind", sorted(HOOKS))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -289,12 +290,18 @@ def exposed_home(ws: Workspace) -> str | None:
     if prefix is None:
         return None
     assert ws.repo is not None
-    line = f"/{prefix}" if prefix else "/*"
+    line = f"/{_gitignore_escape(prefix)}" if prefix else "/*"
     probes = [f"{prefix}{name}" for name in _HOME_PROBES]
     proc = gitio.run(["check-ignore", "--", *probes], cwd=ws.repo.toplevel, check=False)
     if proc.returncode != 0 or len(proc.stdout.splitlines()) != len(probes):
         return line
     return line if prefix and home_files(ws) else None
+
+
+def _gitignore_escape(path: str) -> str:
+    """PATH as a literal gitignore pattern: its glob characters and backslashes escaped
+    (`my[1]home/` would otherwise be a character class)."""
+    return re.sub(r"([\\*?\[])", r"\\\1", path)
 
 
 def home_files(ws: Workspace, tracked_only: bool = False) -> list[str]:
@@ -315,7 +322,9 @@ def home_fix(ws: Workspace, line: str) -> str:
     exclude = ws.repo.common_dir / "info" / "exclude"
     fix = f"Add this line to {exclude} (or to .gitignore): {line}"
     if line != "/*" and home_files(ws, tracked_only=True):
-        fix += f"  and untrack it: git rm -r --cached {line.strip('/')}"
+        prefix = _home_prefix(ws) or ""
+        fix += (f"  and untrack it: git -C {shlex.quote(str(ws.repo.toplevel))} rm -r "
+                f"--cached -- {shlex.quote(prefix.rstrip('/'))}")
     return fix
 
 
