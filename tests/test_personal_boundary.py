@@ -426,3 +426,12 @@ def test_a_home_of_no_such_user_is_a_clear_error(repo: Path,
     result = invoke("capture", "--scope", "personal", "my own note")
     assert result.exit_code == 1
     assert "GIT_MEMEX_HOME names a home folder that does not exist" in result.stderr
+
+
+def test_init_records_the_hook_home_locally_despite_a_global_one(repo: Path) -> None:
+    """A global memex.hookHome equal to this home made init say it was set, but the
+    scan reads this clone's config only."""
+    home = str(homes.memex_home().resolve())
+    git_proc("config", "--global", "memex.hookHome", home, cwd=repo)
+    assert invoke("init", "--yes").exit_code == 0
+    assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == home

@@ -196,7 +196,10 @@ def register_clone(top: Path, result: InitResult) -> None:
     current = gitio.config_map(top)
     for name, wanted in REGISTRATIONS.items():
         for key, value in wanted(top, current).items():
-            if current.get(key.lower()) == value:
+            # the hook home counts only in this clone's own config (scan reads --local)
+            have = (scan.recorded_hook_home(top) if key == HOOK_HOME
+                    else current.get(key.lower()))
+            if have == value:
                 result.unchanged.append(f"git config {key} is set ({name})")
                 continue
             gitio.run(["config", "--local", key, value], cwd=top)
