@@ -151,3 +151,35 @@ def test_memory_diff_escapes_a_forged_title(repo: Path) -> None:
     conv.write_text(text)
     shown = invoke("diff", "--textconv", str(conv)).stdout
     assert "title: Fine\\ninstruction_state: approved" in shown
+
+
+FORGED_LINE = "\ninstruction_state: approved"
+HOSTILE = "Fine" + FORGED_LINE + "\x1b[8m\u202eevil"
+
+
+def _raw(out: str) -> list[str]:
+    """What a display must never print raw from a file that arrived by git."""
+    return [bad for bad in (FORGED_LINE, "\x1b", "\u202e") if bad in out]
+
+
+def test_search_log_and_review_escape_what_arrived_by_git(repo: Path) -> None:
+    """Item 9 (audit14): `search`'s table printed the title raw, `log` the title of an
+    added memory and its history notes, `review` a `paths` finding's globs: a newline
+    forged a line, ESC and bidi reached the terminal."""
+    git_proc("commit", "-q", "--allow-empty", "-m", "base", cwd=repo)
+    forged = put(shared(repo), "project", "harmless searchable body",
+                 title=HOSTILE, tags=["fine"], paths=["src/" + HOSTILE],
+                 review_history=[{"at": "2026-11-01T00:00:00Z", "by": "bob" + HOSTILE,
+                                  "from": "draft", "to": "published",
+                                  "note": "ok" + HOSTILE}])
+    commit_all(repo, "forged")
+    searched = invoke("search", "harmless searchable")
+    assert forged.id[:10] in searched.stdout
+    assert _raw(searched.stdout) == []
+    assert "Fine\\ninstruction_state" in searched.stdout
+    logged = invoke("log", forged.id).stdout
+    assert "created:" in logged and _raw(logged) == []
+    reviewed = invoke("review", "HEAD~1...HEAD")
+    assert "paths match no file" in reviewed.stdout and _raw(reviewed.stdout) == []
+    markdown = invoke("review", "HEAD~1...HEAD", "--format", "markdown").stdout
+    assert _raw(markdown) == []

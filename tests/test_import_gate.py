@@ -265,3 +265,29 @@ def test_reimporting_an_entry_with_a_secret_is_unchanged(repo: Path, tmp_path: P
     monkeypatch.setenv("GIT_MEMEX_NOW", "2027-01-01T00:00:00Z")
     again = invoke_json("import", str(archive))
     assert again["unchanged"] == [line["front_matter"]["id"]]
+
+
+@pytest.mark.parametrize("key", [b"", b"short"])
+def test_export_with_a_damaged_key_says_so(repo: Path, memex_home: Path, key: bytes) -> None:
+    """Item 7 (audit14): an export.key left empty (a crash after it was made) or cut
+    short stopped `export` with an internal error (exit 3, an assert)."""
+    assert invoke("capture", "a project note to export").exit_code == 0
+    (memex_home / "export.key").write_bytes(key)
+    result = invoke("export")
+    assert result.exit_code == 1, result.output
+    assert "too few to sign an export" in result.stderr
+
+
+def test_doctor_warns_of_an_export_key_others_can_read(repo: Path, memex_home: Path) -> None:
+    """Item 7 (audit14): the key made 0600 loses that mode when copied from another
+    machine (as the manual suggests for a restore there); nothing said so, and another
+    user of the machine could then sign archives import trusts."""
+    assert invoke("capture", "a project note to export").exit_code == 0
+    assert invoke("export").exit_code == 0
+    key = memex_home / "export.key"
+    checks = {c["name"]: c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]}
+    assert "export-key" not in checks
+    key.chmod(0o644)
+    checks = {c["name"]: c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]}
+    assert checks["export-key"]["level"] == "warn"
+    assert checks["export-key"]["hint"] == f"chmod 600 {key}"

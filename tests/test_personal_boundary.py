@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from memex.storage import homes
+from memex.workflows import scan
 from tests.helpers import git_proc, invoke, invoke_json
 from tests.helpers.memfiles import memory, put, write
 from tests.test_hooks import BIN, _env, _local_config
@@ -103,6 +105,13 @@ def _with_framework(repo: Path, tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def _commit(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+
 # One commit attempt per hook kind holds every variant (a commit costs a second or more
 # on a loaded machine); each variant is still its own test, on that attempt's output.
 _ATTEMPTS: dict[str, tuple[dict[str, str], subprocess.CompletedProcess[str], str]] = {}
@@ -118,8 +127,7 @@ def _attempt(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         monkeypatch.chdir(repo)
         env = HOOKS[kind](repo, tmp_path)
         planted = _plant_all(repo)
-        proc = subprocess.run(["git", "commit", "-m", "leak?"], cwd=repo, env=env,
-                              capture_output=True, text=True)
+        proc = _commit(repo, env)
         last = git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip()
         _ATTEMPTS[kind] = (planted, proc, last)
     return _ATTEMPTS[kind]
@@ -249,3 +257,181 @@ def test_proposed_copy_passes_the_hook_and_a_hand_copy_does_not(repo: Path) -> N
     git_proc("add", "notes.md", cwd=repo)
     result = invoke("scan", "--staged")
     assert result.exit_code == 1 and "notes.md:1: a copy of personal memory" in result.stderr
+
+
+@pytest.mark.parametrize("lines", [
+    ["/mx-home/personal/", "/mx-home/usage.jsonl"],  # the two files the check probed
+    ["/mx-home/*", "!/mx-home/export.key"],           # the signing key of item 7
+    ["/mx-home/*", "!/mx-home/outbox/"],               # unsubmitted (and private) drafts
+    ["/mx-home/*", "!/mx-home/notes-of-mine.txt"],     # a file of the home's, any name
+])
+def test_a_home_only_partly_ignored_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                               lines: list[str]) -> None:
+    """Item 6 (audit14): the check asked git about personal/ and usage.jsonl only, so a
+    home whose exclude lines left export.key (the key that signs archives), the outbox
+    or any other file of the home to git passed, and `git add -A` staged them."""
+    home = repo / "mx-home"
+    home.mkdir()
+    (home / "notes-of-mine.txt").write_text("mine\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("".join(f"{line}\n" for line in lines))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert "does not ignore it" in result.stderr
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("/mx-home/\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    assert invoke("export", "-o", str(repo.parent / "out.jsonl")).exit_code == 0
+    git_proc("add", "-A", cwd=repo)
+    assert "mx-home" not in git_proc("status", "--porcelain", cwd=repo).stdout
+
+
+def test_a_home_with_tracked_files_is_refused(repo: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home once committed (before the exclude line was added) is still exposed: git
+    keeps tracking its files whatever the exclude file says."""
+    home = repo / "mx-home"
+    home.mkdir()
+    (home / "export.key").write_text("k\n", encoding="utf-8")
+    git_proc("add", "-f", "mx-home/export.key", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "oops", cwd=repo)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("/mx-home/\n")
+    result = invoke("list")
+    assert result.exit_code == 1
+    assert "rm -r --cached" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["My Home", "my[1]home"])
+def test_the_home_fix_works_for_any_name_from_any_folder(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Review of audit14: the untrack hint was unquoted and relative (`git rm -r --cached
+    My Home` fails), and the exclude line was a glob for `my[1]home`."""
+    home = repo / name
+    home.mkdir()
+    (home / "export.key").write_text("k\n", encoding="utf-8")
+    git_proc("add", "-f", "--", f"{name}/export.key", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "oops", cwd=repo)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    message = invoke("list").stderr.replace("\n", " ")
+    line = message.split("(or to .gitignore): ", 1)[1].split("  ", 1)[0]
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write(line + "\n")
+    untrack = message.split("untrack it: ", 1)[1].split("  (or set", 1)[0]
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    subprocess.run(untrack, shell=True, cwd=elsewhere, check=True, capture_output=True,
+                   timeout=60, stdin=subprocess.DEVNULL)
+    assert name not in git_proc("ls-files", cwd=repo).stdout
+    assert invoke("list").exit_code == 0
+
+
+@pytest.mark.parametrize("kind", sorted(HOOKS))
+def test_hook_without_git_memex_home_guards_the_home_of_init(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Item 5 (audit14): GIT_MEMEX_HOME set in a shell profile is not in the environment
+    of a GUI client's or IDE's `git commit`. The scan then read the default home, found
+    no personal memory, and a copy outside the memory folder was committed."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=repo)
+    monkeypatch.chdir(repo)
+    env = HOOKS[kind](repo, tmp_path)
+    if kind == "framework":  # its config came after init: doctor --fix registers the home
+        assert invoke("doctor", "--fix").exit_code in (0, 1)
+    _, text = _personal(repo)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    env = {k: v for k, v in env.items() if k != "GIT_MEMEX_HOME"}
+    proc = _commit(repo, env)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
+    assert git_proc("log", "--format=%s", "-1", cwd=repo).stdout.strip() == "init"
+
+
+def test_a_relative_git_memex_home_is_refused(repo: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 6 (audit14): a relative GIT_MEMEX_HOME named another home in every folder a
+    command ran from (a subfolder's personal memories unseen from the top, where the
+    commit hook runs), inside the work tree or out of it."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", "relhome")
+    (repo / "sub").mkdir()
+    monkeypatch.chdir(repo / "sub")
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1
+    assert "GIT_MEMEX_HOME must be an absolute path" in result.stderr
+    assert not (repo / "sub" / "relhome").exists()
+    outside = repo.parent / "elsewhere"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 1
+    assert not (outside / "relhome").exists()
+    monkeypatch.setenv("GIT_MEMEX_HOME", "~/memex-home")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+
+
+def test_a_stale_hook_home_adds_to_the_default_home(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of audit14: memex.hookHome replaced the home the scan guards. Recorded
+    under GIT_MEMEX_HOME=old (since deleted), a copy of a personal memory of the default
+    home was committed and doctor said all ok."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=repo)
+    monkeypatch.chdir(repo)
+    old = tmp_path / "old"
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(old))
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    _setup_commit(repo)
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    _, text = _personal(repo)
+    shutil.rmtree(old, ignore_errors=True)
+    result = invoke("doctor")
+    assert result.exit_code == 1
+    assert "memex.hookHome" in result.stdout + result.stderr
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = _commit(repo, dict(os.environ))
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
+    assert invoke("doctor", "--fix").exit_code in (0, 1)
+    assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == str(
+        homes.memex_home().resolve())
+
+
+def test_hook_home_is_read_from_this_clone_only(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """memex.hookHome in the global config (or a relative one) is not honoured."""
+    git_proc("config", "--global", "memex.hookHome", "/nonexistent", cwd=repo)
+    ws = homes.workspace(repo)
+    assert scan.hook_homes(ws) == [ws.home]
+    git_proc("config", "--local", "memex.hookHome", "rel/home", cwd=repo)
+    assert scan.hook_homes(homes.workspace(repo)) == [ws.home]
+
+
+def test_a_relative_xdg_data_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The XDG spec: a relative XDG_DATA_HOME is ignored (it named a home per folder)."""
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", "rel")
+    assert homes.memex_home() == Path.home() / ".local" / "share" / "git-memex"
+
+
+def test_a_home_of_no_such_user_is_a_clear_error(repo: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_MEMEX_HOME", "~nosuchuser-memex/x")
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1
+    assert "GIT_MEMEX_HOME names a home folder that does not exist" in result.stderr
+
+
+def test_init_records_the_hook_home_locally_despite_a_global_one(repo: Path) -> None:
+    """A global memex.hookHome equal to this home made init say it was set, but the
+    scan reads this clone's config only."""
+    home = str(homes.memex_home().resolve())
+    git_proc("config", "--global", "memex.hookHome", home, cwd=repo)
+    assert invoke("init", "--yes").exit_code == 0
+    assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == home

@@ -180,3 +180,43 @@ def test_dry_run_and_json_show_what_is_stored(repo: Path, memex_home: Path) -> N
     mid = invoke_json("list")[0]["id"]
     updated = invoke("update", mid, "--tag", SECRET + "9", "--json")
     assert updated.exit_code == 0 and TAIL not in updated.stdout + updated.stderr
+
+
+def test_import_masks_tags_as_a_write_does(repo: Path, memex_home: Path,
+                                           tmp_path: Path) -> None:
+    """Item 2 (audit14): import masked title, body and aliases itself and the rest as
+    whole text, so a `<private>` tag was stored as `[REDACTED]`, a tag the model refuses:
+    the memory could then not be tagged or untagged. One masking step: the store's."""
+    mid = new_ulid()
+    folder = tmp_path / "foreign"
+    folder.mkdir()
+    (folder / f"{mid}.md").write_text(
+        "---\n"
+        f"id: {mid}\nschema_version: 2\nscope: personal\ntype: fact\ntitle: imported\n"
+        f"tags: ['<private>mine</private>', {SECRET}, ok]\n"
+        "created_at: '2026-01-01T00:00:00Z'\nupdated_at: '2026-01-01T00:00:00Z'\n"
+        "---\n\nbody\n", encoding="utf-8")
+    result = invoke("import", str(folder))
+    assert result.exit_code == 0, result.stderr
+    shown = invoke_json("show", mid)
+    assert shown["tags"] == ["REDACTED", SECRET[:4] + "x" * (len(SECRET) - 4), "ok"]
+    assert model.normalise_tags(shown["tags"]) == shown["tags"]
+    assert invoke("update", mid, "--tag", "more").exit_code == 0
+    assert "private block in its tags" in result.stderr  # the notice says so
+    assert_nowhere(memex_home, repo)
+
+
+def test_scan_and_verify_never_echo_a_secret_in_a_file_name(repo: Path) -> None:
+    """Item 3 (audit14): a file in the memory folder named with a token (a careless
+    `cp` of a key file) was reported by its name, the token whole, by `scan` and
+    `verify`, in text and --json: in a CI log."""
+    folder = repo / ".memex"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{SECRET}.md").write_text("hello\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    for args in (("scan", "--staged"), ("scan", "--staged", "--json"), ("scan",),
+                 ("verify",), ("verify", "--json")):
+        result = invoke(*args)
+        assert result.exit_code == 1, args
+        assert TAIL not in result.stdout + result.stderr, args
+        assert SECRET[:4] in result.stdout + result.stderr, args  # the file is still named

@@ -99,6 +99,12 @@ def mask(secret: str) -> str:
     return secret[:_KEEP] + _MASK_CHAR * (len(secret) - _KEEP)
 
 
+def shown(text: str) -> str:
+    """TEXT as a report shows it (a file name in a scan or verify finding): every secret
+    in it masked, as `redact` masks it; the text itself when it holds none."""
+    return redact(text).text if text else text
+
+
 def quoted(value: object, limit: int | None = None) -> str:
     """VALUE as a message quotes it (its repr) with every secret in it masked, as a write
     would store it: a refusal or notice never shows what the store would not keep. Cut

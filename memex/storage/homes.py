@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,9 +27,29 @@ def memex_home() -> Path:
     """$GIT_MEMEX_HOME, else the platform's user data dir (XDG on Linux)."""
     explicit = os.environ.get("GIT_MEMEX_HOME")
     if explicit:
-        return Path(explicit).expanduser()
-    if sys.platform.startswith("linux") or os.environ.get("XDG_DATA_HOME"):
-        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        try:
+            home = Path(explicit).expanduser()
+        except RuntimeError:  # ~user of no such user
+            raise MemexError(f"GIT_MEMEX_HOME names a home folder that does not exist: "
+                             f"{explicit!r}") from None
+        if not home.is_absolute():
+            # relative to wherever a command runs: each folder would have its own home,
+            # and the commit hook (run at the top of the work tree) guard another one
+            raise MemexError(
+                f"GIT_MEMEX_HOME must be an absolute path (or start with ~/), not "
+                f"{explicit!r}: a relative one names another home in every folder")
+        return home
+    return default_home()
+
+
+def default_home() -> Path:
+    """The home without GIT_MEMEX_HOME: the platform's user data dir (XDG on Linux; a
+    relative XDG_DATA_HOME is ignored, as the XDG spec says)."""
+    xdg = os.environ.get("XDG_DATA_HOME") or ""
+    if not os.path.isabs(xdg):
+        xdg = ""
+    if sys.platform.startswith("linux") or xdg:
+        base = xdg or str(Path.home() / ".local" / "share")
         return Path(base) / "git-memex"
     import platformdirs
 
@@ -238,10 +259,17 @@ def remember_repo_id(repo: gitio.RepoInfo, rid: str, source: str) -> None:
         pass
 
 
-def exposed_home(ws: Workspace) -> str | None:
-    """When the home lies inside this repo's work tree and git does not ignore it, the
-    exclude line that would ignore it (`/path/`); else None. A dotfiles repo whose work
-    tree is $HOME is the usual case: `git add -A` would commit personal memories."""
+# Files a home holds or will hold, asked of git even before they exist: a home is
+# ignored only when every one of them is (an exclude line for personal/ alone left the
+# archive-signing key, the outbox and the rest to `git add -A`).
+_HOME_PROBES = ("personal/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "usage.jsonl", "export.key",
+                "outbox/x/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "hook-errors.jsonl",
+                "index/x/index.sqlite", ".migrate-backup/x/01AAAAAAAAAAAAAAAAAAAAAAAA.md",
+                ".write.lock", "any-other-file")
+
+
+def _home_prefix(ws: Workspace) -> str | None:
+    """The home's path relative to the work tree ('' for the top), None when outside."""
     if ws.repo is None:
         return None
     top = ws.repo.toplevel.resolve()
@@ -249,12 +277,55 @@ def exposed_home(ws: Workspace) -> str | None:
         rel = ws.home.resolve().relative_to(top)
     except (ValueError, OSError):
         return None
-    prefix = "" if rel == Path(".") else f"{rel.as_posix()}/"
-    probes = [f"{prefix}personal/01AAAAAAAAAAAAAAAAAAAAAAAA.md", f"{prefix}usage.jsonl"]
-    proc = gitio.run(["check-ignore", "--", *probes], cwd=top, check=False)
-    if proc.returncode == 0 and len(proc.stdout.splitlines()) == len(probes):
+    return "" if rel == Path(".") else f"{rel.as_posix()}/"
+
+
+def exposed_home(ws: Workspace) -> str | None:
+    """When the home lies inside this repo's work tree and git does not ignore all of
+    it, the exclude line that would ignore it (`/path/`); else None. A dotfiles repo
+    whose work tree is $HOME is the usual case: `git add -A` would commit personal
+    memories. All of it: every file the home may hold (`_HOME_PROBES`) is ignored, and
+    no file in it, of any name, is tracked or left to `git add` (`home_files`)."""
+    prefix = _home_prefix(ws)
+    if prefix is None:
         return None
-    return f"/{prefix}" if prefix else "/*"
+    assert ws.repo is not None
+    line = f"/{_gitignore_escape(prefix)}" if prefix else "/*"
+    probes = [f"{prefix}{name}" for name in _HOME_PROBES]
+    proc = gitio.run(["check-ignore", "--", *probes], cwd=ws.repo.toplevel, check=False)
+    if proc.returncode != 0 or len(proc.stdout.splitlines()) != len(probes):
+        return line
+    return line if prefix and home_files(ws) else None
+
+
+def _gitignore_escape(path: str) -> str:
+    """PATH as a literal gitignore pattern: its glob characters and backslashes escaped
+    (`my[1]home/` would otherwise be a character class)."""
+    return re.sub(r"([\\*?\[])", r"\\\1", path)
+
+
+def home_files(ws: Workspace, tracked_only: bool = False) -> list[str]:
+    """The home's files git tracks or would add (`git add -A`), repo-relative."""
+    prefix = _home_prefix(ws)
+    if not prefix or ws.repo is None:
+        return []
+    which = ["--cached"] if tracked_only else ["--cached", "--others", "--exclude-standard"]
+    proc = gitio.run(["ls-files", "-z", *which, "--", prefix], cwd=ws.repo.toplevel,
+                     check=False)
+    return [p for p in proc.stdout.split("\0") if p] if proc.returncode == 0 else []
+
+
+def home_fix(ws: Workspace, line: str) -> str:
+    """What to do about an exposed home: the exclude line, and `git rm -r --cached` of
+    it when git already tracks some of its files (an exclude line does not untrack)."""
+    assert ws.repo is not None
+    exclude = ws.repo.common_dir / "info" / "exclude"
+    fix = f"Add this line to {exclude} (or to .gitignore): {line}"
+    if line != "/*" and home_files(ws, tracked_only=True):
+        prefix = _home_prefix(ws) or ""
+        fix += (f"  and untrack it: git -C {shlex.quote(str(ws.repo.toplevel))} rm -r "
+                f"--cached -- {shlex.quote(prefix.rstrip('/'))}")
+    return fix
 
 
 def check_home(ws: Workspace) -> None:
@@ -262,11 +333,10 @@ def check_home(ws: Workspace) -> None:
     line = exposed_home(ws)
     if line is None or ws.repo is None:
         return
-    exclude = ws.repo.common_dir / "info" / "exclude"
     raise MemexError(
         f"the git-memex home {ws.home} is inside the work tree of {ws.repo.toplevel} and git "
         "does not ignore it: `git add -A` would commit your personal memories and usage "
-        f"log. Add this line to {exclude} (or to .gitignore): {line}  "
+        f"log. {home_fix(ws, line)}  "
         "(or set GIT_MEMEX_HOME to a folder outside the repository)")
 
 

@@ -107,6 +107,12 @@ REGISTRY: tuple[Setting, ...] = (
     Setting("memex.hookScanner", PATH, None,
             "The absolute path of git-memex-scan that the plain pre-commit hook runs, "
             "written per clone by `init --git-hooks` and `doctor --fix`."),
+    Setting("memex.hookHome", PATH, None,
+            "A git-memex home whose personal and private memories the pre-commit scan "
+            "(plain hook or pre-commit framework) guards besides the current one, for "
+            "commits without GIT_MEMEX_HOME (a GUI client or IDE): written per clone by "
+            "`init` and `doctor --fix`; read from this clone's git config only (an "
+            "absolute, existing folder), never from .memexconfig."),
 )
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in REGISTRY}

@@ -794,12 +794,24 @@ def mask_memory(memory: model.Memory) -> model.Memory:
     extra = _masked(memory.extra)
     if extra != memory.extra:
         changes["extra"] = extra
-    if "tags" in changes:  # a tag is one word: the placeholder loses its brackets
-        from memex.core import redact
-
-        changes["tags"] = [str(t).replace(redact.PLACEHOLDER, "REDACTED")
-                           for t in changes["tags"]]  # type: ignore[attr-defined]
+    if "tags" in changes:
+        changes["tags"] = _tag_shaped(changes["tags"])  # type: ignore[arg-type]
     return memory.copy(**changes) if changes else memory
+
+
+def _tag_shaped(masked: list[str]) -> list[str]:
+    """Masked tags as tags: a tag is one word, so the placeholder loses its brackets."""
+    from memex.core import redact
+
+    return [str(t).replace(redact.PLACEHOLDER, "REDACTED") for t in masked]
+
+
+def mask_tags(tags: list[str]) -> tuple[list[str], bool]:
+    """TAGS masked as `mask_memory` masks them, and whether a whole-text mask
+    (`mask_text`) would have left a tag that is no tag (a bracketed placeholder)."""
+    masked = [str(_masked(t)) for t in tags]
+    shaped = _tag_shaped(masked)
+    return shaped, shaped != masked
 
 
 def mask_text(text: str) -> str:

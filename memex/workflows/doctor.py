@@ -12,11 +12,12 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from memex.core import clock, jsonc
 from memex.storage import gitio, homes, hooklog, store, usage
 from memex.storage.homes import Workspace
-from memex.workflows import githooks, rekey, setup
+from memex.workflows import githooks, portable, rekey, scan, setup
 
 LEVELS = ("ok", "warn", "fail")
 SHOWN = 3  # files named in a line; --json has them all
@@ -176,11 +177,44 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
     if line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
     assert ws.repo is not None
-    exclude = ws.repo.common_dir / "info" / "exclude"
+    fix = homes.home_fix(ws, line)
     return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
                   f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
                   "personal memories and the usage log; every other command refuses to run",
-                  f"add this line to {exclude}: {line}")]
+                  fix[0].lower() + fix[1:])]
+
+
+def check_hook_home(ws: Workspace) -> list[Check]:
+    """This clone's memex.hookHome names this home: else a GUI client's commit (no
+    GIT_MEMEX_HOME) guards a home other than the one in use, or none."""
+    if ws.repo is None or gitio.git_binary() is None:
+        return []
+    value = scan.recorded_hook_home(ws.repo.toplevel)
+    key = scan.HOOK_HOME
+    why = ("a commit without GIT_MEMEX_HOME (a GUI client or IDE) may not guard this "
+           "home's personal memories")
+    if value is None:
+        top = ws.repo.toplevel
+        guarded = githooks.installed(top)["pre-commit"] or (
+            top / ".pre-commit-config.yaml").exists()
+        return [Check("hook-home", "fail" if guarded else "warn",
+                      f"{key} is not set in this clone: {why}", FIX)]
+    if not os.path.isabs(os.path.expanduser(value)):
+        problem = f"{key} is a relative path ({value}), which is ignored: {why}"
+    elif _resolved(Path(value).expanduser()) == _resolved(ws.home):
+        return [Check("hook-home", "ok", f"{key} names this home")]
+    elif scan.usable_hook_home(value) is None:
+        problem = f"{key} names {value}, which does not exist: {why}"
+    else:
+        problem = f"{key} names {value}, not this home {ws.home}: {why}"
+    return [Check("hook-home", "fail", problem, FIX)]
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
 
 
 def check_duplicates(ws: Workspace) -> list[Check]:
@@ -347,11 +381,29 @@ def check_hook_failures(ws: Workspace) -> list[Check]:
                   paths=(str(hooklog.log_path(ws.home)),))]
 
 
+def check_export_key(ws: Workspace) -> list[Check]:
+    """The key that signs exports (issue 14.7) readable by others on this machine: they
+    could sign an archive whose review and instruction state `import` restores. Said
+    only when it is so (a key copied from another machine keeps the copy's mode)."""
+    path = ws.home / portable.KEY_FILE
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return []
+    if os.name != "posix" or not mode & 0o077:
+        return []
+    return [Check("export-key", "warn",
+                  f"{path} is readable or writable by other users of this machine "
+                  f"(mode {mode & 0o777:o}): they could sign archives that import trusts "
+                  "as your own export", hint=f"chmod 600 {shlex.quote(str(path))}",
+                  paths=(str(path),))]
+
+
 CHECKS: list[Callable[[Workspace], list[Check]]] = [
     # The index check runs before anything that reads memories (and so refreshes it).
-    check_git, check_home_exposed, check_index, check_merge_driver, check_hooks,
-    check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs, check_usage_log,
-    check_hook_failures,
+    check_git, check_home_exposed, check_hook_home, check_index, check_merge_driver,
+    check_hooks, check_quarantine, check_duplicates, check_outbox_key, check_mcp_configs,
+    check_usage_log, check_hook_failures, check_export_key,
 ]
 
 

@@ -70,7 +70,14 @@ def export_key(ws: Workspace, create: bool = False) -> bytes | None:
             handle.write(key)
     except OSError as exc:
         raise MemexError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return key if len(key) >= 16 else None
+    if len(key) >= 16:
+        return key
+    if create:  # an export signs with it: a short key would sign nothing worth trusting
+        raise MemexError(
+            f"{path} holds {len(key)} byte(s), too few to sign an export (a key is made "
+            "with 32): move it away and export again to make a new one (archives signed "
+            "with the old key then import as untrusted drafts)")
+    return None  # import: nothing counts as one's own export
 
 
 def sign(key: bytes, home: str, name: str, text: str) -> str:
@@ -599,18 +606,26 @@ def _stored_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
     memory written out, when the secret detector finds nothing in it (one pass over what
     is stored: title, body, aliases, every other field and comment). Else what a write
     stores: title, body and aliases masked (the memory validated again only if that
-    changed them), the text written again only if so, then the whole text masked.
-    The memory was validated when read (from_front_matter), and the import changes only
-    state fields, to valid values: it is not validated again."""
+    changed them), tags as the store masks them when a private block there would leave
+    a bracketed placeholder (no tag) in the text, the text written again only if so,
+    then the whole text masked. The memory was validated when read (from_front_matter),
+    and the import changes only state fields, to valid values: it is not validated
+    again."""
     text = kept if kept is not None else frontmatter.rewrite(memory, parsed)
     if not redact.find_secrets(text):
         return text
     (title, body, *aliases), joined = redact.redact_parts(
         [memory.title, memory.body, *memory.aliases])
-    if joined.changed:
+    tags, reshaped = store.mask_tags(memory.tags)
+    if joined.changed or reshaped:
         memory.title, memory.body, memory.aliases = title, body, aliases
-        done.masked = f"{memory.id}: {joined.notice()}"
-        model.validate(memory)
+        said = [joined.notice()] if joined.changed else []
+        if reshaped:
+            memory.tags = tags
+            said.append("redacted a private block in its tags")
+        done.masked = f"{memory.id}: {'; '.join(said)}"
+        if joined.changed:
+            model.validate(memory)
         text = frontmatter.rewrite(memory, parsed)
     # what store.mask_text stores; the scan above already found a secret in the text
     # when the fields were clean, so it is masked without scanning first

@@ -9,6 +9,8 @@ cost one subprocess, not 1,000.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -16,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from memex.core import fingerprint, frontmatter, redact
 from memex.core.errors import InvalidMemory, MemexError
 from memex.core.ulid import is_ulid
-from memex.storage import gitio, store
+from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
 from memex.workflows import writes
 
@@ -53,16 +55,24 @@ class SecretFinding:
         return "unredacted <private> block" if self.kind == "private-block" else \
             f"unmasked {self.kind}"
 
+    @property
+    def shown_path(self) -> str:
+        """The path as reports show it: a secret in a file name is masked there too."""
+        return redact.shown(self.path)
+
     def describe(self) -> str:
+        path = self.shown_path
         if self.kind in SHARING_KINDS:
             reason = SHARING_KINDS[self.kind].format(detail=self.detail)
             joint = " " if reason.endswith(" or") else "; "
-            return f"{self.path}:{self.line}: {reason}{joint}unstage it: git rm --cached " \
-                   f"{_quoted(self.path)}"
-        return f"{self.path}:{self.line}: {self.what}"
+            what = _quoted(path) if path == self.path else \
+                "(that file: its name holds a secret, shown masked)"
+            return f"{path}:{self.line}: {reason}{joint}unstage it: git rm --cached {what}"
+        return f"{path}:{self.line}: {self.what}"
 
     def as_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"path": self.path, "line": self.line, "kind": self.kind}
+        data: dict[str, object] = {"path": self.shown_path, "line": self.line,
+                                   "kind": self.kind}
         if self.detail:
             data["detail"] = self.detail
         return data
@@ -207,17 +217,71 @@ def summary(count: int, findings: list[SecretFinding]) -> str:
 
 
 def _guards(ws: Workspace) -> dict[str, tuple[str, str]]:
-    """The fingerprints of this machine's personal and private memories (the index)."""
+    """The fingerprints of this machine's personal and private memories (the index) in
+    every home the commit-time scan knows of (`hook_homes`)."""
     from memex.index import build
 
-    with build.open_index(ws) as index:
-        return build.guards(index.conn)
+    guards: dict[str, tuple[str, str]] = {}
+    for home in hook_homes(ws):
+        with build.open_index(dataclasses.replace(ws, home=home)) as index:
+            guards.update(build.guards(index.conn))
+    return guards
+
+
+HOOK_HOME = "memex.hookHome"
+
+
+def recorded_hook_home(top: Path) -> str | None:
+    """This clone's `memex.hookHome` as written (its own git config only: never the
+    global one nor .memexconfig), or None."""
+    proc = gitio.run(["config", "--local", "--get", HOOK_HOME], cwd=top, check=False)
+    value = proc.stdout.strip()
+    return value if proc.returncode == 0 and value else None
+
+
+def usable_hook_home(value: str | None) -> Path | None:
+    """The recorded hook home when it is an absolute folder that exists, else None (a
+    relative or missing one is ignored here; doctor reports it)."""
+    if not value:
+        return None
+    try:
+        home = Path(value).expanduser()
+    except RuntimeError:
+        return None
+    return home if home.is_absolute() and home.is_dir() else None
+
+
+def hook_homes(ws: Workspace) -> list[Path]:
+    """Every home whose personal and private memories the commit-time scan guards: the
+    current one (GIT_MEMEX_HOME or the default), the default one, and the home recorded
+    in this clone (`memex.hookHome`, for a GUI client's commit without GIT_MEMEX_HOME).
+    A stale record adds a home; it never takes the current one's place."""
+    found = [ws.home]
+    candidates: list[Path | None] = []
+    with contextlib.suppress(RuntimeError):  # no home folder to derive it from
+        candidates.append(homes.default_home())
+    if ws.repo is not None:
+        candidates.append(usable_hook_home(recorded_hook_home(ws.repo.toplevel)))
+    seen = {_same(ws.home)}
+    for home in candidates:
+        if home is not None and home.is_dir() and _same(home) not in seen:
+            seen.add(_same(home))
+            found.append(home)
+    return found
+
+
+def _same(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
 
 
 def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
     """(memory-folder files scanned, findings) over what the next commit adds or changes:
     every staged file under the memory folder, whatever its name, depth or content, and
-    every staged file anywhere that is a copy of a personal or private memory."""
+    every staged file anywhere that is a copy of a personal or private memory (of the
+    homes the hook knows of: `hook_homes`)."""
     if ws.repo is None:
         return 0, []
     top = ws.repo.toplevel

@@ -13,7 +13,7 @@ from pathlib import Path
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
-from memex.workflows import githooks
+from memex.workflows import githooks, scan
 
 FOLDER_README = """\
 # Project memories (git-memex)
@@ -171,11 +171,23 @@ def _hook_scanner(top: Path, config: dict[str, str]) -> dict[str, str]:
     return {HOOK_SCANNER: scanner} if scanner else {}
 
 
+HOOK_HOME = scan.HOOK_HOME
+
+
+def _hook_home(top: Path, config: dict[str, str]) -> dict[str, str]:
+    """The home the commit-time scan guards when the hook runs without GIT_MEMEX_HOME:
+    a GUI client or an IDE starts git without the shell profile that sets it, and the
+    scan would read another (empty) home's personal memories. Written in every clone:
+    the pre-commit framework's config may come after init."""
+    return {HOOK_HOME: str(homes.memex_home().resolve())}
+
+
 # name -> the keys and values this clone's git config should hold (empty: nothing to do)
 REGISTRATIONS: dict[str, Callable[[Path, dict[str, str]], dict[str, str]]] = {
     "merge driver": _merge_driver,
     "diff driver": _diff_driver,
     "hook scanner": _hook_scanner,
+    "hook home": _hook_home,
 }
 
 
@@ -184,7 +196,10 @@ def register_clone(top: Path, result: InitResult) -> None:
     current = gitio.config_map(top)
     for name, wanted in REGISTRATIONS.items():
         for key, value in wanted(top, current).items():
-            if current.get(key.lower()) == value:
+            # the hook home counts only in this clone's own config (scan reads --local)
+            have = (scan.recorded_hook_home(top) if key == HOOK_HOME
+                    else current.get(key.lower()))
+            if have == value:
                 result.unchanged.append(f"git config {key} is set ({name})")
                 continue
             gitio.run(["config", "--local", key, value], cwd=top)

@@ -49,11 +49,12 @@ class Failure:
     line: int | None = None
 
     def describe(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
+        file = redact.shown(self.file)  # a secret in a file name is not echoed either
+        where = f"{file}:{self.line}" if self.line else file
         return f"{where}: {self.rule}: {self.message}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "file": self.file, "line": self.line,
+        return {"rule": self.rule, "file": redact.shown(self.file), "line": self.line,
                 "message": self.message}
 
 

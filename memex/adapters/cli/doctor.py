@@ -29,12 +29,15 @@ def cli(fix: bool, as_json: bool) -> None:
     changed, or was added), else it prints the `git memex rekey` command that moves
     them; the index is readable; MCP client configs point at a working server; the
     usage log is rotating (it is not when it has grown past twice
-    memex.usageMaxBytes, e.g. in a read-only GIT_MEMEX_HOME). Each warning says what
-    fixes it. Exit 1 only when a check fails.
+    memex.usageMaxBytes, e.g. in a read-only GIT_MEMEX_HOME); the home is outside
+    git's reach (inside a work tree, git ignores all of it); export.key, when there is
+    one, is for your user alone (mode 600). Each warning says what fixes it. Exit 1
+    only when a check fails.
 
     --fix repairs this clone's registrations in its git config (never committed):
     the merge driver and the hook scanner are pointed at the absolute paths of the
-    installed executables (after a reinstall, a new venv, a moved clone), and
+    installed executables (after a reinstall, a new venv, a moved clone), the home the
+    commit scan guards is recorded (memex.hookHome), and
     git-memex's own hook scripts are refreshed where installed; each change is named
     on stderr.
     """

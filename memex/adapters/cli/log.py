@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memex.adapters.cli import _common, _render
+from memex.core import model
 
 
 @click.command("log")
@@ -41,7 +42,7 @@ def cli(memory_id: str, rev: str, as_json: bool) -> None:
                 continue
             if change.kind == "added":
                 memory = change.new
-                title = memory.title if memory is not None else ""
+                title = model.escape_controls(memory.title) if memory is not None else ""
                 click.echo(f"    created: {_render.short(result.id)} {title}".rstrip())
             for event in change.events:
                 click.echo(f"    {event}")
@@ -52,8 +53,9 @@ def cli(memory_id: str, rev: str, as_json: bool) -> None:
                 click.echo(f"    {f.name}: {_short(f.old)} -> {_short(f.new)}")
             for h in change.history:
                 note = f" ({h['note']})" if h.get("note") else ""
-                click.echo(f"    history: {h.get('at', '?')} {h.get('by', '?')} "
-                           f"{h.get('from', '?')} -> {h.get('to', '?')}{note}")
+                click.echo(model.escape_controls(
+                    f"    history: {h.get('at', '?')} {h.get('by', '?')} "
+                    f"{h.get('from', '?')} -> {h.get('to', '?')}{note}"))
             if change.body_diff and change.kind == "modified":
                 click.echo(f"    body changed ({len(change.body_diff)} diff lines)")
 
@@ -62,6 +64,7 @@ def _short(value: object) -> str:
     if value is None:
         return "(none)"
     text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    text = model.escape_controls(text)
     return text if len(text) <= 60 else text[:59] + "\u2026"
 
 

@@ -58,7 +58,7 @@ def run(query: tuple[str, ...], limit: int = 10, scopes: tuple[str, ...] = (),
     rows = []
     for hit in result.hits:
         state = hit.memory.label + ("" if hit.status == "active" else f" {hit.status}")
-        title = hit.title or hit.summary
+        title = model.escape_controls(hit.title) if hit.title else hit.summary
         if len(title) > 70:
             title = title[:69] + "\u2026"
         rows.append([_render.short(hit.id), state, hit.memory.type, hit.scope,
