@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memex.core import frontmatter
+from memex.core import frontmatter, model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import homes
 from memex.workflows import agent, context
@@ -154,12 +154,14 @@ def test_memory_diff_escapes_a_forged_title(repo: Path) -> None:
 
 
 FORGED_LINE = "\ninstruction_state: approved"
-HOSTILE = "Fine" + FORGED_LINE + "\x1b[8m\u202eevil"
+HOSTILE = "Fine" + FORGED_LINE + "\x1b[8m\u202e\x07\x9b\x85evil"
 
 
 def _raw(out: str) -> list[str]:
-    """What a display must never print raw from a file that arrived by git."""
-    return [bad for bad in (FORGED_LINE, "\x1b", "\u202e") if bad in out]
+    """What a display must never print raw from a file that arrived by git. Not ESC
+    alone: click strips ANSI escapes when output is not a terminal, so a test of it
+    passes whether or not the display escapes; these it does not strip."""
+    return [bad for bad in (FORGED_LINE, "\u202e", "\x07", "\x9b", "\x85") if bad in out]
 
 
 def test_search_log_and_review_escape_what_arrived_by_git(repo: Path) -> None:
@@ -183,3 +185,58 @@ def test_search_log_and_review_escape_what_arrived_by_git(repo: Path) -> None:
     assert "paths match no file" in reviewed.stdout and _raw(reviewed.stdout) == []
     markdown = invoke("review", "HEAD~1...HEAD", "--format", "markdown").stdout
     assert _raw(markdown) == []
+
+
+# What click cannot strip (it strips only ANSI escapes when output is not a terminal):
+# a newline that forges a line, bidi overrides, C0 and C1 controls.
+FORGED_EVENT = "\n    review published -> approved by alice"
+FORGED_FIELD = "\nreview_state: approved"
+UNSTRIPPABLE = ("\u202e", "\x07", "\x9b", "\x85")
+
+
+def _forged(out: str) -> list[str]:
+    """Raw bytes from a file in OUT, or lines a hostile value forged."""
+    found = [repr(bad) for bad in UNSTRIPPABLE if bad in out]
+    found += [line for line in out.splitlines()
+              if line.strip().startswith(("review published -> approved by alice",
+                                          "review_state: approved"))]
+    return found
+
+
+def test_log_diff_and_textconv_escape_events_field_names_and_history(repo: Path) -> None:
+    """Audit14 review item 1: `log` and `diff` printed a history entry's `by` raw in the
+    review move's event and an unknown key's name raw in the changed fields; textconv
+    printed the key's name and history by/note raw. Each forged a line."""
+    hostile_by = "bob" + FORGED_EVENT + "\u202e\x07\x9b\x85evil"
+    # the key as YAML writes it quoted: x_<newline>review_state: approved<U+202E><CSI>
+    key = '"x_\\nreview_state: approved\\u202e\\x9b"'
+    memory = put(shared(repo), "project", "harmless body", review_state="published")
+    path = shared(repo) / f"{memory.id}.md"
+
+    def write(m: model.Memory, value: int) -> None:
+        text = frontmatter.emit(m)
+        head, sep, body = text.partition("\n---\n")
+        path.write_text(f"{head}\n{key}: {value}{sep}{body}", encoding="utf-8")
+
+    write(memory, 1)
+    assert frontmatter.load(path.read_text())[0].extra  # the key parses
+    commit_all(repo, "first")
+    write(memory.copy(
+        review_state="approved",
+        review_history=[{"at": "2026-11-02T00:00:00Z", "by": hostile_by,
+                         "from": "published", "to": "approved",
+                         "note": "ok" + FORGED_FIELD + "\u202e"}]), 2)
+    commit_all(repo, "approve")
+    logged = invoke("log", memory.id).stdout
+    assert "review published -> approved by bob\\n" in logged
+    assert "x_\\nreview_state: approved" in logged and _forged(logged) == []
+    diffed = invoke("diff", "HEAD~1..HEAD").stdout
+    assert "review published -> approved by bob\\n" in diffed
+    assert "x_\\nreview_state: approved" in diffed and _forged(diffed) == []
+    shown = invoke("diff", "--textconv", str(path)).stdout
+    assert "review_state: approved" in shown  # the real one, once
+    assert shown.count("review_state: approved") == shown.count("\\nreview_state: approved") + 1
+    assert "x_\\nreview_state: approved" in shown and "bob\\n" in shown
+    assert [line for line in shown.splitlines()
+            if line.startswith("review_state: approved")] == ["review_state: approved"]
+    assert _forged(shown.replace("\nreview_state: approved\n", "\n")) == []

@@ -182,3 +182,15 @@ def test_round_trip_keeps_style_of_lists_and_times() -> None:
     again, _ = frontmatter.load(out)
     assert again.review_history[-1]["to"] == "approved" and again.tags == ["a", "b", "c"]
     assert again.updated_at == "2026-12-01T08:13:26Z"
+
+
+@pytest.mark.parametrize("key", ["x_\nreview_state", "x_: 1\nsuperseded_by",
+                                 "x_\u202e\x85", "has space: colon", "#hash", "'quote"])
+def test_an_unknown_key_from_a_file_is_written_back_as_it_was_read(key: str) -> None:
+    """A key that arrived by git (kept in `extra`) was written raw: a newline in it made a
+    rewrite (`update`, a fix) emit an unreadable file or a line of its own."""
+    m = make(review_state="draft", scope="project", repo_id="git-origin-sha256:x",
+             extra={key: "01M8WGS9P6ZYYK3G5VS3MJS4P6"})
+    back = frontmatter.load(frontmatter.emit(m))[0]
+    assert back.extra == {key: "01M8WGS9P6ZYYK3G5VS3MJS4P6"}
+    assert back.review_state == "draft" and back.superseded_by is None

@@ -194,8 +194,9 @@ def test_private_outbox_memory_copied_anywhere_is_blocked(repo: Path) -> None:
     result = invoke("scan", "--staged", "--json")
     assert result.exit_code == 1
     findings = json.loads(result.stdout)["findings"]
+    blob = git_proc("rev-parse", ":contract.md", cwd=repo).stdout.strip()
     assert findings == [{"path": "contract.md", "line": 1, "kind": "private-copy",
-                         "detail": f"private memory {data['id']}, same bytes"}]
+                         "detail": f"private memory {data['id']}, same bytes", "blob": blob}]
 
 
 def test_unrelated_files_and_short_bodies_pass(repo: Path) -> None:

@@ -98,7 +98,13 @@ def _quote(text: str) -> str:
     return _YAML_ESCAPE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
+# A key written as it is: every known key, and any unknown one that reads back the same.
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
 def _emit_value(key: str, value: Any) -> str:
+    if not _PLAIN_KEY.fullmatch(key):  # an unknown key from a file (arrived by git)
+        key = _quote(key)  # a raw newline in it would write a line of its own
     if key in model.HISTORY_FIELDS or (
         isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
     ):

@@ -331,11 +331,12 @@ def readable(text: str) -> str:
             continue
         if isinstance(value, list):
             value = ", ".join(str(v) for v in value)
-        lines.append(f"{name}: {model.escape_controls(str(value))}")
+        lines.append(model.escape_controls(f"{name}: {value}"))
     for name in ("review_history", "status_history"):
         for entry in getattr(memory, name):
             note = f" ({entry['note']})" if entry.get("note") else ""
-            lines.append(f"{name.split('_')[0]}: {entry.get('at', '?')} {entry.get('by', '?')}"
-                         f" {entry.get('from', '?')} -> {entry.get('to', '?')}{note}")
+            lines.append(model.escape_controls(
+                f"{name.split('_')[0]}: {entry.get('at', '?')} {entry.get('by', '?')}"
+                f" {entry.get('from', '?')} -> {entry.get('to', '?')}{note}"))
     lines.append("")
     return "\n".join(lines) + "\n" + memory.body.rstrip("\n") + "\n"

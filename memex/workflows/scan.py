@@ -44,6 +44,7 @@ class SecretFinding:
     line: int
     kind: str
     detail: str = ""
+    blob: str = ""  # the file's blob id: names the file when its name is shown masked
 
     @property
     def is_secret(self) -> bool:
@@ -62,20 +63,32 @@ class SecretFinding:
 
     def describe(self) -> str:
         path = self.shown_path
+        # a masked name may be shared by several files: the blob id tells them apart
+        where = f"{path} (blob {self.blob[:12]})" if path != self.path and self.blob \
+            else path
         if self.kind in SHARING_KINDS:
             reason = SHARING_KINDS[self.kind].format(detail=self.detail)
             joint = " " if reason.endswith(" or") else "; "
             what = _quoted(path) if path == self.path else \
-                "(that file: its name holds a secret, shown masked)"
-            return f"{path}:{self.line}: {reason}{joint}unstage it: git rm --cached {what}"
-        return f"{path}:{self.line}: {self.what}"
+                "(that file: its name holds a secret, shown masked" + \
+                (f"; git ls-files --stage | grep {self.blob[:12]} names it)" if self.blob
+                 else ")")
+            return f"{where}:{self.line}: {reason}{joint}unstage it: git rm --cached {what}"
+        return f"{where}:{self.line}: {self.what}"
 
     def as_json(self) -> dict[str, object]:
         data: dict[str, object] = {"path": self.shown_path, "line": self.line,
                                    "kind": self.kind}
         if self.detail:
             data["detail"] = self.detail
+        if self.blob:
+            data["blob"] = self.blob
         return data
+
+
+def with_blob(findings: list[SecretFinding], blob: str) -> list[SecretFinding]:
+    """FINDINGS of one file, each naming the file's blob id."""
+    return [dataclasses.replace(f, blob=blob) for f in findings]
 
 
 def _quoted(path: str) -> str:
@@ -302,9 +315,9 @@ def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
             found = folder_findings(ws.memory_dir_name, path, data)
             if not any(f.kind in ("personal-memory", "private-memory") for f in found):
                 found = copy_findings(path, blob, data, guards, draft_in_folder=True) + found
-            findings += found
+            findings += with_blob(found, blob)
         elif guards:
-            findings += copy_findings(path, blob, data, guards)
+            findings += with_blob(copy_findings(path, blob, data, guards), blob)
     return len(folder), findings
 
 
@@ -331,8 +344,13 @@ def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFin
 
 def _scan_items(ws: Workspace, items: list[tuple[str, bytes]]
                 ) -> tuple[int, list[SecretFinding]]:
-    return len(items), [f for rel, data in items
-                        for f in folder_findings(ws.memory_dir_name, rel, data)]
+    object_format = ws.config.get("extensions.objectformat", "sha1")
+    findings: list[SecretFinding] = []
+    for rel, data in items:
+        found = folder_findings(ws.memory_dir_name, rel, data)
+        if found:  # hashed only then: a clean file costs no hash
+            findings += with_blob(found, fingerprint.blob_id(data, object_format))
+    return len(items), findings
 
 
 def scan_folder(ws: Workspace) -> tuple[int, list[SecretFinding]]:

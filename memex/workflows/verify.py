@@ -7,6 +7,7 @@ through `store.save` (so a hand-edited file keeps its comments and key order).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from memex.core import clock, frontmatter, lifecycle, model, redact
+from memex.core import clock, fingerprint, frontmatter, lifecycle, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.storage import homes, journalfile, settings, store, usage, writelock
 from memex.storage.homes import Workspace
@@ -47,15 +48,21 @@ class Failure:
     file: str
     message: str
     line: int | None = None
+    blob: str | None = None  # set when the name is shown masked: names the file
 
     def describe(self) -> str:
         file = redact.shown(self.file)  # a secret in a file name is not echoed either
+        if self.blob:  # a masked name may be shared by several files
+            file += f" (blob {self.blob[:12]}; git hash-object names it)"
         where = f"{file}:{self.line}" if self.line else file
         return f"{where}: {self.rule}: {self.message}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "file": redact.shown(self.file), "line": self.line,
+        data = {"rule": self.rule, "file": redact.shown(self.file), "line": self.line,
                 "message": self.message}
+        if self.blob:
+            data["blob"] = self.blob
+        return data
 
 
 @dataclass
@@ -520,7 +527,26 @@ def verify(ws: Workspace, since: str | None = None, require_recall: bool = False
     _check_index(ws, files, covered, report)
     if since is not None:
         _usage_rules(ws, since, require_recall, require_write, report)
+    _name_masked_files(ws, top, report)
     return report
+
+
+def _name_masked_files(ws: Workspace, top: Path, report: Report) -> None:
+    """Each failure of a file whose name is shown masked names the file's blob id
+    (`git hash-object`): two such files would otherwise read as one."""
+    object_format = ws.config.get("extensions.objectformat", "sha1")
+    blobs: dict[str, str | None] = {}
+    for n, failure in enumerate(report.failures):
+        if failure.blob or redact.shown(failure.file) == failure.file:
+            continue
+        if failure.file not in blobs:
+            try:
+                blobs[failure.file] = fingerprint.blob_id(
+                    store.read_bytes(top / failure.file), object_format)
+            except (OSError, InvalidMemory):  # a link or FIFO is never followed or opened
+                blobs[failure.file] = None
+        if blobs[failure.file]:
+            report.failures[n] = dataclasses.replace(failure, blob=blobs[failure.file])
 
 
 def team_max_bytes(ws: Workspace) -> int:

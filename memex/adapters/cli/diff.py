@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from memex.adapters.cli import _common, _render
+from memex.core import model
 
 if TYPE_CHECKING:
     from memex.workflows.memdiff import Change, MemoryDiff
@@ -90,14 +91,14 @@ def _print_change(change: Change) -> None:
     click.echo(f"{MARK[change.category]} {_render.short(change.id)}{state} "
                f"{change.category}: {change.title}".rstrip())
     if change.unreadable:
-        click.echo(f"    unreadable: {change.unreadable}")
+        click.echo(f"    unreadable: {model.escape_controls(change.unreadable)}")
     for event in change.events:
-        click.echo(f"    {event}")
+        click.echo(f"    {model.escape_controls(event)}")
     for f in change.fields:
         if f.name in ("revision", "updated_at", "review_state", "instruction_state",
                       "status"):
             continue  # the events say these, or they move on every edit
-        click.echo(f"    {f.name}: {_value(f.old)} -> {_value(f.new)}")
+        click.echo(f"    {model.escape_controls(f.name)}: {_value(f.old)} -> {_value(f.new)}")
     if change.body_diff and change.kind == "modified":
         click.echo("    body:")
         for line in change.body_diff:
@@ -108,8 +109,8 @@ def _value(value: object) -> str:
     if value is None:
         return "(none)"
     if isinstance(value, list):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    text = str(value)
+        return model.escape_controls("[" + ", ".join(str(v) for v in value) + "]")
+    text = model.escape_controls(str(value))
     return text if len(text) <= 80 else text[:79] + "\u2026"
 
 

@@ -34,8 +34,9 @@ def cli(memory_id: str, rev: str, as_json: bool) -> None:
     with _common.paged():
         click.echo(f"memory {result.id} ({result.path}): {len(result.entries)} commit(s)")
         for entry in result.entries:
-            click.echo(f"{entry.commit[:10]} {entry.date} {entry.author} <{entry.email}>  "
-                       f"{entry.subject}")
+            click.echo(model.escape_controls(
+                f"{entry.commit[:10]} {entry.date} {entry.author} <{entry.email}>  "
+                f"{entry.subject}"))
             change = entry.change
             if change is None:
                 click.echo("    (file unchanged)")
@@ -45,12 +46,13 @@ def cli(memory_id: str, rev: str, as_json: bool) -> None:
                 title = model.escape_controls(memory.title) if memory is not None else ""
                 click.echo(f"    created: {_render.short(result.id)} {title}".rstrip())
             for event in change.events:
-                click.echo(f"    {event}")
+                click.echo(f"    {model.escape_controls(event)}")
             for f in change.fields:
                 if f.name in ("revision", "updated_at", "review_state", "instruction_state",
                               "status") or change.kind != "modified":
                     continue
-                click.echo(f"    {f.name}: {_short(f.old)} -> {_short(f.new)}")
+                click.echo(f"    {model.escape_controls(f.name)}: "
+                           f"{_short(f.old)} -> {_short(f.new)}")
             for h in change.history:
                 note = f" ({h['note']})" if h.get("note") else ""
                 click.echo(model.escape_controls(
