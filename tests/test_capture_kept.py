@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from memex.index import build, views
 from memex.storage import homes
 from memex.workflows import conflicts, pairs, writes
+from tests.helpers.spies import record_calls
 
 
 def _capture(text: str, dry_run: bool = False, **fields: Any) -> writes.WriteResult:
@@ -45,14 +46,7 @@ def test_a_second_capture_reads_what_the_index_kept(repo: Path, monkeypatch: Any
     first = _capture("We disable the cache before every deploy of the api service",
                      tags=["deploy"])
     assert len(first.possible_conflicts) == 6
-    calls: list[str] = []
-    real = conflicts._clauses
-
-    def counted(text: str) -> list[conflicts.Clause]:
-        calls.append(text)
-        return real(text)
-
-    monkeypatch.setattr(conflicts, "_clauses", counted)
+    calls = record_calls(monkeypatch, conflicts, "_clauses")
     second = _capture("Never disable the cache before a deploy of the api service",
                       tags=["deploy"])
     # its own title and body, and the first capture's (never compared before): not

@@ -15,6 +15,7 @@ from memex.core import model
 from memex.index import build, views
 from memex.storage import homes
 from memex.workflows import conflicts, writes
+from tests.helpers.spies import record_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,16 +179,9 @@ def test_the_near_duplicate_check_splits_the_new_text_once(
     of them (not once per hit); the near duplicates found are the same."""
     base = "Deploys of the billing service go through the staging VPN first and then prod"
     made = [_capture(base + f" {n} {'x' * n}").memory.id for n in range(1, 6)]
-    split: list[str] = []
-    words = writes._words
-
-    def counted(text: str) -> set[str]:
-        split.append(text)
-        return words(text)
-
-    monkeypatch.setattr(writes, "_words", counted)
+    split = record_calls(monkeypatch, writes, "_words")
     text = base + " 9"
     result = _capture(text)
     assert sorted(result.near_duplicates) == sorted(made)
-    assert split.count(text) == 1
+    assert [call.args[0] for call in split].count(text) == 1
     assert writes.similar(text, base + " 1") and not writes.similar(text, "other words")

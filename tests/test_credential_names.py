@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from memex.core.redact import redact
+from tests.helpers.spies import record_calls
 
 
 def _masked(text: str, secret: str) -> bool:
@@ -196,13 +197,6 @@ def test_a_repeated_provider_name_is_judged_once_per_value(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """"discord=" * 2000 took the rest of the line again at each name (quadratic)."""
     from memex.core import redact as module
-    calls: list[int] = []
-    real = module._code_value
-
-    def counted(text: str, name: int, at: int) -> tuple[int, int, bool] | None:
-        calls.append(at)
-        return real(text, name, at)
-
-    monkeypatch.setattr(module, "_code_value", counted)
+    calls = record_calls(monkeypatch, module, "_code_value")
     redact("discord=" * 500)
     assert len(calls) < 10

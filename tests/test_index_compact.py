@@ -15,6 +15,7 @@ from memex.index import bodies, build, schema
 from memex.search import engine as search
 from memex.storage import homes
 from tests.helpers import memfiles
+from tests.helpers.spies import record_calls
 
 OLD_WORDS = ["zebraold", "oldtag", "oldalias", "oldtitle", "旧词"]
 
@@ -140,29 +141,20 @@ def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
     os.utime(folder / f"{first}.md", ns=(old, old))
     fresh = memfiles.put(folder, "alpha two, just written")  # racy: recorded with size -1
     build.refresh(ws)
-    reads = []
-    real = build.indexed_stamps
-
-    def counted(conn: sqlite3.Connection) -> dict[str, str]:
-        reads.append(1)
-        return real(conn)
-
-    monkeypatch.setattr(build, "indexed_stamps", counted)
+    reads = record_calls(monkeypatch, build, "indexed_stamps")
     with build.open_index(ws, refresh=False) as index:
         made = build.generation(index.conn)
         assert build.walk_record(index.conn) == (
             made, build.stamps_digest(build.disk_stamps(ws)), [str(folder / f"{fresh}.md")])
     build.forget_connections()
-    hashed = []
-    real_hash = build.content_hash
-    monkeypatch.setattr(build, "content_hash", lambda data: hashed.append(1) or real_hash(data))
+    hashed = record_calls(monkeypatch, build, "content_hash")
     assert build.refresh(ws).touched == 0  # hashed again, still racy: nothing written
-    assert hashed == [1] and reads == []
+    assert len(hashed) == 1 and reads == []
     with build.open_index(ws, refresh=False) as index:
         assert build.generation(index.conn) == made
     os.utime(folder / f"{fresh}.md", ns=(old, old))
     assert build.refresh(ws).touched == 1  # hashed again: same bytes; now settled
-    assert reads == [1]  # its stamp differs from the record's walk: the table compared
+    assert len(reads) == 1  # its stamp differs from the record's walk: the table compared
     with build.open_index(ws, refresh=False) as index:
         record = build.walk_record(index.conn)
         assert record == (build.generation(index.conn),
@@ -170,11 +162,11 @@ def test_an_unchanged_tree_is_told_from_the_digest_of_its_walk(
         index.conn.execute("DELETE FROM meta WHERE key = 'walk'")
     build.forget_connections()
     assert build.refresh(ws).new == 0  # the table compared, and the digest noted
-    assert reads == [1, 1]
+    assert len(reads) == 2
     for _ in range(2):
         build.forget_connections()
         assert build.refresh(ws).new == 0
-    assert reads == [1, 1]
+    assert len(reads) == 2
     path = folder / f"{first}.md"
     path.write_text(path.read_text().replace("alpha one", "alpha uno"))
     os.utime(path, ns=(old, old - 10**9))  # same size, older mtime
@@ -273,21 +265,14 @@ def test_the_irregular_forms_are_stemmed_once_per_index(
     mid = memfiles.put(repo / ".memex", "she taught the interns to rebase")
     monkeypatch.setattr(search, "_BY_STEM", {})
     assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
-    asked: list[int] = []
-    real = search.stems
-
-    def counted(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
-        asked.append(len(words))
-        return real(conn, words)
-
-    monkeypatch.setattr(search, "stems", counted)
+    asked = record_calls(monkeypatch, search, "stems")
     monkeypatch.setattr(search, "_BY_STEM", {})
     assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
-    assert max(asked) < 10, asked  # the query's words only
+    assert max(len(call.args[1]) for call in asked) < 10, asked  # the query's words only
     with build.open_index(ws, refresh=False) as index:
         index.conn.execute("UPDATE meta SET value = json_set(value, '$.sign', 'other') "
                            "WHERE key = 'irregular_stems'")
     monkeypatch.setattr(search, "_BY_STEM", {})
     asked.clear()
     assert [h.id for h in search.search(ws, search.SearchRequest("teaches")).hits] == [mid]
-    assert max(asked) > 100  # the table stemmed again
+    assert max(len(call.args[1]) for call in asked) > 100  # the table stemmed again

@@ -15,6 +15,7 @@ from memex.index import build, schema
 from memex.search import engine
 from memex.storage import homes
 from tests.helpers import memfiles
+from tests.helpers.spies import Call, record_calls
 from tests.test_written_index import MEANWHILE, matches_disk, stocked  # noqa: F401
 
 WORDS = ("oscar", "bravo")
@@ -42,17 +43,9 @@ def in_order(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 
 @pytest.fixture
-def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def queries(monkeypatch: pytest.MonkeyPatch) -> list[Call]:
     """One entry for each query the search engine runs from here on."""
-    ran: list[int] = []
-    real = engine.run_query
-
-    def counted(*args: object, **kwargs: object) -> list[engine.Hit]:
-        ran.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(engine, "run_query", counted)
-    return ran
+    return record_calls(monkeypatch, engine, "run_query")
 
 
 @pytest.mark.parametrize("change", list(MEANWHILE))
@@ -79,7 +72,7 @@ def test_a_change_after_the_query_ahead_read_is_in_the_hits(
 
 def test_the_hits_found_ahead_are_taken_when_nothing_changed(
         repo: Path, stocked: dict[str, str], in_order: list[object],  # noqa: F811
-        queries: list[int]) -> None:
+        queries: list[Call]) -> None:
     ws = homes.workspace()
     expected = search(ws, "bravo", ahead=False)
     build.forget_connections()
@@ -91,7 +84,7 @@ def test_the_hits_found_ahead_are_taken_when_nothing_changed(
 
 def test_a_refresh_that_writes_runs_the_query_again(
         repo: Path, stocked: dict[str, str], in_order: list[object],  # noqa: F811
-        queries: list[int]) -> None:
+        queries: list[Call]) -> None:
     ws = homes.workspace()
     added = memfiles.put(repo / ".memex", "a hand-written memory about bravo and oscar")
     assert added in search(ws, "oscar", ahead=True)

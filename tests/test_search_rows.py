@@ -5,7 +5,6 @@ every call). Which memories are eligible is tested in test_search.py."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,6 +12,7 @@ from memex.core import model
 from memex.search import engine
 from memex.storage import homes
 from tests.helpers import memfiles
+from tests.helpers.spies import record_calls
 
 
 def test_a_search_makes_no_memory_per_candidate_row(repo: Path,
@@ -26,14 +26,7 @@ def test_a_search_makes_no_memory_per_candidate_row(repo: Path,
     ws = homes.workspace(repo)
     request = engine.SearchRequest(query="deploy", limit=5)
     first = engine.search(ws, request)  # builds the index
-    made: list[str] = []
-    real = model.Memory.__init__
-
-    def counting(self: model.Memory, *args: Any, **kwargs: Any) -> None:
-        made.append(str(kwargs.get("id")))
-        real(self, *args, **kwargs)
-
-    monkeypatch.setattr(model.Memory, "__init__", counting)
+    made = record_calls(monkeypatch, model.Memory, "__init__")
     again = engine.search(ws, request)
     assert len(again.hits) == 5
     assert [h.id for h in again.hits] == [h.id for h in first.hits]

@@ -12,6 +12,7 @@ from memex.index import bodies, build
 from memex.storage import homes, usage
 from tests.helpers import invoke
 from tests.helpers.memfiles import edit, memory, read, write
+from tests.helpers.spies import record_calls
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -170,14 +171,7 @@ def test_fresh_index_reuses_verify_parse(repo: Path, monkeypatch: pytest.MonkeyP
     """With no index yet, verify parses each file once: the refresh takes its parse."""
     for _ in range(3):
         write(repo, memory())
-    calls: list[str] = []
-    real = frontmatter.parse
-
-    def counted(text: str) -> frontmatter.Parsed:
-        calls.append(text)
-        return real(text)
-
-    monkeypatch.setattr(frontmatter, "parse", counted)
+    calls = record_calls(monkeypatch, frontmatter, "parse")
     code, data = _verify()
     assert (code, data["checked"]) == (0, 3)
     assert len(calls) == 3

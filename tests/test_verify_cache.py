@@ -12,6 +12,7 @@ import pytest
 from memex.storage import homes
 from memex.workflows import verify
 from tests.helpers.memfiles import memory, write
+from tests.helpers.spies import record_calls
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -147,14 +148,7 @@ def test_a_warm_index_with_no_verdicts_keeps_no_parse(repo: Path,
         write(repo, memory(body=f"note {i}"))
     assert _run() == {}  # the index and the verdicts warm
     monkeypatch.setattr(verify, "rules_version", lambda: "another detector")
-    made: list[object] = []
-    real = build.Known
-
-    def counting(*args: object) -> object:
-        made.append(args)
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(build, "Known", counting)
+    made = record_calls(monkeypatch, build, "Known")
     reads = _reads(monkeypatch)
     assert _run() == {}
     assert len(reads) == 3 and made == []

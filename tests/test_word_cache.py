@@ -15,6 +15,7 @@ import pytest
 from memex.storage import homes
 from memex.workflows import pairs, word_cache
 from tests.helpers import invoke_json
+from tests.helpers.spies import record_calls
 
 TEXTS = [
     ("ci", "CI runs on Node 18 with the pnpm store cached"),
@@ -24,19 +25,6 @@ TEXTS = [
     ("db", "Störe the dätes in UTC: naïve İstanbul times break the 依赖管理 job"),
     ("db", "Never run migrations on a friday"),
 ]
-
-
-def _split_count(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts the word pass splits from now on."""
-    split: list[str] = []
-    original = pairs._words
-
-    def counting(text: str) -> list[str]:
-        split.append(text)
-        return original(text)
-
-    monkeypatch.setattr(pairs, "_words", counting)
-    return split
 
 
 def _cold_health(repo: Path) -> dict[str, object]:
@@ -55,13 +43,13 @@ def test_a_cold_health_reads_the_kept_word_sets(repo: Path,
     first = _cold_health(repo)  # makes and keeps every set
     assert (repo / ".git" / "memex" / word_cache.NAME).is_file()
     assert first["open_conflicts"] == 1 and first["rot_candidates"] >= 1
-    split = _split_count(monkeypatch)
+    split = record_calls(monkeypatch, pairs, "_words")
     again = _cold_health(repo)
     assert split == [] and again == first  # nothing split again, the same report
     edited = Path(str(made[5]["path"]))
     edited.write_text(edited.read_text().replace("on a friday", "on a friday or a monday"))
     changed = _cold_health(repo)
-    assert len(split) == 1 and "monday" in split[0]  # only the changed file
+    assert len(split) == 1 and "monday" in split[0].args[0]  # only the changed file
     assert changed == _nothing_kept(repo)
 
 
@@ -89,7 +77,7 @@ def test_another_code_version_or_a_damaged_cache_is_not_read(
         invoke_json("capture", "--tag", tag, text)
     first = _cold_health(repo)
     monkeypatch.setattr(word_cache, "rules_version", lambda: "another")
-    split = _split_count(monkeypatch)
+    split = record_calls(monkeypatch, pairs, "_words")
     assert _cold_health(repo) == first and len(split) == len(TEXTS)  # all split again
     assert _cold_health(repo) == first and len(split) == len(TEXTS)  # kept for "another"
     (repo / ".git" / "memex" / word_cache.NAME).write_bytes(b"not a database" * 100)

@@ -6,7 +6,6 @@ another program made (before, during or after the write) exactly as a full compa
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from memex.search import engine as search
 from memex.storage import homes, store
 from memex.workflows import writes
 from tests.helpers import git_proc, memfiles
+from tests.helpers.spies import Call, record_calls
 
 HOUR_AGO = time.time() - 3600
 
@@ -55,16 +55,8 @@ def stocked(repo: Path) -> dict[str, str]:
     return ids
 
 
-def no_table_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    reads: list[int] = []
-    real = build.indexed_stamps
-
-    def counted(conn: sqlite3.Connection) -> dict[str, str]:
-        reads.append(1)
-        return real(conn)
-
-    monkeypatch.setattr(build, "indexed_stamps", counted)
-    return reads
+def no_table_read(monkeypatch: pytest.MonkeyPatch) -> list[Call]:
+    return record_calls(monkeypatch, build, "indexed_stamps")
 
 
 @pytest.mark.parametrize("write", ["capture", "update", "capture into the shared folder"])
@@ -225,19 +217,13 @@ def test_a_repos_memory_folder_is_listed_for_temps_once(
     shared.mkdir(exist_ok=True)
     stale = shared / f".x.md.4194305.abcd{store.TEMP_SUFFIX}"
     stale.write_text("left by a killed writer")
-    listed: list[Path] = []
-    real = store.clean_stale_temps
-
-    def counted(folder: Path) -> list[Path]:
-        listed.append(folder)
-        return real(folder)
-
-    monkeypatch.setattr(store, "clean_stale_temps", counted)
+    cleaned = record_calls(monkeypatch, store, "clean_stale_temps")
     writes.capture(ws, writes.CaptureRequest(text="a first draft"))
     assert not stale.exists()
     writes.capture(ws, writes.CaptureRequest(text="a second draft"))
     writes.update(ws, writes.capture(ws, writes.CaptureRequest(text="a third")).memory.id,
                   writes.UpdateRequest(add_tags=["x"]))
+    listed = [call.args[0] for call in cleaned]
     assert listed.count(shared) == 1, listed
     assert not store.temps_may_be_in(shared)
 
