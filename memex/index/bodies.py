@@ -19,12 +19,10 @@ except ImportError:  # pragma: no cover - where isal has no wheel
     _ZLIB = zlib
 
 
-# Bodies of at least this many bytes are stored compressed (zlib level 1: ~0.49 of
-# typical text for ~35 us per 3 KB; higher levels gain 2% for 50% more time); shorter
-# ones as text, where compression gains little.
+# Bodies of at least this many bytes are stored compressed (level 1: ~0.49 of typical
+# text; higher levels gain 2% for 50% more time); shorter ones as text, where
+# compression gains little.
 PACK_MIN = 256
-
-
 
 
 def pack_body(body: str) -> str | bytes:
