@@ -378,6 +378,8 @@ for _value in sorted(secret_rules.KNOWN_PUBLIC):
 _NEAR_MISSES = tuple(
     (needle, lazyre.compile(f"(?:{shape})[A-Za-z0-9_+/~.!#$%*^-]*"))
     for needle, shape in secret_rules.NEAR_MISSES)
+_PUBLIC_ADDRESSES = tuple((needle, lazyre.compile(shape))
+                          for needle, shape in secret_rules.PUBLIC_ADDRESSES)
 _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
 _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
 _NEAR_BACK = 256  # how far before a candidate a near miss that it overlaps may start
@@ -491,15 +493,22 @@ def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]
     found, or the value of a provider's key name that does not fit the provider's shape).
     A spare never outranks a credential name or another detector: a near miss spares only
     the bare and format candidates inside its own token, a provider's value only the bare
-    candidates inside it and the assignment of that same name; a key word's assignment,
-    URL credentials and headers are kept.  Looked for around each candidate only, so the
-    cost follows the candidates."""
+    candidates inside it and the assignment of that same name, a public address
+    (:data:`secret_rules.PUBLIC_ADDRESSES`) the bare, format and standing-alone
+    ``user:password`` candidates inside it; a key word's assignment, URL credentials and
+    headers are kept.  Looked for around each candidate only, so the cost follows the
+    candidates."""
     spared = [(start, end) for start, end, _kind, _masked, spare in named if spare]
+    public = [m.span() for needle, shape in _PUBLIC_ADDRESSES if needle in text
+              for m in shape.finditer(text)]
     formats: bytearray | None = None  # what the format rules found
     bare, assignment = len(_TOKEN_RULES) + 3, len(_TOKEN_RULES) + 2
     kept: list[_Cand] = []
     for cand in cands:
-        prio, start, end, _kind, _masked = cand
+        prio, start, end, kind, _masked = cand
+        if public and (prio == bare or 0 < prio <= len(_TOKEN_RULES) or kind == _BASIC_KIND) \
+                and any(a <= start and end <= b for a, b in public):
+            continue  # a part of a public address (a Freenet request URI), found by its shape
         if _published(text, start, end) or any(
                 a <= start and end <= b and (prio == bare or prio == assignment and a == start)
                 for a, b in spared):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["TokenRule", "TOKEN_RULES", "DIGIT", "MIXED", "CASES", "LETTER", "NOT_FILLER",
-           "KNOWN_PUBLIC", "NEAR_MISSES", "NAMED_FORMATS"]
+           "KNOWN_PUBLIC", "NEAR_MISSES", "NAMED_FORMATS", "PUBLIC_ADDRESSES"]
 
 # Checks on the matched secret (after ``skip`` characters of fixed prefix).
 DIGIT = 1  # at least one digit (a run of letters only is a word or a placeholder)
@@ -262,6 +262,19 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
     ("dapi", "dapi"),  # Databricks: 32 hex, optional -digit
     (":A", "[0-9]{3,20}:A"),  # Telegram bots: 5-16 digits, ":A", 34
     ("bedrock-api-key-", "bedrock-api-key-"),  # Bedrock short-lived: base64 of its URL
+)
+
+# Addresses that hold key-like parts but are public by their format: a token that a format
+# rule or the bare detector finds wholly inside one is not masked (a credential name's
+# assignment still is: a spare never outranks it).  Each entry: a needle (prefilter) and the
+# address's shape.
+PUBLIC_ADDRESSES: tuple[tuple[str, str], ...] = (
+    # Freenet request URIs, the address a freesite is read by: SSK@ or USK@, a routing key
+    # and a crypto key (43 characters of Freenet's base64 each), then the key's settings,
+    # AQACAAE (AQABAAE before build 1010).  The insert URI, which holds the private key, has
+    # AQECAAE there and stays masked.  Written bare or after the scheme ``freenet:``.
+    ("SK@", "(?<![A-Za-z0-9])(?:freenet:)?[SU]SK@[A-Za-z0-9~-]{43},[A-Za-z0-9~-]{43},AQA[BC]AAE"
+            "(?![A-Za-z0-9~-])"),
 )
 
 # Keys with no prefix whose provider fixes their shape: the value of a name that holds the
