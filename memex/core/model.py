@@ -208,13 +208,36 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(one, text)
 
 
-def title_problem(title: str) -> str | None:
-    """Why a title given to a write is refused (None: it is fine)."""
-    found = _CONTROL.search(title)
+def line_problem(name: str, value: str) -> str | None:
+    """Why a one-line text a write is given (a title, a tag, a path, canonical_ref) is
+    refused: it holds a control character (None: it is fine). The one rule for every
+    write (capture, update, supersede, MCP, import); a file that arrives by git is still
+    read, and displays escape it (`escape_controls`)."""
+    found = _CONTROL.search(value)
     if found is None:
         return None
-    return (f"the title holds a control character ({escape_controls(found.group(0))}); "
-            "a title is one line of plain text")
+    char = escape_controls(found.group(0))
+    if name == "title":
+        return f"the title holds a control character ({char}); a title is one line of plain text"
+    return (f"{name} {_quoted(value)} holds a control character ({char}); "
+            f"a {name} is one line of plain text")
+
+
+def title_problem(title: str) -> str | None:
+    """Why a title given to a write is refused (None: it is fine)."""
+    return line_problem("title", title)
+
+
+def written_problem(memory: Memory) -> str | None:
+    """`line_problem` of the first one-line field of MEMORY that holds a control
+    character (title, tags, paths, canonical_ref): what a write refuses in a memory
+    it is given whole (import)."""
+    values = [("title", memory.title), *(("tag", t) for t in memory.tags),
+              *(("path", p) for p in memory.paths), ("canonical_ref", memory.canonical_ref)]
+    for name, value in values:
+        if value and (problem := line_problem(name, value)):
+            return problem
+    return None
 
 
 def normalised_text(text: str) -> str:
@@ -284,11 +307,23 @@ def normalise_tags(tags: list[str]) -> list[str]:
         tag = tag.strip()
         if not tag:
             continue
+        if problem := line_problem("tag", tag):
+            raise InvalidMemory(problem)
         if not _TAG_RE.match(tag):
             raise InvalidMemory(
                 f"tag {_quoted(tag)} may not contain spaces, commas, brackets or '#'")
         if tag not in out:
             out.append(tag)
+    return out
+
+
+def normalise_paths(paths: list[str]) -> list[str]:
+    """Paths as stored: stripped, empty and repeated ones dropped; InvalidMemory for a
+    path with a control character."""
+    out = list(dict.fromkeys(p.strip() for p in paths if p.strip()))
+    for path in out:
+        if problem := line_problem("path", path):
+            raise InvalidMemory(problem)
     return out
 
 

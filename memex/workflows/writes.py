@@ -192,6 +192,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         title = default_title(body)
     try:
         tags = model.normalise_tags(req.tags)
+        paths = model.normalise_paths(req.paths)
     except InvalidMemory as exc:
         raise UsageError(str(exc)) from None
     notices: list[str] = []
@@ -208,7 +209,6 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     from memex.workflows import conflicts
 
     home = _target_home(ws, scope)
-    paths = list(dict.fromkeys(p.strip() for p in req.paths if p.strip()))
     memory_id = new_ulid()
     version = conflicts.cache_version()
     seen = views.neighbours(ws, scope, body, title, tags, paths, home.path, memory_id,
@@ -457,7 +457,10 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
             raise UsageError(str(exc)) from None
         new.tags = [t for t in tags if t not in remove]
     if req.paths is not None:
-        new.paths = list(dict.fromkeys(p for p in req.paths if p))
+        try:
+            new.paths = model.normalise_paths(req.paths)
+        except InvalidMemory as exc:
+            raise UsageError(str(exc)) from None
     if new == old:
         return WriteResult(old, loaded.path, created=False, redaction=redaction,
                            notices=[*repaired, "nothing changed"])
