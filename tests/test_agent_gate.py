@@ -275,3 +275,49 @@ def test_log_diff_and_textconv_escape_events_field_names_and_history(repo: Path)
     assert [line for line in shown.splitlines()
             if line.startswith("review_state: approved")] == ["review_state: approved"]
     assert _forged(shown.replace("\nreview_state: approved\n", "\n")) == []
+
+
+# A body from a file that arrived by git: tab and newline are text, the rest hides or
+# rewrites what a terminal shows (RLO reverses, ESC[2J clears, CR overwrites the line).
+HOSTILE_BODY = ("harmless searchable words\tkept\nsecond line \u202eevil\x1b[2J\x07\x9b"
+                "\x85\x08\rhidden\u2066x")
+BODY_RAW = ("\u202e", "\x1b", "\x07", "\x9b", "\x85", "\x08", "\r", "\u2066")
+
+
+def _terminal(*args: str) -> str:
+    """ARGS' stdout as a terminal gets it (click strips no ANSI escape there)."""
+    from click.testing import CliRunner
+
+    from memex.adapters.cli.main import cli
+
+    result = CliRunner().invoke(cli, list(args), color=True, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_body_displays_escape_control_characters_json_keeps_them(repo: Path) -> None:
+    """Item 9 (audit29): `show`, `diff` and git's textconv printed a body that arrived
+    by git raw: a bidi override, ESC sequences, BEL, C1, backspace and CR reached the
+    terminal. They are escaped as in titles; tab and newline stay; --json is exact."""
+    git_proc("commit", "-q", "--allow-empty", "-m", "base", cwd=repo)
+    memory = put(shared(repo), "project", "harmless searchable words")
+    commit_all(repo, "first")
+    path = shared(repo) / f"{memory.id}.md"
+    path.write_text(frontmatter.emit(memory.copy(body=HOSTILE_BODY)), encoding="utf-8")
+    commit_all(repo, "hostile")
+    shown = _terminal("show", memory.id)
+    assert [c for c in BODY_RAW if c in shown] == []
+    assert "words\tkept\nsecond line \\u202eevil\\x1b[2J\\x07\\x9b\\x85\\x08\\rhidden" in shown
+    assert json.loads(invoke("show", memory.id, "--json").stdout)["body"] == HOSTILE_BODY
+    diffed = _terminal("diff", "HEAD~1..HEAD")
+    assert "+second line \\u202eevil\\x1b[2J\\x07\\x9b\\x85\\x08\\rhidden" in diffed
+    assert [c for c in BODY_RAW if c in diffed] == []
+    body_diff = json.loads(invoke("diff", "HEAD~1..HEAD", "--json").stdout)
+    assert any("\u202eevil\x1b[2J" in line for c in body_diff["changes"]
+               for line in c["body_diff"])
+    conv = _terminal("diff", "--textconv", str(path))
+    assert "\\u202eevil" in conv and [c for c in BODY_RAW if c in conv] == []
+    for args in (("search", "harmless searchable"), ("context", "--query", "harmless searchable"),
+                 ("list",), ("log", memory.id)):
+        out = _terminal(*args)
+        assert [c for c in BODY_RAW if c in out] == [], args

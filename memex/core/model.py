@@ -190,22 +190,37 @@ _TIME_FIELDS = operator.attrgetter(*_TIME_NAMES)
 
 # Characters that change how a terminal or a reader lays text out: C0/C1 controls
 # (newline, escape, carriage return), line and paragraph separators, bidi overrides.
-_CONTROL = lazyre.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = lazyre.compile(f"[{_CONTROLS}]")
+# The same but tab and newline: what multi-line text (a body) may hold as it is.
+_TEXT_CONTROL = lazyre.compile(f"(?![\t\n])[{_CONTROLS}]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+    if named:
+        return named
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 def escape_controls(text: str) -> str:
     """Text safe to print on one line: every control character shown as an escape
     (`\\n`, `\\x1b`, `\\u202e`), so a title from a file that arrived by git cannot
     forge extra lines or hide text in a display."""
-    def one(match: re.Match[str]) -> str:
-        char = match.group(0)
-        named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
-        if named:
-            return named
-        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
     if text.isprintable():  # no control, separator or format character: nothing to escape
         return text
-    return _CONTROL.sub(one, text)
+    return _CONTROL.sub(_escaped, text)
+
+
+def escape_text(text: str) -> str:
+    """Multi-line text (a body) safe to print: `escape_controls` but tab and newline
+    kept, so a body that arrived by git cannot reverse, clear, overwrite or hide what a
+    terminal shows (bidi overrides, ESC, CR, backspace, BEL, C1). Machine output
+    (--json) keeps the text exact."""
+    if _TEXT_CONTROL.search(text) is None:
+        return text
+    return _TEXT_CONTROL.sub(_escaped, text)
 
 
 def line_problem(name: str, value: str) -> str | None:
