@@ -176,11 +176,10 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
     line = homes.exposed_home(ws) if gitio.git_binary() is not None else None
     if line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
-    assert ws.repo is not None
     fix = homes.home_fix(ws, line)
     return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
-                  f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
-                  "personal memories and the usage log; every other command refuses to run",
+                  f"{homes.home_work_tree(ws)} and git does not ignore it: `git add -A` would "
+                  "commit personal memories and the usage log; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
 
 
