@@ -544,3 +544,19 @@ def test_hook_guards_a_home_in_a_nested_repository(
                           stdin=subprocess.DEVNULL)
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "rm -r --cached -- mx" in proc.stderr + proc.stdout
+
+
+def test_doctor_names_a_hook_home_of_no_such_user(repo: Path) -> None:
+    """Left by audit14's review: a `~user` memex.hookHome of no such user was reported
+    as a relative path; it is a home folder that does not exist. --fix rewrites it."""
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    git_proc("config", "--local", "memex.hookHome", "~nosuchuser-memex/x", cwd=repo)
+    check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "hook-home")
+    assert check["level"] == "fail"
+    assert "relative" not in check["message"]
+    assert "~nosuchuser-memex/x" in check["message"]
+    assert "no user nosuchuser-memex" in check["message"]
+    assert invoke("doctor", "--fix").exit_code in (0, 1)
+    assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == str(
+        homes.memex_home().resolve())
