@@ -321,3 +321,17 @@ def test_body_displays_escape_control_characters_json_keeps_them(repo: Path) -> 
                  ("list",), ("log", memory.id)):
         out = _terminal(*args)
         assert [c for c in BODY_RAW if c in out] == [], args
+
+
+def test_update_of_a_memory_with_a_bad_tag_from_git_can_untag_it(repo: Path,
+                                                                 memex_home: Path) -> None:
+    """A tag with a control character in a file that arrived by git (or was hand-edited)
+    is kept by an update that does not touch it and removed by --untag: only the tags a
+    write is given are checked (audit29: the whole list was, so --untag was refused)."""
+    bad = "rlo\u202etxt"
+    mine = put(personal(memex_home), "personal", "I like tea", tags=[bad, "ok"])
+    assert invoke("update", mine.id, "--tag", "more").exit_code == 0
+    assert invoke_json("show", mine.id)["tags"] == [bad, "ok", "more"]
+    assert invoke("update", mine.id, "--untag", bad).exit_code == 0
+    assert invoke_json("show", mine.id)["tags"] == ["ok", "more"]
+    assert invoke("update", mine.id, "--tag", "x" + bad).exit_code == 2

@@ -451,11 +451,11 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
             setattr(new, name, model.check_enum(name, value))
     if req.add_tags or req.remove_tags:
         remove = set(req.remove_tags)
-        try:
-            tags = model.normalise_tags(new.tags + req.add_tags)
+        try:  # the tags given are checked; the memory's own are kept as they are
+            added = model.normalise_tags(req.add_tags)
         except InvalidMemory as exc:
             raise UsageError(str(exc)) from None
-        new.tags = [t for t in tags if t not in remove]
+        new.tags = [t for t in dict.fromkeys(new.tags + added) if t not in remove]
     if req.paths is not None:
         try:
             new.paths = model.normalise_paths(req.paths)
