@@ -144,12 +144,16 @@ def test_writes_refuse_control_characters_in_tags_and_paths(repo: Path, memex_ho
         "update paths": lambda: agent.update(ws(), mine.id, paths=[bad]),
         "supersede tags": lambda: agent.supersede(ws(), mine.id, "new text", tags=[bad]),
     }
+    if "\n" not in bad:  # an alias's line breaks collapse into spaces, as ever
+        calls["add aliases"] = lambda: agent.add(ws(), "some text", aliases=["x" + bad])
+        calls["update aliases"] = lambda: agent.update(ws(), mine.id, aliases=["x" + bad])
     for what, call in calls.items():
         with pytest.raises(UsageError, match="control character") as raised:
             call()
         assert "\n" not in str(raised.value), what  # one line, the character escaped
     for args in (("capture", "--tag", bad, "text"), ("capture", "--paths", bad, "text"),
                  ("update", mine.id, "--tag", bad),
+                 *([("update", mine.id, "--alias", "x" + bad)] if "\n" not in bad else []),
                  ("supersede", mine.id, "--tag", bad, "new text"),
                  ("supersede", mine.id, "--paths", bad, "new text")):
         result = invoke(*args)

@@ -254,7 +254,8 @@ def test_foreign_title_with_a_newline_is_refused(repo: Path, tmp_path: Path) -> 
 
 @pytest.mark.parametrize("field,value", [
     ("tags", ["ok", "rlo\u202etxt"]), ("paths", ["src/\x07bell"]),
-    ("canonical_ref", "https://x.example/\x1b[8m"), ("tags", ["c1\x85x"])])
+    ("canonical_ref", "https://x.example/\x1b[8m"), ("tags", ["c1\x85x"]),
+    ("aliases", ["how do I \u2066deploy"])])
 def test_foreign_tags_paths_and_refs_with_control_characters_are_refused(
         repo: Path, tmp_path: Path, field: str, value: object) -> None:
     """Item 9 (audit29): a foreign entry's title with a control character was refused,

@@ -245,10 +245,11 @@ def title_problem(title: str) -> str | None:
 
 def written_problem(memory: Memory) -> str | None:
     """`line_problem` of the first one-line field of MEMORY that holds a control
-    character (title, tags, paths, canonical_ref): what a write refuses in a memory
+    character (title, tags, paths, aliases, canonical_ref): what a write refuses in a memory
     it is given whole (import)."""
     values = [("title", memory.title), *(("tag", t) for t in memory.tags),
-              *(("path", p) for p in memory.paths), ("canonical_ref", memory.canonical_ref)]
+              *(("path", p) for p in memory.paths), *(("alias", a) for a in memory.aliases),
+              ("canonical_ref", memory.canonical_ref)]
     for name, value in values:
         if value and (problem := line_problem(name, value)):
             return problem
