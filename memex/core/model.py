@@ -234,8 +234,9 @@ def line_problem(name: str, value: str) -> str | None:
     char = escape_controls(found.group(0))
     if name == "title":
         return f"the title holds a control character ({char}); a title is one line of plain text"
+    article = "an" if name[0] in "aeiou" else "a"
     return (f"{name} {_quoted(value)} holds a control character ({char}); "
-            f"a {name} is one line of plain text")
+            f"{article} {name} is one line of plain text")
 
 
 def title_problem(title: str) -> str | None:
