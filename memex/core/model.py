@@ -224,7 +224,7 @@ def escape_text(text: str) -> str:
 
 
 def line_problem(name: str, value: str) -> str | None:
-    """Why a one-line text a write is given (a title, a tag, a path, canonical_ref) is
+    """Why a one-line text a write is given (a title, tag, path, alias, canonical_ref) is
     refused: it holds a control character (None: it is fine). The one rule for every
     write (capture, update, supersede, MCP, import); a file that arrives by git is still
     read, and displays escape it (`escape_controls`)."""

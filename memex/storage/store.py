@@ -833,8 +833,8 @@ def _fields_masked(text: str) -> str:
 
     try:
         memory, parsed = frontmatter.load(text)
-    except InvalidMemory:
-        return text  # conflict markers, broken YAML: masked as text only
+    except Exception:  # conflict markers, broken YAML, anything: masked as text only
+        return text  # (the merge driver must never fail on what it writes)
     masked = mask_memory(memory)
     return text if masked is memory else frontmatter.rewrite(masked, parsed)
 
