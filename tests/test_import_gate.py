@@ -252,6 +252,23 @@ def test_foreign_title_with_a_newline_is_refused(repo: Path, tmp_path: Path) -> 
     assert "control character" in json.loads(result.stdout)["rejected"][0]["reason"]
 
 
+@pytest.mark.parametrize("field,value", [
+    ("tags", ["ok", "rlo\u202etxt"]), ("paths", ["src/\x07bell"]),
+    ("canonical_ref", "https://x.example/\x1b[8m"), ("tags", ["c1\x85x"]),
+    ("aliases", ["how do I \u2066deploy"])])
+def test_foreign_tags_paths_and_refs_with_control_characters_are_refused(
+        repo: Path, tmp_path: Path, field: str, value: object) -> None:
+    """Item 9 (audit29): a foreign entry's title with a control character was refused,
+    the same in a tag, a path or canonical_ref imported."""
+    line = {"front_matter": {"id": new_ulid(), "scope": "project", field: value},
+            "body": "body text"}
+    archive = tmp_path / "in.jsonl"
+    archive.write_text(json.dumps(line) + "\n")
+    result = invoke("import", str(archive), "--json")
+    assert result.exit_code == 1, result.stdout
+    assert "control character" in json.loads(result.stdout)["rejected"][0]["reason"]
+
+
 def test_reimporting_an_entry_with_a_secret_is_unchanged(repo: Path, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

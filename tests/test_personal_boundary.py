@@ -436,3 +436,127 @@ def test_init_records_the_hook_home_locally_despite_a_global_one(repo: Path) -> 
     git_proc("config", "--global", "memex.hookHome", home, cwd=repo)
     assert invoke("init", "--yes").exit_code == 0
     assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == home
+
+
+def _inner_repo(repo: Path, tmp_path: Path, kind: str) -> tuple[Path, Path]:
+    """(the repository whose work tree holds the home, its exclude file) for KIND: a
+    nested repository in the work tree, a submodule, or a repository elsewhere."""
+    if kind == "nested":
+        inner = repo / "nested"
+        inner.mkdir()
+        git_proc("init", "-q", "-b", "main", cwd=inner)
+        git_proc("commit", "-q", "--allow-empty", "-m", "n", cwd=inner)
+        return inner, inner / ".git" / "info" / "exclude"
+    if kind == "submodule":
+        source = tmp_path / "subsrc"
+        source.mkdir()
+        git_proc("init", "-q", "-b", "main", cwd=source)
+        git_proc("commit", "-q", "--allow-empty", "-m", "s", cwd=source)
+        git_proc("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source),
+                 "sub", cwd=repo)
+        git_proc("commit", "-q", "--no-verify", "-m", "sub", cwd=repo)
+        return repo / "sub", repo / ".git" / "modules" / "sub" / "info" / "exclude"
+    inner = tmp_path / "elsewhere"
+    inner.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=inner)
+    return inner, inner / ".git" / "info" / "exclude"
+
+
+@pytest.mark.parametrize("kind", ["nested", "submodule", "elsewhere"])
+def test_a_home_in_another_work_tree_is_checked_in_that_repository(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Item 6 (audit29): only the current repository was asked. A home in a nested
+    repository passed once the outer repo ignored it, and `git add -A` in the nested one
+    staged it; in a submodule the fix named the superproject, where no line helps; in a
+    repository elsewhere nothing was checked."""
+    inner, exclude = _inner_repo(repo, tmp_path, kind)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(inner / "mx"))
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write(f"/{inner.relative_to(repo).as_posix()}/mx/\n" if kind == "nested"
+                     else "")
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert f"inside the work tree of {inner}" in result.stderr
+    assert f"Add this line to {exclude} (or to .gitignore): /mx/" in result.stderr
+    doctor = json.loads(invoke("doctor", "--json").stdout)
+    home = next(c for c in doctor["checks"] if c["name"] == "home")
+    assert home["level"] == "fail" and home["hint"].endswith(": /mx/")
+    with exclude.open("a") as handle:
+        handle.write("/mx/\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    assert list((inner / "mx" / "personal").glob("*.md"))
+    for top in (inner, repo):
+        git_proc("add", "-A", cwd=top)
+        assert "mx/" not in git_proc("diff", "--cached", "--name-only", cwd=top).stdout
+
+
+def test_a_home_inside_a_git_directory_is_outside_every_work_tree(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under `.git/` git never commits a file: the home there was refused, with an exclude
+    line that only quietened the check."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(repo / ".git" / "mx"))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 0, result.stderr
+    git_proc("add", "-A", cwd=repo)
+    assert git_proc("status", "--porcelain", cwd=repo).stdout == ""
+    home = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                if c["name"] == "home")
+    assert home["level"] == "ok"
+
+
+@pytest.mark.parametrize("kind", sorted(HOOKS))
+def test_hook_guards_a_home_in_a_nested_repository(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """The commit hook of the outer repository (its git sets GIT_INDEX_FILE) asks the
+    nested repository about the home there, not its own index, lets a commit through
+    once the nested repository ignores the home, and still blocks a copy."""
+    repo = tmp_path / "repo"
+    inner = repo / "nested"
+    inner.mkdir(parents=True)
+    git_proc("init", "-q", "-b", "main", cwd=repo)
+    git_proc("init", "-q", "-b", "main", cwd=inner)
+    git_proc("commit", "-q", "--allow-empty", "-m", "n", cwd=inner)
+    (inner / ".git" / "info" / "exclude").write_text("/mx/\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(inner / "mx"))
+    monkeypatch.chdir(repo)
+    env = HOOKS[kind](repo, tmp_path)
+    if kind == "plain":
+        env = {**env, "PATH": "/usr/bin:/bin"}  # a GUI client's commit
+    _, text = _personal(repo)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = _commit(repo, env)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "docs/notes.md:1: a copy of personal memory" in proc.stderr + proc.stdout
+    (repo / "docs" / "notes.md").write_text("team notes\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = _commit(repo, env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert git_proc("status", "--porcelain", cwd=inner).stdout == ""
+    # the nested repository now tracks a file of the home: exposed, whatever its exclude
+    # says. `git commit -- PATH` hands the hook a temporary index of the outer repo.
+    git_proc("add", "-f", "mx/personal", cwd=inner)
+    git_proc("commit", "-q", "-m", "oops", cwd=inner)
+    (repo / "docs" / "notes.md").write_text("team notes, more\n", encoding="utf-8")
+    proc = subprocess.run(["git", "commit", "-m", "more", "--", "docs/notes.md"], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "rm -r --cached -- mx" in proc.stderr + proc.stdout
+
+
+def test_doctor_names_a_hook_home_of_no_such_user(repo: Path) -> None:
+    """Left by audit14's review: a `~user` memex.hookHome of no such user was reported
+    as a relative path; it is a home folder that does not exist. --fix rewrites it."""
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    git_proc("config", "--local", "memex.hookHome", "~nosuchuser-memex/x", cwd=repo)
+    check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "hook-home")
+    assert check["level"] == "fail"
+    assert "relative" not in check["message"]
+    assert "~nosuchuser-memex/x" in check["message"]
+    assert "no user nosuchuser-memex" in check["message"]
+    assert invoke("doctor", "--fix").exit_code in (0, 1)
+    assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == str(
+        homes.memex_home().resolve())

@@ -220,3 +220,80 @@ def test_scan_and_verify_never_echo_a_secret_in_a_file_name(repo: Path) -> None:
         assert result.exit_code == 1, args
         assert TAIL not in result.stdout + result.stderr, args
         assert SECRET[:4] in result.stdout + result.stderr, args  # the file is still named
+
+
+# ---------------------------------------------------------------- a private tag, every path
+
+PRIVATE = "<private>mine</private>"
+
+
+def _stored_tags(path: Path) -> list[str]:
+    """The tags of a memory file as stored: each a tag the model accepts (a bracketed
+    placeholder is none: `update --tag/--untag` then fail on the memory)."""
+    text = path.read_text(encoding="utf-8")
+    assert "[REDACTED]" not in text and "mine" not in text
+    tags = frontmatter.load(text)[0].tags
+    assert model.normalise_tags(tags) == tags
+    return tags
+
+
+def _tagged_on_a_branch(repo: Path, driver: bool) -> Path:
+    """A shared memory; branch `topic` adds a `<private>` tag (committed --no-verify
+    upstream: the scan would block it), main raises the importance."""
+    from tests.helpers.memfiles import commit_all, edit, memory, write
+
+    assert invoke("init", "--yes").exit_code == 0
+    if not driver:
+        git_proc("config", "--remove-section", "merge.memex", cwd=repo)
+    path = write(repo, memory())
+    commit_all(repo, "add")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    edit(path, tags=[PRIVATE, "ok"], updated_at="2026-02-01T00:00:00Z")
+    commit_all(repo, "topic")
+    git_proc("checkout", "-q", "main", cwd=repo)
+    edit(path, importance="high", updated_at="2026-02-02T00:00:00Z")
+    commit_all(repo, "main")
+    return path
+
+
+def test_a_private_tag_through_the_merge_driver_is_masked_as_a_write_does(repo: Path) -> None:
+    """Item 2 (audit29): the merge driver masked the merged file as whole text, so a
+    `<private>` tag became `[REDACTED]` (no tag) where a write stores REDACTED."""
+    path = _tagged_on_a_branch(repo, driver=True)
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _stored_tags(path) == ["REDACTED", "ok"]
+
+
+def test_a_private_tag_through_resolve_is_masked_as_a_write_does(repo: Path) -> None:
+    path = _tagged_on_a_branch(repo, driver=False)
+    assert git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo).returncode == 1
+    assert invoke("resolve", path.stem[:10]).exit_code == 0
+    assert _stored_tags(path) == ["REDACTED", "ok"]
+
+
+def test_a_private_tag_in_a_conflicted_file_is_masked_as_a_write_does(tmp_path: Path) -> None:
+    """A conflicted merge (importance) is written with markers, the merged tags as they
+    are: the file a person then fixes by deleting lines must hold tags the model accepts."""
+    from tests.helpers.memfiles import memory
+
+    base = memory()
+    ours = base.copy(importance="high", updated_at="2026-02-02T00:00:00Z", revision=2)
+    theirs = base.copy(importance="low", tags=[PRIVATE, "ok"],
+                       updated_at="2026-02-01T00:00:00Z", revision=2)
+    result = file_merge.merge_texts(*(frontmatter.emit(m) for m in (base, ours, theirs)))
+    assert not result.clean
+    written = tmp_path / "m.md"
+    store.write_memory_text(written, result.text)
+    stored = written.read_text(encoding="utf-8")
+    assert "[REDACTED]" not in stored and "mine</" not in stored and "REDACTED" in stored
+
+
+def test_a_private_tag_through_migrate_is_masked_as_a_write_does(
+        repo: Path, memex_home: Path) -> None:
+    from tests.test_migrate import write_v1
+
+    path = write_v1(memex_home / "personal", **{"tags: [git]": f"tags: ['{PRIVATE}', git]"})
+    assert invoke_json("migrate", "--yes")["migrated"] is True
+    assert _stored_tags(path) == ["REDACTED", "git"]
+    assert invoke("update", path.stem, "--tag", "more").exit_code == 0

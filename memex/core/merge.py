@@ -193,6 +193,10 @@ def redact_memory(memory: model.Memory) -> tuple[model.Memory, list[str]]:
     if joined.changed:
         out.aliases = aliases
         notices.append(f"aliases: {joined.notice()}")
+    tags, joined = redact.redact_parts(memory.tags)
+    if joined.changed:
+        out.tags = [redact.as_tag(t) for t in tags]
+        notices.append(f"tags: {joined.notice()}")
     return out, notices
 
 
@@ -232,6 +236,8 @@ def conflict_text(merged: model.Memory, conflicts: list[FieldConflict],
                 value = fm.get(side_name, {}).get(key)
                 if isinstance(value, str):
                     value = redact.redact(value).text  # a side's raw value is written too
+                elif key == "tags" and isinstance(value, list):
+                    value = [redact.as_tag(redact.redact(str(t)).text) for t in value]
                 if value is not None:
                     lines.append(frontmatter.emit_header({key: value}).rstrip("\n"))
             lines.append(f"{marks[3]} {labels[2]}")

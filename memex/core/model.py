@@ -190,31 +190,71 @@ _TIME_FIELDS = operator.attrgetter(*_TIME_NAMES)
 
 # Characters that change how a terminal or a reader lays text out: C0/C1 controls
 # (newline, escape, carriage return), line and paragraph separators, bidi overrides.
-_CONTROL = lazyre.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = lazyre.compile(f"[{_CONTROLS}]")
+# The same but tab and newline: what multi-line text (a body) may hold as it is.
+_TEXT_CONTROL = lazyre.compile(f"(?![\t\n])[{_CONTROLS}]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+    if named:
+        return named
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 def escape_controls(text: str) -> str:
     """Text safe to print on one line: every control character shown as an escape
     (`\\n`, `\\x1b`, `\\u202e`), so a title from a file that arrived by git cannot
     forge extra lines or hide text in a display."""
-    def one(match: re.Match[str]) -> str:
-        char = match.group(0)
-        named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
-        if named:
-            return named
-        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
     if text.isprintable():  # no control, separator or format character: nothing to escape
         return text
-    return _CONTROL.sub(one, text)
+    return _CONTROL.sub(_escaped, text)
+
+
+def escape_text(text: str) -> str:
+    """Multi-line text (a body) safe to print: `escape_controls` but tab and newline
+    kept, so a body that arrived by git cannot reverse, clear, overwrite or hide what a
+    terminal shows (bidi overrides, ESC, CR, backspace, BEL, C1). Machine output
+    (--json) keeps the text exact."""
+    if _TEXT_CONTROL.search(text) is None:
+        return text
+    return _TEXT_CONTROL.sub(_escaped, text)
+
+
+def line_problem(name: str, value: str) -> str | None:
+    """Why a one-line text a write is given (a title, tag, path, alias, canonical_ref) is
+    refused: it holds a control character (None: it is fine). The one rule for every
+    write (capture, update, supersede, MCP, import); a file that arrives by git is still
+    read, and displays escape it (`escape_controls`)."""
+    found = _CONTROL.search(value)
+    if found is None:
+        return None
+    char = escape_controls(found.group(0))
+    if name == "title":
+        return f"the title holds a control character ({char}); a title is one line of plain text"
+    article = "an" if name[0] in "aeiou" else "a"
+    return (f"{name} {_quoted(value)} holds a control character ({char}); "
+            f"{article} {name} is one line of plain text")
 
 
 def title_problem(title: str) -> str | None:
     """Why a title given to a write is refused (None: it is fine)."""
-    found = _CONTROL.search(title)
-    if found is None:
-        return None
-    return (f"the title holds a control character ({escape_controls(found.group(0))}); "
-            "a title is one line of plain text")
+    return line_problem("title", title)
+
+
+def written_problem(memory: Memory) -> str | None:
+    """`line_problem` of the first one-line field of MEMORY that holds a control
+    character (title, tags, paths, aliases, canonical_ref): what a write refuses in a memory
+    it is given whole (import)."""
+    values = [("title", memory.title), *(("tag", t) for t in memory.tags),
+              *(("path", p) for p in memory.paths), *(("alias", a) for a in memory.aliases),
+              ("canonical_ref", memory.canonical_ref)]
+    for name, value in values:
+        if value and (problem := line_problem(name, value)):
+            return problem
+    return None
 
 
 def normalised_text(text: str) -> str:
@@ -284,11 +324,23 @@ def normalise_tags(tags: list[str]) -> list[str]:
         tag = tag.strip()
         if not tag:
             continue
+        if problem := line_problem("tag", tag):
+            raise InvalidMemory(problem)
         if not _TAG_RE.match(tag):
             raise InvalidMemory(
                 f"tag {_quoted(tag)} may not contain spaces, commas, brackets or '#'")
         if tag not in out:
             out.append(tag)
+    return out
+
+
+def normalise_paths(paths: list[str]) -> list[str]:
+    """Paths as stored: stripped, empty and repeated ones dropped; InvalidMemory for a
+    path with a control character."""
+    out = list(dict.fromkeys(p.strip() for p in paths if p.strip()))
+    for path in out:
+        if problem := line_problem("path", path):
+            raise InvalidMemory(problem)
     return out
 
 

@@ -41,12 +41,13 @@ from dataclasses import dataclass
 from memex.core import bare_secrets, lazyre, secret_rules
 from memex.core.bare_secrets import entropy
 
-__all__ = ["PLACEHOLDER", "Finding", "Redaction", "mask", "quoted", "redact", "redact_parts",
-           "find_secrets"]
+__all__ = ["PLACEHOLDER", "TAG_PLACEHOLDER", "Finding", "Redaction", "as_tag", "mask", "quoted",
+           "redact", "redact_parts", "find_secrets"]
 
 _KEEP = 4
 _MASK_CHAR = "x"
 PLACEHOLDER = "[REDACTED]"
+TAG_PLACEHOLDER = "REDACTED"  # a tag is one word: the placeholder without its brackets
 
 _PRIVATE_KIND = "private-block"
 _PEM_KIND = "pem-private-key"
@@ -1268,6 +1269,13 @@ def redact(text: str) -> Redaction:
         hits.extend(found)
     spans = _private_spans(blocks) + _map_hits(hits, blocks)
     return Redaction(text=stripped, findings=_findings(text, spans))
+
+
+def as_tag(masked: str) -> str:
+    """A masked tag as a tag: the one rule for a private block in a tag (every write,
+    import, merge and migrate stores it so), since ``[REDACTED]`` is no tag and would
+    leave a memory that cannot be tagged or untagged."""
+    return masked.replace(PLACEHOLDER, TAG_PLACEHOLDER)
 
 
 _PART_SEP = "\n\0\n"

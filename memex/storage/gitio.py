@@ -33,11 +33,23 @@ def git_binary() -> str | None:
     return shutil.which("git")
 
 
+# What points git at one repository (`git rev-parse --local-env-vars`, as a hook's git
+# sets GIT_DIR and GIT_INDEX_FILE): dropped to ask about another repository.
+_LOCAL_ENV = frozenset({
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR"})
+
+
 def run(
     args: list[str], cwd: Path | str | None = None, check: bool = True,
     input_text: str | None = None, env: dict[str, str] | None = None,
+    elsewhere: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `git ARGS`; raises GitError with git's message when check and it fails."""
+    """Run `git ARGS`; raises GitError with git's message when check and it fails.
+    ELSEWHERE: git finds the repository from CWD alone, whatever repository this
+    process's environment points at (`_LOCAL_ENV`)."""
     binary = git_binary()
     if binary is None:
         raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
@@ -45,6 +57,8 @@ def run(
     if env is not None:
         full_env = dict(os.environ)
         full_env.update(env)
+    if elsewhere:
+        full_env = {k: v for k, v in (full_env or os.environ).items() if k not in _LOCAL_ENV}
     proc = subprocess.run(
         [binary, *args], cwd=cwd, capture_output=True, text=True, input=input_text,
         env=full_env, encoding="utf-8", errors="replace",
@@ -75,14 +89,15 @@ class RepoInfo:
     common_dir: Path
 
 
-def discover(start: Path) -> RepoInfo | None:
-    """The repository containing `start`, or None (also when git is missing)."""
+def discover(start: Path, elsewhere: bool = False) -> RepoInfo | None:
+    """The repository containing `start`, or None (also when git is missing); ELSEWHERE
+    as `run` takes it."""
     if git_binary() is None:
         return None
     proc = run(
         ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
          "--git-common-dir"],
-        cwd=start, check=False,
+        cwd=start, check=False, elsewhere=elsewhere,
     )
     if proc.returncode != 0:
         return None

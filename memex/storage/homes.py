@@ -268,34 +268,73 @@ _HOME_PROBES = ("personal/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "usage.jsonl", "export
                 ".write.lock", "any-other-file")
 
 
-def _home_prefix(ws: Workspace) -> str | None:
-    """The home's path relative to the work tree ('' for the top), None when outside."""
-    if ws.repo is None:
-        return None
-    top = ws.repo.toplevel.resolve()
+@dataclass(frozen=True)
+class _HomeTree:
+    """The work tree that holds the home: its repository, the home's path in it ('' for
+    its top, else ending in '/'), and whether that is not the current repository."""
+
+    repo: gitio.RepoInfo
+    prefix: str
+    elsewhere: bool
+
+    def git(self, args: list[str]) -> Any:
+        return gitio.run(args, cwd=self.repo.toplevel, check=False, elsewhere=self.elsewhere)
+
+
+def _home_tree(ws: Workspace) -> _HomeTree | None:
+    """The work tree holding the home: the innermost one around it (a nested repository
+    or a submodule, not the repository around that one, whose `git add -A` never adds
+    their files), whether or not it is the current repository. None when no work tree
+    holds it; a home under a `.git` folder is in none (git never adds a file there).
+    Costs a stat per folder above the home, and a git process only for a home in a
+    repository other than the current one."""
     try:
-        rel = ws.home.resolve().relative_to(top)
-    except (ValueError, OSError):
+        home = ws.home.resolve()
+        top = ws.repo.toplevel.resolve() if ws.repo is not None else None
+    except (OSError, RuntimeError):
         return None
+    if ".git" in home.parts:
+        return None
+    for folder in (home, *home.parents):
+        if folder == top:
+            assert ws.repo is not None
+            return _HomeTree(ws.repo, _prefix(home, folder), elsewhere=False)
+        if (folder / ".git").exists():
+            repo = gitio.discover(folder, elsewhere=True)
+            if repo is None or repo.toplevel.resolve() != folder:
+                return None
+            return _HomeTree(repo, _prefix(home, folder), elsewhere=True)
+    return None
+
+
+def _prefix(home: Path, top: Path) -> str:
+    rel = home.relative_to(top)
     return "" if rel == Path(".") else f"{rel.as_posix()}/"
 
 
+def home_work_tree(ws: Workspace) -> Path | None:
+    """The top of the work tree that holds the home (`_home_tree`), else None."""
+    tree = _home_tree(ws)
+    return tree.repo.toplevel if tree is not None else None
+
+
 def exposed_home(ws: Workspace) -> str | None:
-    """When the home lies inside this repo's work tree and git does not ignore all of
-    it, the exclude line that would ignore it (`/path/`); else None. A dotfiles repo
-    whose work tree is $HOME is the usual case: `git add -A` would commit personal
+    """When the home lies inside a work tree (this repo's, a nested repository's or a
+    submodule's, or another repository's: `_home_tree`) and git does not ignore all of
+    it, the exclude line that would ignore it there (`/path/`); else None. A dotfiles
+    repo whose work tree is $HOME is the usual case: `git add -A` would commit personal
     memories. All of it: every file the home may hold (`_HOME_PROBES`) is ignored, and
     no file in it, of any name, is tracked or left to `git add` (`home_files`)."""
-    prefix = _home_prefix(ws)
-    if prefix is None:
+    tree = _home_tree(ws)
+    if tree is None:
         return None
-    assert ws.repo is not None
+    prefix = tree.prefix
     line = f"/{_gitignore_escape(prefix)}" if prefix else "/*"
     probes = [f"{prefix}{name}" for name in _HOME_PROBES]
-    proc = gitio.run(["check-ignore", "--", *probes], cwd=ws.repo.toplevel, check=False)
+    proc = tree.git(["check-ignore", "--", *probes])
     if proc.returncode != 0 or len(proc.stdout.splitlines()) != len(probes):
         return line
-    return line if prefix and home_files(ws) else None
+    return line if prefix and _home_files(tree) else None
 
 
 def _gitignore_escape(path: str) -> str:
@@ -305,37 +344,42 @@ def _gitignore_escape(path: str) -> str:
 
 
 def home_files(ws: Workspace, tracked_only: bool = False) -> list[str]:
-    """The home's files git tracks or would add (`git add -A`), repo-relative."""
-    prefix = _home_prefix(ws)
-    if not prefix or ws.repo is None:
+    """The home's files git tracks or would add (`git add -A`), relative to the top of
+    the work tree that holds it."""
+    tree = _home_tree(ws)
+    return _home_files(tree, tracked_only) if tree is not None else []
+
+
+def _home_files(tree: _HomeTree, tracked_only: bool = False) -> list[str]:
+    if not tree.prefix:
         return []
     which = ["--cached"] if tracked_only else ["--cached", "--others", "--exclude-standard"]
-    proc = gitio.run(["ls-files", "-z", *which, "--", prefix], cwd=ws.repo.toplevel,
-                     check=False)
+    proc = tree.git(["ls-files", "-z", *which, "--", tree.prefix])
     return [p for p in proc.stdout.split("\0") if p] if proc.returncode == 0 else []
 
 
 def home_fix(ws: Workspace, line: str) -> str:
     """What to do about an exposed home: the exclude line, and `git rm -r --cached` of
     it when git already tracks some of its files (an exclude line does not untrack)."""
-    assert ws.repo is not None
-    exclude = ws.repo.common_dir / "info" / "exclude"
+    tree = _home_tree(ws)
+    assert tree is not None
+    top = tree.repo.toplevel
+    exclude = tree.repo.common_dir / "info" / "exclude"
     fix = f"Add this line to {exclude} (or to .gitignore): {line}"
-    if line != "/*" and home_files(ws, tracked_only=True):
-        prefix = _home_prefix(ws) or ""
-        fix += (f"  and untrack it: git -C {shlex.quote(str(ws.repo.toplevel))} rm -r "
-                f"--cached -- {shlex.quote(prefix.rstrip('/'))}")
+    if line != "/*" and _home_files(tree, tracked_only=True):
+        fix += (f"  and untrack it: git -C {shlex.quote(str(top))} rm -r "
+                f"--cached -- {shlex.quote(tree.prefix.rstrip('/'))}")
     return fix
 
 
 def check_home(ws: Workspace) -> None:
     """Refuse a home git would commit (issue 14.6); the message holds the fix."""
     line = exposed_home(ws)
-    if line is None or ws.repo is None:
+    if line is None:
         return
     raise MemexError(
-        f"the git-memex home {ws.home} is inside the work tree of {ws.repo.toplevel} and git "
-        "does not ignore it: `git add -A` would commit your personal memories and usage "
+        f"the git-memex home {ws.home} is inside the work tree of {home_work_tree(ws)} and "
+        "git does not ignore it: `git add -A` would commit your personal memories and usage "
         f"log. {home_fix(ws, line)}  "
         "(or set GIT_MEMEX_HOME to a folder outside the repository)")
 

@@ -800,15 +800,15 @@ def mask_memory(memory: model.Memory) -> model.Memory:
 
 
 def _tag_shaped(masked: list[str]) -> list[str]:
-    """Masked tags as tags: a tag is one word, so the placeholder loses its brackets."""
+    """Masked tags as tags (`redact.as_tag`)."""
     from memex.core import redact
 
-    return [str(t).replace(redact.PLACEHOLDER, "REDACTED") for t in masked]
+    return [redact.as_tag(str(t)) for t in masked]
 
 
 def mask_tags(tags: list[str]) -> tuple[list[str], bool]:
     """TAGS masked as `mask_memory` masks them, and whether a whole-text mask
-    (`mask_text`) would have left a tag that is no tag (a bracketed placeholder)."""
+    (`redact.redact`) would have left a tag that is no tag (a bracketed placeholder)."""
     masked = [str(_masked(t)) for t in tags]
     shaped = _tag_shaped(masked)
     return shaped, shaped != masked
@@ -816,10 +816,27 @@ def mask_tags(tags: list[str]) -> tuple[list[str], bool]:
 
 def mask_text(text: str) -> str:
     """A whole memory file's text with every secret in it masked (comments, a merge
-    result, an imported file kept byte for byte): `mask_memory` for text not parsed."""
+    result, a migrated or an imported file): a text that is a memory has its fields
+    masked by `mask_memory` first (a private block in a tag becomes a tag, as on every
+    write), then the rest (comments, a file that does not parse) as text."""
     from memex.core import redact
 
-    return redact.redact(text).text if redact.find_secrets(text) else text
+    if not redact.find_secrets(text):
+        return text
+    return redact.redact(_fields_masked(text)).text
+
+
+def _fields_masked(text: str) -> str:
+    """TEXT written again with its memory's fields masked (`mask_memory`), when it is a
+    memory and masking changes a field; else TEXT as it is."""
+    from memex.core import frontmatter
+
+    try:
+        memory, parsed = frontmatter.load(text)
+    except Exception:  # conflict markers, broken YAML, anything: masked as text only
+        return text  # (the merge driver must never fail on what it writes)
+    masked = mask_memory(memory)
+    return text if masked is memory else frontmatter.rewrite(masked, parsed)
 
 
 def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None

@@ -176,11 +176,10 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
     line = homes.exposed_home(ws) if gitio.git_binary() is not None else None
     if line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
-    assert ws.repo is not None
     fix = homes.home_fix(ws, line)
     return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
-                  f"{ws.repo.toplevel} and git does not ignore it: `git add -A` would commit "
-                  "personal memories and the usage log; every other command refuses to run",
+                  f"{homes.home_work_tree(ws)} and git does not ignore it: `git add -A` would "
+                  "commit personal memories and the usage log; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
 
 
@@ -199,7 +198,10 @@ def check_hook_home(ws: Workspace) -> list[Check]:
             top / ".pre-commit-config.yaml").exists()
         return [Check("hook-home", "fail" if guarded else "warn",
                       f"{key} is not set in this clone: {why}", FIX)]
-    if not os.path.isabs(os.path.expanduser(value)):
+    user = _no_such_user(value)
+    if user is not None:
+        problem = f"{key} names {value}, but there is no user {user}, so it is ignored: {why}"
+    elif not os.path.isabs(os.path.expanduser(value)):
         problem = f"{key} is a relative path ({value}), which is ignored: {why}"
     elif _resolved(Path(value).expanduser()) == _resolved(ws.home):
         return [Check("hook-home", "ok", f"{key} names this home")]
@@ -208,6 +210,18 @@ def check_hook_home(ws: Workspace) -> list[Check]:
     else:
         problem = f"{key} names {value}, not this home {ws.home}: {why}"
     return [Check("hook-home", "fail", problem, FIX)]
+
+
+def _no_such_user(value: str) -> str | None:
+    """The user a `~user/...` path names when there is no such user (the path then
+    stays as written, which is not absolute), else None."""
+    if not value.startswith("~") or value.startswith(("~/", "~" + os.sep)) or value == "~":
+        return None
+    try:
+        Path(value).expanduser()
+    except RuntimeError:
+        return value[1:].split("/", 1)[0].split(os.sep, 1)[0]
+    return None
 
 
 def _resolved(path: Path) -> Path:

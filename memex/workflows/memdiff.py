@@ -229,9 +229,18 @@ def compare(path: str, old_text: str | None, new_text: str | None) -> Change | N
     new_body = new.body if new is not None else (new_text or "") if new_bad else ""
     if old_body != new_body:
         change.body_diff = list(difflib.unified_diff(
-            old_body.splitlines(), new_body.splitlines(), "old", "new", lineterm="", n=2))[2:]
+            _lines(old_body), _lines(new_body), "old", "new", lineterm="", n=2))[2:]
     _events(change)
     return change
+
+
+def _lines(text: str) -> list[str]:
+    """TEXT's lines split at newlines only: a CR, NEL or line separator inside a body
+    stays in its line, where the display escapes it (`splitlines` would break there)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _fields(change: Change, old: model.Memory, new: model.Memory) -> None:
@@ -339,4 +348,4 @@ def readable(text: str) -> str:
                 f"{name.split('_')[0]}: {entry.get('at', '?')} {entry.get('by', '?')}"
                 f" {entry.get('from', '?')} -> {entry.get('to', '?')}{note}"))
     lines.append("")
-    return "\n".join(lines) + "\n" + memory.body.rstrip("\n") + "\n"
+    return "\n".join(lines) + "\n" + model.escape_text(memory.body.rstrip("\n")) + "\n"

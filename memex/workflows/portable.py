@@ -587,7 +587,7 @@ def _prepared_memory(ctx: _Context, entry: Entry, done: _Prepared
         if done.restored:
             done.kind = _shared_landing(kind, memory, notes)
     if not done.restored:
-        if problem := model.title_problem(memory.title):
+        if problem := model.written_problem(memory):
             raise MemexError(f"{memory.id}: {problem}; not imported")
         done.kind = _in_this_repo(ctx.ws, memory)
         note = untrusted_draft(memory, ctx.at, ctx.by, ctx.origin)

@@ -99,6 +99,14 @@ def _aliases(values: list[str]) -> list[str]:
         raise UsageError(str(exc)) from None
 
 
+def _check_aliases(given: list[str]) -> None:
+    """The aliases a write is given, each as stored (its spaces collapsed), hold no
+    control character (`model.line_problem`); the memory's own are not checked again."""
+    for alias in given:
+        if problem := model.line_problem("alias", " ".join(alias.split())):
+            raise UsageError(f"{problem}; nothing was saved")
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -183,6 +191,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     if not body:
         raise UsageError("nothing to capture: the text is empty")
     aliases = _aliases(req.aliases)
+    _check_aliases(aliases)
     check_size(ws, body, aliases, "; nothing was saved")
     if "\0" in body or any("\0" in a for a in aliases):
         raise UsageError("the text contains NUL bytes; nothing was saved")
@@ -192,6 +201,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         title = default_title(body)
     try:
         tags = model.normalise_tags(req.tags)
+        paths = model.normalise_paths(req.paths)
     except InvalidMemory as exc:
         raise UsageError(str(exc)) from None
     notices: list[str] = []
@@ -208,7 +218,6 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     from memex.workflows import conflicts
 
     home = _target_home(ws, scope)
-    paths = list(dict.fromkeys(p.strip() for p in req.paths if p.strip()))
     memory_id = new_ulid()
     version = conflicts.cache_version()
     seen = views.neighbours(ws, scope, body, title, tags, paths, home.path, memory_id,
@@ -437,6 +446,7 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     if not body:
         raise UsageError("a memory body cannot be empty (use `git memex forget`)")
     aliases = list(old.aliases) if req.aliases is None else list(req.aliases)
+    _check_aliases([*(req.aliases or []), *req.add_aliases])
     removed = {" ".join(a.split()).casefold() for a in req.remove_aliases}
     aliases = _aliases([a for a in aliases + req.add_aliases
                         if " ".join(a.split()).casefold() not in removed])
@@ -451,13 +461,16 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
             setattr(new, name, model.check_enum(name, value))
     if req.add_tags or req.remove_tags:
         remove = set(req.remove_tags)
-        try:
-            tags = model.normalise_tags(new.tags + req.add_tags)
+        try:  # the tags given are checked; the memory's own are kept as they are
+            added = model.normalise_tags(req.add_tags)
         except InvalidMemory as exc:
             raise UsageError(str(exc)) from None
-        new.tags = [t for t in tags if t not in remove]
+        new.tags = [t for t in dict.fromkeys(new.tags + added) if t not in remove]
     if req.paths is not None:
-        new.paths = list(dict.fromkeys(p for p in req.paths if p))
+        try:
+            new.paths = model.normalise_paths(req.paths)
+        except InvalidMemory as exc:
+            raise UsageError(str(exc)) from None
     if new == old:
         return WriteResult(old, loaded.path, created=False, redaction=redaction,
                            notices=[*repaired, "nothing changed"])

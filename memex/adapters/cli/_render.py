@@ -127,5 +127,5 @@ def show_text(item: Any, warnings: Sequence[str] = ()) -> str:
     for warning in warnings:
         lines.append(f"warning: {warning}")
     lines.append("")
-    lines.append(m.body)
+    lines.append(model.escape_text(m.body))
     return "\n".join(lines)

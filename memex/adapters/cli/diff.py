@@ -102,7 +102,7 @@ def _print_change(change: Change) -> None:
     if change.body_diff and change.kind == "modified":
         click.echo("    body:")
         for line in change.body_diff:
-            click.echo(f"      {line}")
+            click.echo(f"      {model.escape_text(line)}")
 
 
 def _value(value: object) -> str:
