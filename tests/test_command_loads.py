@@ -120,3 +120,21 @@ def test_a_write_indexes_its_own_file_without_the_helper_process_machinery(
     assert "deploy" in json.loads(_loaded(repo, "show", first, "--json")[0])["tags"]
     _, loaded = _loaded(repo, "reindex", "--full")
     assert "memex.index.ahead" in loaded
+
+
+SHARING = ("memex.workflows.team", "memex.workflows.hygiene_cache",
+           "memex.workflows.word_cache", "memex.storage.rollback", "hashlib")
+
+
+def test_capture_loads_neither_the_team_workflow_nor_the_health_caches(repo: Path) -> None:
+    """capture writes one new draft: the tracked-file guard (team: submit's journal and
+    rollback) and the health caches a delete clears are not its to load."""
+    out, loaded = _loaded(repo, "capture", "The release train leaves on Thursdays",
+                          "--json")
+    mid = json.loads(out)["id"]
+    assert sorted(set(SHARING) & loaded) == []
+    # control: update guards a tracked file (team); a delete clears the caches
+    _, loaded = _loaded(repo, "update", mid, "--tag", "release")
+    assert "memex.workflows.team" in loaded
+    _, loaded = _loaded(repo, "forget", mid, "--hard", "--yes")
+    assert "memex.workflows.hygiene_cache" in loaded

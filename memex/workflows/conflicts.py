@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
 
 from memex.core import gcpause, model
 from memex.storage.sources import of_sources
@@ -148,6 +148,8 @@ MEMBERS: dict[str, list[tuple[Family, str]]] = {}
 for _fam in FAMILIES:
     for _spelling, _canonical in _fam.members.items():
         MEMBERS.setdefault(_spelling, []).append((_fam, _canonical))
+# The tokens features_of looks up in MEMBERS or ANTONYMS (most tokens are neither).
+_RULE_WORDS = frozenset(MEMBERS) | frozenset(ANTONYMS)
 
 
 @dataclass(frozen=True)
@@ -226,9 +228,21 @@ def _content_stems(tokens: Iterable[str]) -> Iterator[str]:
 _CLAUSE_MARKS = (",", ":", "-", "but", "whereas")
 
 
+# _TOKEN's matches without the pattern: every character a token may hold is one byte
+# of _TOKEN_CHARS, so a run of them (any other character, and any non-ASCII one,
+# encoded as "?", a space) holds one match at most, the run less its leading
+# characters that cannot start one and its trailing ones that cannot end one.
+_TOKEN_CHARS = b"abcdefghijklmnopqrstuvwxyz0123456789_+#'./-"
+_TOKEN_RUNS = bytes(b if b in _TOKEN_CHARS else 32 for b in range(256))
+_NOT_ALNUM = re.compile(r"[_+#'./-]")
+
+
 def _tokens(text: str) -> tuple[str, ...]:
-    # the pattern starts and ends on a letter, digit, + or #: nothing to strip
-    return tuple(_TOKEN.findall(text))
+    """`_TOKEN.findall(text)`, made by a byte table and a split (a third less time)."""
+    runs = text.encode("ascii", "replace").translate(_TOKEN_RUNS).decode("ascii").split()
+    if not _NOT_ALNUM.search(text):  # every run is one token as it is
+        return tuple(runs)
+    return tuple(token for run in runs if (token := run.lstrip("_+#'./-").rstrip("_'./-")))
 
 
 def _prepared(text: str) -> str:
@@ -309,13 +323,14 @@ def features_of(memory_id: str, title_text: str, body: str, tags: Iterable[str],
             subject = _subject_before(tokens, i) if value is not None else None
             if subject is not None and value is not None and not clause.negated:
                 feats.values.setdefault(subject, set()).add(value)
-        for token in tokens:
+        ruled = [token for token in tokens if token in _RULE_WORDS]  # in their order
+        for token in ruled:
             for family, member in MEMBERS.get(token, ()):
                 if family.context and not family.context & clause.sentence:
                     continue
                 yes, no = feats.alternatives.setdefault(family.name, (set(), set()))
                 (no if clause.negated else yes).add(member)
-        for token in tokens:
+        for token in ruled:
             if token in ANTONYMS:
                 concept, sign = ANTONYMS[token]
                 if clause.negated and token not in NEGATORS:
@@ -430,7 +445,8 @@ def _word_keys(word: str) -> tuple[str, ...]:
         content = _CONTENT_STEM[token]
         if content:
             keys.append(content)
-        keys.extend(f"alt:{family.name}" for family, _ in MEMBERS.get(token, ()))
+        if token in MEMBERS:  # few are: no generator for the others
+            keys.extend(f"alt:{family.name}" for family, _ in MEMBERS[token])
         if token in ANTONYMS:
             keys.append(f"ant:{ANTONYMS[token][0]}")
         if token in _UNITS:
@@ -673,6 +689,9 @@ def encode_keys(keys: Iterable[str]) -> str:
     return "\n".join(sorted(keys))
 
 
+_FLAG = bytes.maketrans(b"01", b"\0\1")  # a flag's digit as a false or true byte
+
+
 def encode_features(feats: Features, title: str, body: str, keys: str) -> str:
     """What `compare` reads of the features of a memory with this TITLE and BODY and
     KEYS (encode_keys), as lines of tab-separated fields (no word, value or member holds
@@ -725,7 +744,7 @@ def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tupl
             if text is None:
                 text = texts[part] = _prepared(body if part else title)
             flags = bin(int(fields[4], 16))[:1:-1]  # bit n: the n-th key
-            words = [key for key, flag in zip(listed, flags, strict=False) if flag == "1"]
+            words = list(compress(listed, flags.encode("ascii").translate(_FLAG)))
             words += fields[5].split()
             clauses.append(Clause(text[start:end], frozenset(words), (), fields[3] == "1",
                                   frozenset()))

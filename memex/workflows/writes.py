@@ -16,7 +16,6 @@ from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import store, usage, writelock
 from memex.storage.homes import Workspace
-from memex.workflows import hygiene_cache, team
 
 if TYPE_CHECKING:
     from memex.index import views
@@ -429,6 +428,8 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
     """Edit in place. A memory git tracks is not edited while a rebase, merge,
     cherry-pick, revert or am is in progress (its --abort would drop the edit) unless
     `force`; drafts and personal memories always are."""
+    from memex.workflows import team  # a tracked file's guard: update only
+
     loaded = store.find(ws, id_or_prefix)
     guarded = team.guard_tracked([loaded], "this edit", force)
     repaired = repair_chain(ws, loaded)
@@ -596,6 +597,8 @@ def accept_successor(ws: Workspace, id_or_prefix: str) -> tuple[WriteResult, sto
 
 @writelock.holds_write_lock
 def delete(ws: Workspace, id_or_prefix: str) -> store.Loaded:
+    from memex.workflows import hygiene_cache  # a delete's only
+
     loaded = store.find(ws, id_or_prefix)
     store.delete(loaded)
     usage.record_in(ws, usage.Op.DELETE, [loaded.id])
