@@ -120,3 +120,18 @@ def test_a_write_indexes_its_own_file_without_the_helper_process_machinery(
     assert "deploy" in json.loads(_loaded(repo, "show", first, "--json")[0])["tags"]
     _, loaded = _loaded(repo, "reindex", "--full")
     assert "memex.index.ahead" in loaded
+
+
+
+def test_a_search_loads_no_archive_modules(repo: Path) -> None:
+    """A search is a whole process on every prompt of a hook or an agent (issue 18):
+    shutil (which loads bz2, lzma and zlib, ~2 ms) is not imported to find git or to
+    ask the width of a stdout that is not a terminal, nor base64 (~0.9 ms) but for an
+    unsettled submit's bytes."""
+    mid = str(invoke_json("capture", "Deploys go through the staging VPN")["id"])
+    out, loaded = _loaded(repo, "search", "staging")
+    assert mid[:10] in out
+    assert {"shutil", "bz2", "lzma", "base64"} & loaded == set()
+    out, loaded = _loaded(repo, "search", "staging", "--json")
+    assert json.loads(out)[0]["id"] == mid
+    assert {"shutil", "bz2", "lzma", "base64"} & loaded == set()

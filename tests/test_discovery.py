@@ -3,9 +3,14 @@ what discover() (rev-parse) and config_map() (config --list) say."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memex.storage import gitio, homes
 from tests.helpers import git
@@ -141,3 +146,67 @@ def test_a_process_started_ahead_answers_only_its_own_folder(
     assert got == (None, gitio.config_map(elsewhere)) and calls >= 1
     assert repo.resolve() in gitio._AHEAD
     gitio._taken(repo.resolve())  # reaped
+
+
+# A PATH entry for git_binary's lookup: what the folder holds under the name `git`.
+_ENTRIES = ("none", "exec", "plain", "folder", "link", "missing")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the lookup is shutil.which's off POSIX")
+@given(st.lists(st.tuples(st.sampled_from(_ENTRIES), st.booleans()), max_size=6),
+       st.sampled_from(["", os.pathsep, "rel", None]))
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          deadline=None)
+def test_git_binary_finds_what_shutil_which_finds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        entries: list[tuple[str, bool]], extra: str | None) -> None:
+    """gitio.git_binary looks git up on PATH itself (shutil costs a search ~2 ms of
+    imports): its answer is shutil.which's for any PATH, with folders that hold no git,
+    an executable git, a git not executable, a folder named git, a link to git, a
+    missing folder, the same folder twice, an empty entry and a relative one."""
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    folders = []
+    for n, (kind, again) in enumerate(entries):
+        folder = root / f"d{n}"
+        if kind != "missing":
+            folder.mkdir()
+        target = folder / "git"
+        if kind == "exec":
+            target.write_text("#!/bin/sh\n")
+            target.chmod(0o755)
+        elif kind == "plain":
+            target.write_text("#!/bin/sh\n")
+        elif kind == "folder":
+            target.mkdir()
+            target.chmod(0o755)
+        elif kind == "link":
+            target.symlink_to(shutil.which("git") or "/bin/sh")
+        folders.append(str(folder))
+        if again:
+            folders.append(str(folder))
+    if extra is not None:
+        folders.append(extra)
+    (root / "rel").mkdir()
+    (root / "rel" / "git").write_text("#!/bin/sh\n")
+    (root / "rel" / "git").chmod(0o755)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PATH", os.pathsep.join(folders))
+    gitio.git_binary.cache_clear()
+    try:
+        assert gitio.git_binary() == shutil.which("git")
+    finally:
+        gitio.git_binary.cache_clear()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the lookup is shutil.which's off POSIX")
+def test_git_binary_without_path_takes_the_default_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PATH")
+    gitio.git_binary.cache_clear()
+    try:
+        assert gitio.git_binary() == shutil.which("git")
+        monkeypatch.setenv("PATH", "")
+        gitio.git_binary.cache_clear()
+        assert gitio.git_binary() is None
+    finally:
+        gitio.git_binary.cache_clear()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,31 @@ class GitMissing(MemexError):
 
 @functools.lru_cache(maxsize=1)
 def git_binary() -> str | None:
-    return shutil.which("git")
+    """The git on PATH: shutil.which("git"). On POSIX its lookup is made here, as
+    shutil.which makes it: every whole process asks this, and importing shutil loads
+    bz2, lzma and zlib (~2 ms of a ~0.14 s search)."""
+    if os.name != "posix":
+        import shutil
+
+        return shutil.which("git")
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None
+    seen = set()
+    for folder in os.fsdecode(path).split(os.pathsep):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        name = os.path.join(folder, "git")
+        if (os.path.exists(name) and os.access(name, os.F_OK | os.X_OK)
+                and not os.path.isdir(name)):
+            return name
+    return None
 
 
 def run(
