@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -210,3 +211,50 @@ def test_git_binary_without_path_takes_the_default_path(
         assert gitio.git_binary() is None
     finally:
         gitio.git_binary.cache_clear()
+
+
+def _popen_answer(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    done = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, encoding="utf-8", errors="replace")
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["config", "--null", "--list"],
+    ["config", "--get", "no.such-key"],  # exit status 1, nothing printed
+    ["config", "--get", "odd.value"],  # CR, CRLF and a byte that is not UTF-8
+    ["config", "--list", "--show-origin"],  # stdout over a pipe's buffer, stderr traced
+    ["no-such-command"],  # git's own error on stderr
+])
+def test_the_process_started_ahead_reads_what_popen_reads(
+        repo: Path, args: list[str]) -> None:
+    """config_ahead's git process (gitio._Started: os.posix_spawn, `git -C`) gives the
+    exit status, stdout and stderr that subprocess.Popen(text=True) gives."""
+    start = repo.resolve()
+    config = start / ".git" / "config"
+    with config.open("ab") as out:
+        out.write(b'[odd]\n\tvalue = "a\rb\r\\nc\xff d"\n')
+        out.write(b"".join(b"[big%d]\n\tkey = %s\n" % (n, b"v" * 40) for n in range(2000)))
+    binary = gitio.git_binary()
+    assert binary is not None
+    env = {**os.environ, **gitio._SETUP_TRACE}
+    got = gitio._Started([binary, *args], start, env).communicate()
+    assert got == _popen_answer([binary, *args], start, env)
+    if args[-1] == "value":
+        assert got[:2] == (0, "a\nb\nc\ufffd d\n")  # CR and CRLF read as newlines
+    if args[-1] == "--show-origin":
+        assert got[0] == 0 and len(got[1]) > 65536 and "setup: git_dir" in got[2]
+
+
+def test_the_process_started_ahead_falls_back_to_popen(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no posix_spawn (or a standard stream is closed) Popen starts it."""
+    monkeypatch.delattr(os, "posix_spawn", raising=False)
+    start = repo.resolve()
+    binary = gitio.git_binary()
+    assert binary is not None
+    env = {**os.environ, **gitio._SETUP_TRACE}
+    argv = [binary, "config", "--null", "--list"]
+    started = gitio._Started(argv, start, env)
+    assert started._popen is not None
+    assert started.communicate() == _popen_answer(argv, start, env)

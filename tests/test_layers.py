@@ -52,6 +52,9 @@ LAZY: Mapping[str, str] = {
                               "none (16 patterns, ~5 ms)",
     "memex.index.ahead": "a refresh that parses many files forks (pickle, queue, signal)",
     "hashlib": "digest's fallback only: hashlib loads OpenSSL (~4 ms) for builtin digests",
+    "subprocess": "gitio's git processes but the one a fast path starts ahead (posix_spawn): "
+                  "~3 ms a search (locale, signal, selectors)",
+    "select": "reading the git process a fast path started ahead, when it is taken",
     "shutil": "git_binary off POSIX only: shutil loads bz2, lzma and zlib (~2 ms a search)",
     "base64": "the bytes an unsettled submit rewrote only (~0.9 ms a read, with binascii)",
     "binascii": "with base64, the bytes an unsettled submit rewrote only",
