@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -258,3 +259,20 @@ def test_the_process_started_ahead_falls_back_to_popen(
     started = gitio._Started(argv, start, env)
     assert started._popen is not None
     assert started.communicate() == _popen_answer(argv, start, env)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGCHLD"), reason="POSIX only")
+def test_the_process_started_ahead_when_children_are_reaped_already(repo: Path) -> None:
+    """With SIGCHLD ignored the kernel reaps the child itself: no status to wait for,
+    and the answer is Popen's (status 0)."""
+    start = repo.resolve()
+    binary = gitio.git_binary()
+    assert binary is not None
+    env = {**os.environ, **gitio._SETUP_TRACE}
+    argv = [binary, "config", "--get", "no.such-key"]
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        got = gitio._Started(argv, start, env).communicate()
+        assert got == _popen_answer(argv, start, env) and got[0] == 0
+    finally:
+        signal.signal(signal.SIGCHLD, before)

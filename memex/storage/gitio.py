@@ -225,9 +225,12 @@ class _Started:
         finally:
             for fd in self._fds:
                 os.close(fd)
-        status = os.waitpid(self._pid, 0)[1]
+        try:
+            code = os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1])
+        except ChildProcessError:  # reaped already (SIGCHLD ignored): 0, as Popen says
+            code = 0
         out, err = (_text(b"".join(read[fd])) for fd in self._fds)
-        return os.waitstatus_to_exitcode(status), out, err
+        return code, out, err
 
 
 def _std_fds_open() -> bool:
