@@ -138,3 +138,18 @@ def test_capture_loads_neither_the_team_workflow_nor_the_health_caches(repo: Pat
     assert "memex.workflows.team" in loaded
     _, loaded = _loaded(repo, "forget", mid, "--hard", "--yes")
     assert "memex.workflows.hygiene_cache" in loaded
+
+
+def test_a_search_loads_no_archive_modules(repo: Path) -> None:
+    """A search is a whole process on every prompt of a hook or an agent (issue 18):
+    shutil (which loads bz2, lzma and zlib, ~2 ms) is not imported to find git or to
+    ask the width of a stdout that is not a terminal, nor base64 (~0.9 ms) but for an
+    unsettled submit's bytes, nor subprocess (~3 ms): its one git process, started
+    ahead, is spawned without it."""
+    mid = str(invoke_json("capture", "Deploys go through the staging VPN")["id"])
+    out, loaded = _loaded(repo, "search", "staging")
+    assert mid[:10] in out
+    assert {"shutil", "bz2", "lzma", "base64", "subprocess"} & loaded == set()
+    out, loaded = _loaded(repo, "search", "staging", "--json")
+    assert json.loads(out)[0]["id"] == mid
+    assert {"shutil", "bz2", "lzma", "base64", "subprocess"} & loaded == set()

@@ -3,9 +3,16 @@ what discover() (rev-parse) and config_map() (config --list) say."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memex.storage import gitio, homes
 from tests.helpers import git
@@ -141,3 +148,131 @@ def test_a_process_started_ahead_answers_only_its_own_folder(
     assert got == (None, gitio.config_map(elsewhere)) and calls >= 1
     assert repo.resolve() in gitio._AHEAD
     gitio._taken(repo.resolve())  # reaped
+
+
+# A PATH entry for git_binary's lookup: what the folder holds under the name `git`.
+_ENTRIES = ("none", "exec", "plain", "folder", "link", "missing")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the lookup is shutil.which's off POSIX")
+@given(st.lists(st.tuples(st.sampled_from(_ENTRIES), st.booleans()), max_size=6),
+       st.sampled_from(["", os.pathsep, "rel", None]))
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          deadline=None)
+def test_git_binary_finds_what_shutil_which_finds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        entries: list[tuple[str, bool]], extra: str | None) -> None:
+    """gitio.git_binary looks git up on PATH itself (shutil costs a search ~2 ms of
+    imports): its answer is shutil.which's for any PATH, with folders that hold no git,
+    an executable git, a git not executable, a folder named git, a link to git, a
+    missing folder, the same folder twice, an empty entry and a relative one."""
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    folders = []
+    for n, (kind, again) in enumerate(entries):
+        folder = root / f"d{n}"
+        if kind != "missing":
+            folder.mkdir()
+        target = folder / "git"
+        if kind == "exec":
+            target.write_text("#!/bin/sh\n")
+            target.chmod(0o755)
+        elif kind == "plain":
+            target.write_text("#!/bin/sh\n")
+        elif kind == "folder":
+            target.mkdir()
+            target.chmod(0o755)
+        elif kind == "link":
+            target.symlink_to(shutil.which("git") or "/bin/sh")
+        folders.append(str(folder))
+        if again:
+            folders.append(str(folder))
+    if extra is not None:
+        folders.append(extra)
+    (root / "rel").mkdir()
+    (root / "rel" / "git").write_text("#!/bin/sh\n")
+    (root / "rel" / "git").chmod(0o755)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PATH", os.pathsep.join(folders))
+    gitio.git_binary.cache_clear()
+    try:
+        assert gitio.git_binary() == shutil.which("git")
+    finally:
+        gitio.git_binary.cache_clear()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the lookup is shutil.which's off POSIX")
+def test_git_binary_without_path_takes_the_default_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PATH")
+    gitio.git_binary.cache_clear()
+    try:
+        assert gitio.git_binary() == shutil.which("git")
+        monkeypatch.setenv("PATH", "")
+        gitio.git_binary.cache_clear()
+        assert gitio.git_binary() is None
+    finally:
+        gitio.git_binary.cache_clear()
+
+
+def _popen_answer(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    done = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, encoding="utf-8", errors="replace")
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["config", "--null", "--list"],
+    ["config", "--get", "no.such-key"],  # exit status 1, nothing printed
+    ["config", "--get", "odd.value"],  # CR, CRLF and a byte that is not UTF-8
+    ["config", "--list", "--show-origin"],  # stdout over a pipe's buffer, stderr traced
+    ["no-such-command"],  # git's own error on stderr
+])
+def test_the_process_started_ahead_reads_what_popen_reads(
+        repo: Path, args: list[str]) -> None:
+    """config_ahead's git process (gitio._Started: os.posix_spawn, `git -C`) gives the
+    exit status, stdout and stderr that subprocess.Popen(text=True) gives."""
+    start = repo.resolve()
+    config = start / ".git" / "config"
+    with config.open("ab") as out:
+        out.write(b'[odd]\n\tvalue = "a\rb\r\\nc\xff d"\n')
+        out.write(b"".join(b"[big%d]\n\tkey = %s\n" % (n, b"v" * 40) for n in range(2000)))
+    binary = gitio.git_binary()
+    assert binary is not None
+    env = {**os.environ, **gitio._SETUP_TRACE}
+    got = gitio._Started([binary, *args], start, env).communicate()
+    assert got == _popen_answer([binary, *args], start, env)
+    if args[-1] == "value":
+        assert got[:2] == (0, "a\nb\nc\ufffd d\n")  # CR and CRLF read as newlines
+    if args[-1] == "--show-origin":
+        assert got[0] == 0 and len(got[1]) > 65536 and "setup: git_dir" in got[2]
+
+
+def test_the_process_started_ahead_falls_back_to_popen(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no posix_spawn (or a standard stream is closed) Popen starts it."""
+    monkeypatch.delattr(os, "posix_spawn", raising=False)
+    start = repo.resolve()
+    binary = gitio.git_binary()
+    assert binary is not None
+    env = {**os.environ, **gitio._SETUP_TRACE}
+    argv = [binary, "config", "--null", "--list"]
+    started = gitio._Started(argv, start, env)
+    assert started._popen is not None
+    assert started.communicate() == _popen_answer(argv, start, env)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGCHLD"), reason="POSIX only")
+def test_the_process_started_ahead_when_children_are_reaped_already(repo: Path) -> None:
+    """With SIGCHLD ignored the kernel reaps the child itself: no status to wait for,
+    and the answer is Popen's (status 0)."""
+    start = repo.resolve()
+    binary = gitio.git_binary()
+    assert binary is not None
+    env = {**os.environ, **gitio._SETUP_TRACE}
+    argv = [binary, "config", "--get", "no.such-key"]
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        got = gitio._Started(argv, start, env).communicate()
+        assert got == _popen_answer(argv, start, env) and got[0] == 0
+    finally:
+        signal.signal(signal.SIGCHLD, before)

@@ -56,6 +56,12 @@ LAZY: Mapping[str, str] = {
                             "draft (submit's journal, rollback: ~4 ms)",
     "memex.workflows.hygiene_cache": "a delete's clearing of the health caches only (its word "
                                      "cache and hashlib: ~4 ms of every capture)",
+    "subprocess": "gitio's git processes but the one a fast path starts ahead (posix_spawn): "
+                  "~3 ms a search (locale, signal, selectors)",
+    "select": "reading the git process a fast path started ahead, when it is taken",
+    "shutil": "git_binary off POSIX only: shutil loads bz2, lzma and zlib (~2 ms a search)",
+    "base64": "the bytes an unsettled submit rewrote only (~0.9 ms a read, with binascii)",
+    "binascii": "with base64, the bytes an unsettled submit rewrote only",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

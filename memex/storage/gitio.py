@@ -11,13 +11,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memex.core.errors import MemexError
 from memex.storage import configfile, iostep
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 class GitError(MemexError):
@@ -30,7 +32,31 @@ class GitMissing(MemexError):
 
 @functools.lru_cache(maxsize=1)
 def git_binary() -> str | None:
-    return shutil.which("git")
+    """The git on PATH: shutil.which("git"). On POSIX its lookup is made here, as
+    shutil.which makes it: every whole process asks this, and importing shutil loads
+    bz2, lzma and zlib (~2 ms of a ~0.14 s search)."""
+    if os.name != "posix":
+        import shutil
+
+        return shutil.which("git")
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None
+    seen = set()
+    for folder in os.fsdecode(path).split(os.pathsep):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        name = os.path.join(folder, "git")
+        if (os.path.exists(name) and os.access(name, os.F_OK | os.X_OK)
+                and not os.path.isdir(name)):
+            return name
+    return None
 
 
 # What points git at one repository (`git rev-parse --local-env-vars`, as a hook's git
@@ -59,6 +85,8 @@ def run(
         full_env.update(env)
     if elsewhere:
         full_env = {k: v for k, v in (full_env or os.environ).items() if k not in _LOCAL_ENV}
+    import subprocess  # not at the top: a search's one git process needs none (_Started)
+
     proc = subprocess.run(
         [binary, *args], cwd=cwd, capture_output=True, text=True, input=input_text,
         env=full_env, encoding="utf-8", errors="replace",
@@ -75,6 +103,8 @@ def run_bytes(args: list[str], cwd: Path | str) -> bytes | None:
     binary = git_binary()
     if binary is None:
         return None
+    import subprocess
+
     proc = subprocess.run([binary, *args], cwd=cwd, capture_output=True,
                           stdin=subprocess.DEVNULL)
     return proc.stdout if proc.returncode == 0 else None
@@ -127,16 +157,121 @@ def discover_config(start: Path) -> tuple[RepoInfo | None, dict[str, str]]:
         return None, {}
     if any(key.startswith(_DISCOVERY_ENV) for key in os.environ):
         return discover(start), config_map(start)
-    proc = _taken(start) or run(["config", "--null", "--list"], cwd=start, check=False,
-                                env=_SETUP_TRACE)
-    config = _config_records(proc.stdout) if proc.returncode == 0 else {}
-    repo = _plain_checkout(proc.stderr) if proc.returncode == 0 else None
+    taken = _taken(start)
+    if taken is None:
+        proc = run(["config", "--null", "--list"], cwd=start, check=False, env=_SETUP_TRACE)
+        taken = (proc.returncode, proc.stdout, proc.stderr)
+    code, out, err = taken
+    config = _config_records(out) if code == 0 else {}
+    repo = _plain_checkout(err) if code == 0 else None
     return (repo if repo is not None else discover(start)), config
 
 
 # discover_config's git process started ahead (config_ahead): {start folder: (the
 # environment it was started in, the process)}.
-_AHEAD: dict[Path, tuple[dict[str, str], subprocess.Popen[str]]] = {}
+_AHEAD: dict[Path, tuple[dict[str, str], _Started]] = {}
+
+
+class _Started:
+    """A git process config_ahead started: stdin /dev/null, stdout and stderr read
+    whole as text (UTF-8, undecodable bytes replaced, universal newlines), as
+    subprocess.Popen(text=True) reads them. Started by os.posix_spawn where the platform
+    has it and the standard streams are open: that answer is all the git a search
+    needs, and importing subprocess costs a whole process ~3 ms (locale, signal,
+    selectors). posix_spawn has no working folder: git runs as `git -C START`, git's
+    own chdir before anything else (START is the resolved current folder, so a
+    relative git path means the same). The signals subprocess puts back to their
+    default in the child (Python ignores SIGPIPE and SIGXFSZ) are put back too."""
+
+    def __init__(self, argv: list[str], start: Path, env: dict[str, str]) -> None:
+        self._popen: subprocess.Popen[str] | None = None
+        self._pid = 0
+        self._fds: list[int] = []
+        if not hasattr(os, "posix_spawn") or not _std_fds_open():
+            import subprocess
+
+            self._popen = subprocess.Popen(
+                argv, cwd=start, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace")
+            return
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            null = os.open(os.devnull, os.O_RDONLY)
+            try:
+                self._pid = os.posix_spawn(
+                    argv[0], [argv[0], "-C", str(start), *argv[1:]], env,
+                    file_actions=[(os.POSIX_SPAWN_DUP2, null, 0),
+                                  (os.POSIX_SPAWN_DUP2, out_w, 1),
+                                  (os.POSIX_SPAWN_DUP2, err_w, 2)],
+                    setsigdef=_RESTORED_SIGNALS)
+            finally:
+                os.close(null)
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        self._fds = [out_r, err_r]
+
+    def communicate(self) -> tuple[int, str, str]:
+        """(exit status, stdout, stderr) once the process has ended."""
+        if self._popen is not None:
+            out, err = self._popen.communicate()
+            return self._popen.returncode, out, err
+        import select
+
+        read: dict[int, list[bytes]] = {fd: [] for fd in self._fds}
+        poller = select.poll()
+        for fd in self._fds:
+            poller.register(fd, select.POLLIN)
+        left = len(self._fds)
+        try:
+            while left:
+                for fd, _ in poller.poll():
+                    data = os.read(fd, 65536)
+                    if data:
+                        read[fd].append(data)
+                    else:
+                        poller.unregister(fd)
+                        left -= 1
+        finally:
+            for fd in self._fds:
+                os.close(fd)
+        try:
+            code = os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1])
+        except ChildProcessError:  # reaped already (SIGCHLD ignored): 0, as Popen says
+            code = 0
+        out, err = (_text(b"".join(read[fd])) for fd in self._fds)
+        return code, out, err
+
+
+def _std_fds_open() -> bool:
+    """Whether fds 0-2 are open (else a pipe could be one of them: Popen's case)."""
+    try:
+        for fd in (0, 1, 2):
+            os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _text(data: bytes) -> str:
+    """A stream's bytes as Popen(text=True, encoding="utf-8", errors="replace") reads them."""
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+# The signals subprocess's restore_signals puts back to their default in a child, by
+# number: _signal (loaded with the interpreter) has them without the signal module's
+# enums (~0.6 ms to import).
+try:
+    import _signal as _signals  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - an interpreter without it
+    import signal as _signals
+_RESTORED_SIGNALS = tuple(getattr(_signals, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ")
+                          if hasattr(_signals, name))
 
 
 def config_ahead() -> None:
@@ -154,25 +289,24 @@ def config_ahead() -> None:
         return
     environ = dict(os.environ)
     try:
-        proc = subprocess.Popen(
-            [binary, "config", "--null", "--list"], cwd=start, env={**environ, **_SETUP_TRACE},
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", errors="replace")
+        proc = _Started([binary, "config", "--null", "--list"], start,
+                        {**environ, **_SETUP_TRACE})
     except OSError:
         return
     _AHEAD[start] = (environ, proc)
 
 
-def _taken(start: Path) -> subprocess.CompletedProcess[str] | None:
-    """The answer of the git process config_ahead started for START, if it still holds."""
+def _taken(start: Path) -> tuple[int, str, str] | None:
+    """(exit status, stdout, stderr) of the git process config_ahead started for
+    START, if its answer still holds."""
     ahead = _AHEAD.pop(start, None)
     if ahead is None:
         return None
     environ, proc = ahead
-    out, err = proc.communicate()
+    answer = proc.communicate()
     if environ != dict(os.environ):
         return None
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    return answer
 
 
 def _plain_checkout(trace: str) -> RepoInfo | None:
@@ -363,6 +497,8 @@ def read_blob_bytes(toplevel: Path, specs: list[str]) -> dict[str, bytes | None]
         raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
     if not specs:
         return {}
+    import subprocess
+
     proc = subprocess.run([binary, "cat-file", "--batch"], cwd=toplevel, capture_output=True,
                           input="".join(f"{s}\n" for s in specs).encode("utf-8"))
     out: dict[str, bytes | None] = {}
@@ -392,6 +528,8 @@ def blob_sizes(toplevel: Path, blobs: list[str]) -> dict[str, int]:
         raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
     if not blobs:
         return {}
+    import subprocess
+
     proc = subprocess.run([binary, "cat-file", "--batch-check"], cwd=toplevel,
                           capture_output=True, text=True, input="".join(f"{b}\n" for b in blobs))
     out: dict[str, int] = {}

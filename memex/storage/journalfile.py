@@ -9,8 +9,6 @@ memory it retired) is read with the bytes it had before. This module is that rea
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +72,9 @@ def before(git_dir: Path | None) -> dict[str, bytes | None]:
     record = load(git_dir)
     if record is None:
         return {}
+    import base64  # only while a submit is unsettled: every read imports this module
+    import binascii
+
     out: dict[str, bytes | None] = {}
     for path, (previous, _) in record.files.items():
         try:

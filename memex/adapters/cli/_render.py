@@ -32,6 +32,8 @@ def score(value: float) -> str:
 def width(text: str) -> int:
     """Columns TEXT takes on a terminal: CJK wide and fullwidth characters take two,
     combining marks none."""
+    if text.isascii():  # every ASCII character takes one column (no wide, no combining)
+        return len(text)
     import unicodedata
 
     return sum(0 if unicodedata.combining(c) else
@@ -52,7 +54,6 @@ def clip(text: str, columns: int) -> str:
 
 
 def _terminal_columns() -> int | None:
-    import shutil
     import sys
 
     try:
@@ -60,6 +61,8 @@ def _terminal_columns() -> int | None:
             return None
     except (AttributeError, ValueError, OSError):
         return None
+    import shutil  # on a terminal only: it loads bz2, lzma and zlib (~2 ms)
+
     return shutil.get_terminal_size().columns
 
 
