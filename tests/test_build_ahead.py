@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memex.core import model
+from memex.core import jsonout, model
 from memex.core.ulid import new_ulid
 from memex.index import ahead, bodies, build, listing
 from memex.storage import homes, iostep
@@ -153,6 +153,49 @@ def test_the_column_from_the_mapping_is_the_column_from_its_json(
         return
     assert listing.plain(doc, body, front) == listing.plain(doc, body)
     assert listing.stored(doc, body, front) == listing.stored(doc, body)
+
+
+def _element_of_every_field(doc: str, body: str) -> bytes | None:
+    """The listed column's text as plain wrote it before it wrote the missing fields'
+    items once per set of keys: the element of every field, whole, then the summary."""
+    data = listing.stored_fields(doc)
+    if not data.keys().isdisjoint(listing.AFTER):
+        return None
+    summary = model.summarise(str(data["title"]), body)
+    try:
+        return (jsonout.element(data)[:-len("\n  }")] + "\x00" + jsonout.string(summary)
+                ).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(front=st.dictionaries(_KEYS, _VALUES, max_size=6),
+       title=st.one_of(st.none(), st.text(max_size=30), st.integers()),
+       body=st.text(max_size=300))
+def test_the_column_is_the_element_of_every_field(
+        front: dict[Any, Any], title: object, body: str) -> None:
+    if title is not None:
+        front = {"title": title, **front}
+    try:
+        doc = build._DOC_JSON(front)
+    except (TypeError, ValueError):  # keys JSON cannot write: no such doc
+        return
+    expected = _element_of_every_field(doc, body)
+    assert listing.plain(doc, body) == expected
+    assert listing.plain(doc, body, front) == expected
+
+
+def test_the_column_of_each_row_is_the_element_of_every_field(
+        repo: Path, memex_home: Path) -> None:
+    ws = _store(repo, memex_home)
+    build.refresh(ws, full=True)
+    with build.open_index(ws, refresh=False) as index:
+        rows = index.conn.execute("SELECT doc, zbody FROM memories").fetchall()
+    assert len(rows) > 60
+    for doc, zbody in rows:
+        body = bodies.body_text(zbody)
+        assert listing.plain(doc, body) == _element_of_every_field(doc, body)
 
 
 def test_a_memory_front_matter_is_used_as_it_is() -> None:

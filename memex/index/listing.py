@@ -68,8 +68,9 @@ _HOMES: dict[str, bytes] = {}  # a home kind -> its JSON string
 # imports, else zlib's); the inflater reads either, and any window.
 _DEFLATE = bodies.deflater(DICTIONARY)
 
-# The fields a stored doc with these keys leaves out, with their defaults, in order.
-_MISSING: dict[tuple[str, ...], dict[str, object]] = {}
+# The fields a stored doc with these keys leaves out, with their defaults, in order, and
+# their items as an element writes them (the same text for every memory with these keys).
+_MISSING: dict[tuple[str, ...], tuple[dict[str, object], str]] = {}
 
 
 def fields(memory: model.Memory) -> dict[str, object]:
@@ -85,16 +86,30 @@ def stored_fields(doc: str, front: dict[str, Any] | None = None) -> dict[str, ob
     column), with no Memory made. FRONT, when given, is the mapping DOC was encoded
     from: used as it is (copied) when json.loads(DOC) would give it back unchanged,
     which saves decoding DOC again on a build."""
+    data, (missing, _) = _given(doc, front)
+    data.update(missing)
+    return data
+
+
+def _given(doc: str, front: dict[str, Any] | None
+           ) -> tuple[dict[str, object], tuple[dict[str, object], str]]:
+    """The front matter's mapping (see stored_fields), and the fields it leaves out with
+    their defaults, in order, with their _items (one pair per set of keys: kept as is)."""
     data: dict[str, object] = json.loads(doc) if front is None or not _round_trips(front) \
         else dict(front)
     shape = tuple(data)
     missing = _MISSING.get(shape)
     if missing is None:
-        missing = {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if n not in data}
+        left = {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if n not in data}
+        missing = (left, _items(left))
         if len(_MISSING) < 512:
             _MISSING[shape] = missing
-    data.update(missing)
-    return data
+    return data, missing
+
+
+def _items(data: dict[str, object]) -> str:
+    """jsonout.element(DATA) without its braces: its items, one a line ("" for none)."""
+    return jsonout.element(data)[len("{\n    "):-len("\n  }")] if data else ""
 
 
 # The types json.loads gives back as json.dumps was given them (exactly: no subclass).
@@ -118,13 +133,17 @@ def _round_trips(front: dict[str, Any]) -> bool:
 def plain(doc: str, body: str, front: dict[str, Any] | None = None) -> bytes | None:
     """The `listed` column of the row whose doc is DOC and body BODY, before it is
     compressed (None: the column is NULL). FRONT: see stored_fields."""
-    data = stored_fields(doc, front)
+    data, (missing, tail) = _given(doc, front)
     if not data.keys().isdisjoint(AFTER):
         return None
-    summary = model.summarise(str(data["title"]), body)
+    summary = model.summarise(str(data["title"] if "title" in data else missing["title"]),
+                              body)
+    # the element of the front matter's fields and then the missing ones (never none:
+    # FIELD_ORDER's), the missing ones' items written once per set of keys
+    given = _items(data)
     try:
-        return (jsonout.element(data)[:-_OPEN_END] + "\x00" + jsonout.string(summary)
-                ).encode("utf-8")
+        return ("{\n    " + (f"{given},\n    {tail}" if given and tail else given or tail)
+                + "\x00" + jsonout.string(summary)).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: built whole, as before
         return None
 
