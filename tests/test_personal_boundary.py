@@ -490,6 +490,27 @@ def test_a_home_in_another_work_tree_is_checked_in_that_repository(
         assert "mx/" not in git_proc("diff", "--cached", "--name-only", cwd=top).stdout
 
 
+@pytest.mark.parametrize("stray", ["empty .git folder", "gitdir file to nowhere"])
+def test_a_stray_git_entry_between_the_home_and_its_repository_is_passed_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stray: str) -> None:
+    """Review of stop 29: the walk up from the home stopped at the first `.git` and, when
+    git found no repository there, took the home for one in no work tree; git passes over
+    such an entry, and `git add -A` in the repository above staged the whole home."""
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.parent.mkdir(parents=True)
+    if stray == "empty .git folder":
+        (home.parent / ".git").mkdir()
+    else:
+        (home.parent / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert f"inside the work tree of {dotfiles}" in result.stderr
+    exclude.write_text("/.local/share/mx/\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+
+
 def test_a_home_inside_a_git_directory_is_outside_every_work_tree(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under `.git/` git never commits a file: the home there was refused, with an exclude

@@ -286,8 +286,10 @@ def _home_tree(ws: Workspace) -> _HomeTree | None:
     or a submodule, not the repository around that one, whose `git add -A` never adds
     their files), whether or not it is the current repository. None when no work tree
     holds it; a home under a `.git` folder is in none (git never adds a file there).
-    Costs a stat per folder above the home, and a git process only for a home in a
-    repository other than the current one."""
+    A `.git` entry that is no repository there (an empty folder, a gitdir file to
+    nowhere) is passed over, as git's own discovery passes over it. Costs a stat per
+    folder above the home, and a git process only for a home in a repository other
+    than the current one."""
     try:
         home = ws.home.resolve()
         top = ws.repo.toplevel.resolve() if ws.repo is not None else None
@@ -301,9 +303,8 @@ def _home_tree(ws: Workspace) -> _HomeTree | None:
             return _HomeTree(ws.repo, _prefix(home, folder), elsewhere=False)
         if (folder / ".git").exists():
             repo = gitio.discover(folder, elsewhere=True)
-            if repo is None or repo.toplevel.resolve() != folder:
-                return None
-            return _HomeTree(repo, _prefix(home, folder), elsewhere=True)
+            if repo is not None and repo.toplevel.resolve() == folder:
+                return _HomeTree(repo, _prefix(home, folder), elsewhere=True)
     return None
 
 
