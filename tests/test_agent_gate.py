@@ -339,3 +339,20 @@ def test_update_of_a_memory_with_a_bad_tag_from_git_can_untag_it(repo: Path,
     assert invoke("update", mine.id, "--untag", bad).exit_code == 0
     assert invoke_json("show", mine.id)["tags"] == ["ok", "more"]
     assert invoke("update", mine.id, "--tag", "x" + bad).exit_code == 2
+
+
+def test_supersede_leaves_behind_a_bad_tag_path_or_alias_from_git(
+        repo: Path, memex_home: Path) -> None:
+    """Review of stop 29: a successor inherits the old memory's tags, paths and aliases,
+    and the write refused one holding a control character that arrived by git (exit 2:
+    nothing could supersede that memory, --tag or not). It is left behind with a notice;
+    the rest is carried over."""
+    bad = "rlo\u202etxt"
+    old = put(personal(memex_home), "personal", "I like tea", tags=[bad, "ok"],
+              paths=["src/a\x07b.py", "src/c.py"], aliases=["te\x1ba", "tea note"])
+    result = invoke("supersede", old.id, "I like green tea", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("not carried over") == 3
+    assert "\u202e" not in result.stderr and "\x1b" not in result.stderr
+    new = invoke_json("show", json.loads(result.stdout)["id"])
+    assert (new["tags"], new["paths"], new["aliases"]) == (["ok"], ["src/c.py"], ["tea note"])

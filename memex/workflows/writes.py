@@ -501,6 +501,20 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
                        notices=notices)
 
 
+def _carried(name: str, values: list[str], dropped: list[str]) -> list[str]:
+    """The old memory's VALUES a successor inherits: one that arrived by git holding a
+    control character, which a write refuses (model.line_problem), is left behind and
+    its reason added to DROPPED, so the successor is written, not refused for a value
+    nobody typed."""
+    kept = []
+    for value in values:
+        if problem := model.line_problem(name, value):
+            dropped.append(problem)
+        else:
+            kept.append(value)
+    return kept
+
+
 @writelock.holds_write_lock
 def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteResult, Path]:
     """Write a successor of OLD and retire OLD (for shared memories: at submit)."""
@@ -514,8 +528,9 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
     req.scope = old.memory.scope
     if not req.text.strip():
         raise UsageError("the replacement text is empty")
-    req.tags = req.tags or list(old.memory.tags)
-    req.paths = req.paths or list(old.memory.paths)
+    dropped: list[str] = []
+    req.tags = req.tags or _carried("tag", old.memory.tags, dropped)
+    req.paths = req.paths or _carried("path", old.memory.paths, dropped)
     # An agent's successor of a person-approved memory outside git is only a proposal:
     # the old one stays until the person accepts (`supersede --accept`) or retires it.
     held = (req.via == "mcp" and not old.home.in_git
@@ -524,12 +539,13 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
         req.pending_supersedes = old.id
     else:
         req.supersedes = old.id
-    req.aliases = req.aliases or list(old.memory.aliases)
+    req.aliases = req.aliases or _carried("alias", old.memory.aliases, dropped)
     if req.type == "knowledge":
         req.type = old.memory.type
     result = capture(ws, req)
     if not result.created:
         raise MemexError(f"that text is already memory {result.memory.id}; nothing superseded")
+    result.notices.extend(f"{problem}: not carried over from {old.id}" for problem in dropped)
     if held:
         result.notices.append(
             f"{old.id} was approved by a person, so it stays as it is: the successor "
