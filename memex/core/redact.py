@@ -379,6 +379,11 @@ for _value in sorted(secret_rules.KNOWN_PUBLIC):
 _NEAR_MISSES = tuple(
     (needle, lazyre.compile(f"(?:{shape})[A-Za-z0-9_+/~.!#$%*^-]*"))
     for needle, shape in secret_rules.NEAR_MISSES)
+# Format rules whose needles are at most two characters (azure's `Q~`, twilio's `SK`): a
+# shape a random key part can hold by chance, so spared inside a public address; a rule
+# with a longer literal prefix (`glpat-`, `ghp_`) is a token put there, and stays masked.
+_CHANCE_SHAPES = frozenset(i + 1 for i, rule in enumerate(_TOKEN_RULES)
+                           if max(map(len, rule.needles)) <= 2)
 _PUBLIC_ADDRESSES = tuple((needle, lazyre.compile(shape))
                           for needle, shape in secret_rules.PUBLIC_ADDRESSES)
 _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
@@ -495,10 +500,10 @@ def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]
     A spare never outranks a credential name or another detector: a near miss spares only
     the bare and format candidates inside its own token, a provider's value only the bare
     candidates inside it and the assignment of that same name, a public address
-    (:data:`secret_rules.PUBLIC_ADDRESSES`) the bare, format and standing-alone
-    ``user:password`` candidates inside it; a key word's assignment, URL credentials and
-    headers are kept.  Looked for around each candidate only, so the cost follows the
-    candidates."""
+    (:data:`secret_rules.PUBLIC_ADDRESSES`) the bare, standing-alone ``user:password``
+    and chance-shape format (``_CHANCE_SHAPES``) candidates inside it; a key word's
+    assignment, URL credentials and headers are kept.  Looked for around each candidate
+    only, so the cost follows the candidates."""
     spared = [(start, end) for start, end, _kind, _masked, spare in named if spare]
     public = [m.span() for needle, shape in _PUBLIC_ADDRESSES if needle in text
               for m in shape.finditer(text)]
@@ -507,7 +512,7 @@ def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]
     kept: list[_Cand] = []
     for cand in cands:
         prio, start, end, kind, _masked = cand
-        if public and (prio == bare or 0 < prio <= len(_TOKEN_RULES) or kind == _BASIC_KIND) \
+        if public and (prio == bare or prio in _CHANCE_SHAPES or kind == _BASIC_KIND) \
                 and any(a <= start and end <= b for a, b in public):
             continue  # a part of a public address (a Freenet request URI), found by its shape
         if _published(text, start, end) or any(
