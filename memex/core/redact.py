@@ -258,7 +258,7 @@ _NOT_SECRET_NAME = lazyre.compile(
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
 _ASSIGN_SUFFIX = lazyre.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
-    r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key|string|str|s(?![a-z])|[0-9]+))*",
+    r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key|string|str|s(?![a-z])|[0-9]))*",
     re.IGNORECASE,
 )
 # What a non-empty _ASSIGN_SUFFIX can start with (``ſ`` and the Kelvin sign match ``s``
