@@ -62,6 +62,18 @@ def test_private_block_in_a_tag_stays_a_valid_tag() -> None:
     model.validate(masked)
 
 
+def test_private_block_in_a_path_is_no_glob_class(repo: Path, memex_home: Path) -> None:
+    """A path is a glob: `[REDACTED]` in it matched any one of R, E, D, A, C, T
+    (audit29's left item), so `src/<private>x</private>/a.py` scoped the memory to
+    `src/R/a.py`. A private block in a path is stored as in a tag: REDACTED."""
+    memory = model.Memory(id=new_ulid(), scope="personal", body="b",
+                          paths=["src/<private>billing</private>/a.py", "docs/*.md"])
+    assert store.mask_memory(memory).paths == ["src/REDACTED/a.py", "docs/*.md"]
+    out = invoke_json("capture", "--scope", "personal", "--paths",
+                      "src/<private>billing</private>/a.py", "a note on the module")
+    assert invoke_json("show", out["id"])["paths"] == ["src/REDACTED/a.py"]
+
+
 def test_cli_mcp_and_hook_writes(repo: Path, memex_home: Path) -> None:
     out = invoke_json("capture", "--scope", "personal", "--title", "key " + SECRET,
                       "--tag", SECRET, "--paths", "src/" + SECRET, "body " + SECRET)

@@ -779,7 +779,8 @@ def _masked(value: object) -> object:
 
 def mask_memory(memory: model.Memory) -> model.Memory:
     """The memory with every free-text string masked: secrets keep their first four
-    characters, `<private>` blocks become [REDACTED] (title, body, tags, paths, language,
+    characters, `<private>` blocks become [REDACTED] (REDACTED in tags and paths: a tag
+    holds no brackets, a path is a glob) (title, body, tags, paths, language,
     canonical_ref, the people fields, review and status history notes, unknown keys).
 
     This is the one masking step of every write: `save` and `render` apply it, so no path
@@ -794,13 +795,14 @@ def mask_memory(memory: model.Memory) -> model.Memory:
     extra = _masked(memory.extra)
     if extra != memory.extra:
         changes["extra"] = extra
-    if "tags" in changes:
-        changes["tags"] = _tag_shaped(changes["tags"])  # type: ignore[arg-type]
+    for name in ("tags", "paths"):  # a bracketed placeholder is no tag, and a glob class
+        if name in changes:
+            changes[name] = _tag_shaped(changes[name])  # type: ignore[arg-type]
     return memory.copy(**changes) if changes else memory
 
 
 def _tag_shaped(masked: list[str]) -> list[str]:
-    """Masked tags as tags (`redact.as_tag`)."""
+    """Masked tags as tags, masked paths as plain paths (`redact.as_tag`)."""
     from memex.core import redact
 
     return [redact.as_tag(str(t)) for t in masked]
