@@ -131,7 +131,7 @@ def _mixed(item: dict[Any, object]) -> str:
 
 
 # The bytes of an ASCII text the byte path below cannot write: control characters but
-# newline and tab (escaped as \uXXXX or by letter) and DEL (escaped by _STRING alone).
+# newline and tab (escaped as \u00nn or by letter) and DEL (escaped by _STRING alone).
 _NOT_PLAIN = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
 
 

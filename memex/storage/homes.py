@@ -23,15 +23,23 @@ class SettingError(MemexError):
     """A memex.* setting holds a value its type does not accept (exit 1)."""
 
 
+def expanded(value: str) -> Path | None:
+    """VALUE with a leading `~` or `~user` expanded; None when it names no such user
+    (pathlib raises; os.path would leave `~user` as written, a relative path)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        return None
+
+
 def memex_home() -> Path:
     """$GIT_MEMEX_HOME, else the platform's user data dir (XDG on Linux)."""
     explicit = os.environ.get("GIT_MEMEX_HOME")
     if explicit:
-        try:
-            home = Path(explicit).expanduser()
-        except RuntimeError:  # ~user of no such user
+        home = expanded(explicit)
+        if home is None:  # ~user of no such user
             raise MemexError(f"GIT_MEMEX_HOME names a home folder that does not exist: "
-                             f"{explicit!r}") from None
+                             f"{explicit!r}")
         if not home.is_absolute():
             # relative to wherever a command runs: each folder would have its own home,
             # and the commit hook (run at the top of the work tree) guard another one

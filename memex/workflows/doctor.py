@@ -198,30 +198,19 @@ def check_hook_home(ws: Workspace) -> list[Check]:
             top / ".pre-commit-config.yaml").exists()
         return [Check("hook-home", "fail" if guarded else "warn",
                       f"{key} is not set in this clone: {why}", FIX)]
-    user = _no_such_user(value)
-    if user is not None:
+    path = homes.expanded(value)
+    if path is None:
+        user = value[1:].split("/", 1)[0].split(os.sep, 1)[0]
         problem = f"{key} names {value}, but there is no user {user}, so it is ignored: {why}"
-    elif not os.path.isabs(os.path.expanduser(value)):
+    elif not path.is_absolute():
         problem = f"{key} is a relative path ({value}), which is ignored: {why}"
-    elif _resolved(Path(value).expanduser()) == _resolved(ws.home):
+    elif _resolved(path) == _resolved(ws.home):
         return [Check("hook-home", "ok", f"{key} names this home")]
     elif scan.usable_hook_home(value) is None:
         problem = f"{key} names {value}, which does not exist: {why}"
     else:
         problem = f"{key} names {value}, not this home {ws.home}: {why}"
     return [Check("hook-home", "fail", problem, FIX)]
-
-
-def _no_such_user(value: str) -> str | None:
-    """The user a `~user/...` path names when there is no such user (the path then
-    stays as written, which is not absolute), else None."""
-    if not value.startswith("~") or value.startswith(("~/", "~" + os.sep)) or value == "~":
-        return None
-    try:
-        Path(value).expanduser()
-    except RuntimeError:
-        return value[1:].split("/", 1)[0].split(os.sep, 1)[0]
-    return None
 
 
 def _resolved(path: Path) -> Path:

@@ -255,13 +255,8 @@ def recorded_hook_home(top: Path) -> str | None:
 def usable_hook_home(value: str | None) -> Path | None:
     """The recorded hook home when it is an absolute folder that exists, else None (a
     relative or missing one is ignored here; doctor reports it)."""
-    if not value:
-        return None
-    try:
-        home = Path(value).expanduser()
-    except RuntimeError:
-        return None
-    return home if home.is_absolute() and home.is_dir() else None
+    home = homes.expanded(value) if value else None
+    return home if home is not None and home.is_absolute() and home.is_dir() else None
 
 
 def hook_homes(ws: Workspace) -> list[Path]:
