@@ -280,3 +280,32 @@ def test_a_header_is_written_the_same_from_the_line_cache(items: list[tuple[str,
     # the same text under another key, and True beside 1, are not taken for each other
     assert frontmatter.emit_header({"a": "1", "b": "1", "c": True, "d": 1}) == \
         "a: \"1\"\nb: \"1\"\nc: true\nd: 1\n"
+
+
+def _flow_of(read: Any, text: str) -> tuple[str, Any]:
+    try:
+        return "ok", read(text)
+    except frontmatter._Unsure:
+        return "unsure", None
+
+
+_list_words = st.one_of(_plain_words, _words, st.sampled_from(
+    ["a", "ab.c", "x@y", "a+b", "a/b", "Yes", "nO", "Y", "n", "ON", "tag-1", "a_b"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_list_words, scalars()), max_size=4),
+       st.sampled_from([", ", ",", " , ", ",  "]), st.sampled_from(["", " ", ",", " # c"]),
+       st.booleans())
+@example(["a", "b"], ", ", "", False)
+@example(["a, b", "c"], ", ", "", True)
+@example(["true", "x"], ", ", "", False)
+@example(["a\\\\n", "b"], ", ", "", True)
+def test_a_flow_list_read_whole_is_read_as_item_by_item(
+        items: list[str], sep: str, tail: str, quote: bool) -> None:
+    """_flow_list's whole reads ([a, b], ["a", "b"]) give what _flow gives, item by
+    item, for any flow list, the awkward ones included: the same list, or both unsure."""
+    if quote:
+        items = ['"' + item.replace('"', "") + '"' for item in items]
+    text = "[" + sep.join(items) + "]" + tail
+    assert _flow_of(frontmatter._flow_list, text) == _flow_of(frontmatter._flow, text), text
