@@ -141,14 +141,15 @@ class Memory:
 
     def front_matter(self) -> dict[str, Any]:
         """Known fields in canonical order, empty ones left out, then unknown keys."""
-        out: dict[str, Any] = {}
-        for name, value in zip(FIELD_ORDER, _FIELD_VALUES(self), strict=True):
-            if value is None or value == "" or value == [] or value is False:
-                continue
-            out[name] = value
-        for key, value in self.extra.items():
-            if key not in out:
-                out[key] = value
+        # A set value is kept at once (most are: texts, numbers, lists with items);
+        # of the others only None, "", [] and False are left out (0 and {} are kept).
+        out: dict[str, Any] = {
+            name: value for name, value in zip(FIELD_ORDER, _FIELD_VALUES(self), strict=True)
+            if value or not (value is None or value is False or value == "" or value == [])}
+        if self.extra:
+            for key, value in self.extra.items():
+                if key not in out:
+                    out[key] = value
         return out
 
     def copy(self, **changes: Any) -> Memory:
@@ -532,13 +533,28 @@ def _history_value(key: object, value: Any) -> str:
     return str(value)
 
 
+# Combinations of the enum fields' values (_ENUM_FIELDS, in order) validate has found
+# valid: exact texts and None only (a str subclass's equality could differ).
+_VALID_ENUMS: set[tuple[Any, ...]] = set()
+
+
 def validate(memory: Memory) -> None:
     """Every rule a single file can be checked against on its own."""
     if not is_ulid(memory.id):
         raise InvalidMemory(f"id {_quoted(memory.id)} is not a ULID")
-    for name, value in zip(_ENUM_VALUES, _ENUM_FIELDS(memory), strict=True):
-        if value is not None and not (isinstance(value, str) and value in _ENUM_VALUES[name]):
-            check_enum(name, value)  # not one of the values: says which field, and why
+    enums = _ENUM_FIELDS(memory)
+    try:
+        seen = enums in _VALID_ENUMS  # most memories of a store share a few combinations
+    except TypeError:  # a value that is no text, and not hashable (a list)
+        seen = False
+    if not seen:
+        for name, value in zip(_ENUM_VALUES, enums, strict=True):
+            if value is not None and not (isinstance(value, str) and value in _ENUM_VALUES[name]):
+                check_enum(name, value)  # not one of the values: says which field, and why
+        if all(type(value) is str or value is None for value in enums):
+            if len(_VALID_ENUMS) >= 1024:
+                _VALID_ENUMS.clear()
+            _VALID_ENUMS.add(enums)
     if memory.schema_version != SCHEMA_VERSION:
         raise InvalidMemory(
             f"schema_version {memory.schema_version} is not {SCHEMA_VERSION}; "
