@@ -17,6 +17,7 @@ import tracemalloc
 import zlib
 from collections.abc import Iterator
 from contextlib import redirect_stdout
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +174,23 @@ def test_the_byte_stream_path_writes_what_json_dumps_writes(items: list[object])
         text.flush()
     assert raw.getvalue() == _reference(items).encode("utf-8")
 
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _values, max_size=6) | _values)
+def test_the_compact_form_is_what_json_dumps_writes(value: object) -> None:
+    """jsonout.compact (an index row's doc, tags and paths) writes json.dumps's text,
+    floats, huge numbers, nesting and text near the encoder's edges included."""
+    assert jsonout.compact(value) == json.dumps(value, ensure_ascii=False, default=str)
+
+
+def test_the_compact_form_writes_other_types_by_their_text() -> None:
+    class Label(str):
+        pass
+
+    value = {"t": Label("x"), "p": Path("/tmp/y"), "d": date(2026, 12, 1), "n": (1, [2]),
+             1: "k", None: float("nan")}
+    assert jsonout.compact(value) == json.dumps(value, ensure_ascii=False, default=str)
 
 # Texts near the byte path's edges: quotes, backslashes, newlines, tabs, the other
 # control characters, DEL, non-ASCII and the line separators json leaves alone.
