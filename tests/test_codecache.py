@@ -4,6 +4,7 @@ of them once their code is kept, and the classes are the ones compiling makes.""
 from __future__ import annotations
 
 import dataclasses
+import marshal
 import os
 import shutil
 import subprocess
@@ -197,3 +198,19 @@ def test_nothing_is_written_when_python_writes_no_bytecode(
     _classes(dataclasses.dataclass)
     codecache.save()
     assert not own_cache.exists()
+
+
+def test_kept_code_that_does_not_load_is_compiled_again(own_cache: Path) -> None:
+    """A kept entry whose bytes are not code (a damaged file) is compiled as if new."""
+    codecache.install(str(own_cache))
+    made = _classes(dataclasses.dataclass)
+    codecache.save()
+    codecache.uninstall()
+    kept = marshal.loads(own_cache.read_bytes())
+    assert kept and all(type(v) is bytes for v in kept.values())
+    own_cache.write_bytes(marshal.dumps(dict.fromkeys(kept, b"\x00not code")))
+    codecache.install(str(own_cache))
+    again = _classes(dataclasses.dataclass)
+    assert codecache._state["new"] == len(kept)
+    assert _behaviour(again) == _behaviour(made)
+    assert [_code(c) for c in again] == [_code(c) for c in made]
