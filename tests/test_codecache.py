@@ -1,0 +1,216 @@
+"""Dataclass methods from kept code (storage.codecache): a command process compiles none
+of them once their code is kept, and the classes are the ones compiling makes."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import memex
+from memex.storage import codecache
+
+# A whole process importing what a capture imports; prints how many method sources
+# were compiled (dataclasses' exec of a text, or a compile of "<string>" to exec).
+CODE = """
+import builtins
+counted = []
+real_exec, real_compile = builtins.exec, builtins.compile
+def exec_(source, *args):
+    if isinstance(source, str):
+        counted.append(1)
+    return real_exec(source, *args)
+def compile_(source, filename, mode, *args, **kwargs):
+    if filename == "<string>" and mode == "exec":  # typing's forward references: eval
+        counted.append(1)
+    return real_compile(source, filename, mode, *args, **kwargs)
+builtins.exec, builtins.compile = exec_, compile_
+import memex.adapters.cli.main, memex.adapters.cli.capture, memex.workflows.writes
+import memex.index.views, memex.workflows.conflicts, memex.search.engine
+builtins.exec, builtins.compile = real_exec, real_compile
+print(len(counted))
+"""
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A cache file under tmp_path for the hook (installed by the test), bytecode written
+    whatever the environment says; the process's hook as before after."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    before = codecache._state["path"]
+    codecache.uninstall()
+    path = tmp_path / "kept.marshal"
+    try:
+        yield path
+    finally:
+        codecache.uninstall()
+        if before is not None:
+            codecache.install(before)
+
+
+def test_a_command_process_compiles_no_dataclass_method_once_their_code_is_kept(
+        tmp_path: Path) -> None:
+    """The first process compiles the ~190 method sources of a capture's ~50 classes and
+    keeps their code; the next compiles none (main's code compiled them in each)."""
+    package = tmp_path / "site" / "memex"  # a copy: the test writes no cache into the tree
+    shutil.copytree(Path(memex.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "COVERAGE_PROCESS_CONFIG",
+                        "COVERAGE_PROCESS_START")}
+    env["PYTHONPATH"] = str(package.parent)
+
+    def compiled() -> int:
+        done = subprocess.run([sys.executable, "-c", CODE], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, check=True)
+        return int(done.stdout)
+
+    assert compiled() > 100
+    assert list((package / "__pycache__").glob("dataclass-code.*.marshal"))
+    assert compiled() == 0
+    # no bytecode written: nothing kept, each process compiles them again
+    shutil.rmtree(package / "__pycache__")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    assert compiled() > 100
+    assert compiled() > 100
+
+
+def _classes(make: Any) -> list[type]:
+    """A few classes of each kind of method the dataclasses module writes."""
+
+    @make
+    class Plain:
+        a: int
+        b: str = "x"
+        c: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True, order=True)
+    class Frozen:
+        a: int
+        b: tuple[str, ...] = ()
+
+    @dataclasses.dataclass(kw_only=True, slots=True)
+    class Slotted:
+        a: int = 1
+        b: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    @dataclasses.dataclass(eq=False)
+    class NoEq:
+        a: int
+        b: int = dataclasses.field(default=2, repr=False)
+
+    return [Plain, Frozen, Slotted, NoEq]
+
+
+def _code(cls: type) -> list[tuple[str, bytes, tuple[Any, ...], tuple[str, ...]]]:
+    out = []
+    for name in ("__init__", "__repr__", "__eq__", "__lt__", "__setattr__", "__hash__"):
+        fn = getattr(cls.__dict__.get(name), "__wrapped__", cls.__dict__.get(name))
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            out.append((name, code.co_code, code.co_consts, code.co_varnames))
+    return out
+
+
+def _behaviour(classes: list[type]) -> list[object]:
+    plain, frozen, slotted, no_eq = classes
+    out: list[object] = [repr(plain(1)), plain(1) == plain(1), plain(1, "y") == plain(1),
+                         plain(2).c is not plain(2).c, repr(frozen(1, ("a",))),
+                         frozen(1) < frozen(2), hash(frozen(3)) == hash(frozen(3)),
+                         repr(slotted(a=3)), slotted() == slotted(), repr(no_eq(1)),
+                         no_eq(1) == no_eq(1)]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        frozen(1).a = 2
+    with pytest.raises(TypeError):
+        slotted(1)  # keyword-only
+    return out
+
+
+def test_classes_made_from_kept_code_are_the_ones_compiling_makes(own_cache: Path) -> None:
+    plain = _classes(dataclasses.dataclass)
+    codecache.install(str(own_cache))
+    compiling = _classes(dataclasses.dataclass)  # compiled here, then kept
+    assert codecache._state["new"] > 0
+    codecache.save()
+    codecache.uninstall()
+    codecache.install(str(own_cache))
+    kept = _classes(dataclasses.dataclass)
+    assert codecache._state["new"] == 0  # every method from the kept code
+    assert [_code(c) for c in kept] == [_code(c) for c in compiling] == [
+        _code(c) for c in plain]
+    assert _behaviour(kept) == _behaviour(compiling) == _behaviour(plain)
+
+
+_NAMES = st.lists(st.from_regex(r"[a-z0-9_]{1,6}", fullmatch=True), min_size=1,
+                  max_size=6, unique=True)
+
+
+@settings(deadline=None)  # three classes an example: 256 ms seen at load 9
+@given(_NAMES, st.integers(0, 6), st.booleans(), st.booleans(), st.booleans())
+def test_any_fields_make_the_same_methods_from_kept_code(
+        names: list[str], defaults: int, frozen: bool, order: bool, kw_only: bool) -> None:
+    """Fields without defaults then fields with them, any options: the methods made
+    through the hook (compiled, then from its code) are those made without it."""
+    cut = max(len(names) - defaults, 0)
+    fields: list[Any] = [(f"f{n}", str) for n in names[:cut]]
+    fields += [(f"f{n}", int, dataclasses.field(default=i)) for i, n in enumerate(names[cut:])]
+    options: dict[str, Any] = {"frozen": frozen, "order": order, "kw_only": kw_only}
+    before = codecache._state["path"]
+    codecache.uninstall()
+    try:
+        plain = dataclasses.make_dataclass("Made", fields, **options)
+        codecache.install(os.devnull)  # nothing kept: each source compiled by the hook
+        hooked = dataclasses.make_dataclass("Made", fields, **options)
+        again = dataclasses.make_dataclass("Made", fields, **options)
+    finally:
+        codecache.uninstall()
+        if before is not None:
+            codecache.install(before)
+    assert _code(hooked) == _code(again) == _code(plain)
+
+
+def test_a_cache_that_does_not_read_is_ignored_and_replaced(own_cache: Path) -> None:
+    own_cache.write_bytes(b"not marshal data \x00\xff")
+    codecache.install(str(own_cache))
+    assert codecache._codes == {}
+    made = _classes(dataclasses.dataclass)
+    codecache.save()
+    codecache.uninstall()
+    codecache.install(str(own_cache))
+    assert codecache._codes and codecache._state["new"] == 0
+    assert _behaviour(_classes(dataclasses.dataclass)) == _behaviour(made)
+
+
+def test_nothing_is_written_when_python_writes_no_bytecode(
+        own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    codecache.install(str(own_cache))
+    _classes(dataclasses.dataclass)
+    codecache.save()
+    assert not own_cache.exists()
+
+
+def test_kept_code_that_does_not_load_is_compiled_again(own_cache: Path) -> None:
+    """A kept entry whose bytes are not code (a damaged file) is compiled as if new."""
+    codecache.install(str(own_cache))
+    made = _classes(dataclasses.dataclass)
+    codecache.save()
+    codecache.uninstall()
+    kept = marshal.loads(own_cache.read_bytes())
+    assert kept and all(type(v) is bytes for v in kept.values())
+    own_cache.write_bytes(marshal.dumps(dict.fromkeys(kept, b"\x00not code")))
+    codecache.install(str(own_cache))
+    again = _classes(dataclasses.dataclass)
+    assert codecache._state["new"] == len(kept)
+    assert _behaviour(again) == _behaviour(made)
+    assert [_code(c) for c in again] == [_code(c) for c in made]
