@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memex.core import bare_secrets, redact
+from tests.test_secret_families import FAMILIES
 
 # Run characters, their neighbours in ASCII, a space, a line break and non-ASCII text.
 _ALPHABET = "aZ09_.~+/=:@%|-!#$&*'\" \n\t,;()[]{}<>?^`\\é依\x7f\x00"
@@ -224,3 +225,25 @@ def test_camel_keys_matched_where_key_stands_are_the_regexes_matches(parts: list
     places = [m.start() for m in re.finditer("Key", text)]
     assert [m.span() for m in redact._matches_at(redact._CAMEL_KEY, text, places)] == \
         [m.span() for m in redact._CAMEL_KEY.finditer(text)]
+
+
+_RULE_PARTS = sorted({secret for _kind, secret in FAMILIES} |
+                     {needle for needle, _ in redact._NEEDLES} |
+                     {"Zq8vN3xLp2Rk7Wd" + "mT4s", "a" * 16, "x1" * 9, " ", "\n", ":",
+                      "-", "_", "/", "|", "=", "A1b2C3d4", "0123456789", "@"})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_RULE_PARTS), max_size=40))
+def test_token_rules_run_over_the_runs_with_a_needle_find_what_the_whole_scan_finds(
+        parts: list[str]) -> None:
+    """Each token rule is run only over the runs that hold one of its needles (when they
+    are under a quarter of the runs): the candidates are those of one scan of all runs."""
+    text = "".join(parts)
+    windowed: list[redact._Cand] = []
+    redact._run_candidates(text, windowed)
+    whole: list[redact._Cand] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redact, "needle_runs", lambda *_args: None)
+        redact._run_candidates(text, whole)
+    assert windowed == whole

@@ -692,15 +692,40 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             out.append((prio, body_start, body_end, _PEM_KIND, _is_masked_block(body)))
 
 
-def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
-    """The matches of one rule (run only when one of its needles occurs in ``text``)."""
-    for m in rule.regex.finditer(text):
-        start, end = m.span("s") if rule.group else m.span()
-        value = text[start:end]
-        body = value if rule.group else value[rule.skip :]
-        if not _valid_token(rule.checks, body):
-            continue
-        out.append((prio, start, end, rule.kind, _is_masked(value)))
+def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand],
+                      windows: Sequence[tuple[int, int]] | None = None) -> None:
+    """The matches of one rule (run only when one of its needles occurs in ``text``), in
+    ``windows`` only when given (the runs that hold a needle)."""
+    for lo, hi in windows if windows is not None else ((0, len(text)),):
+        for m in rule.regex.finditer(text, lo, hi):
+            start, end = m.span("s") if rule.group else m.span()
+            value = text[start:end]
+            body = value if rule.group else value[rule.skip :]
+            if not _valid_token(rule.checks, body):
+                continue
+            out.append((prio, start, end, rule.kind, _is_masked(value)))
+
+
+def needle_runs(joined: str, starts: list[int], needles: tuple[str, ...]
+                ) -> list[tuple[int, int]] | None:
+    """The runs of ``joined`` (runs joined by newlines, starting at ``starts``) that hold
+    one of ``needles``, as (start, end); None when they are a quarter of the runs or more
+    (one scan of the whole string is then cheaper). A rule's match holds its needle and
+    never a newline, so it lies inside such a run; a look-behind still sees the newline
+    before it and a look-ahead's end of string is that newline's place."""
+    limit = len(starts) // 4
+    found: set[int] = set()
+    for needle in needles:
+        at = joined.find(needle)
+        while at != -1:
+            run = bisect.bisect_right(starts, at) - 1
+            found.add(run)
+            if len(found) > limit:
+                return None
+            end = starts[run + 1] - 1 if run + 1 < len(starts) else len(joined)
+            at = joined.find(needle, max(at + 1, end))
+    return [(starts[run], starts[run + 1] - 1 if run + 1 < len(starts) else len(joined))
+            for run in sorted(found)]
 
 
 # Every token format is a run of these characters at least this long: the token rules only
@@ -750,7 +775,9 @@ def _run_candidates(text: str, out: list[_Cand]) -> None:
     # code its names; each needle's search reads the whole string: ~1 ns a character)
     active = active_rules("\n".join(dict.fromkeys(pieces)))
     for i in active:
-        _token_candidates(joined, i + 1, _TOKEN_RULES[i], found)
+        rule = _TOKEN_RULES[i]
+        _token_candidates(joined, i + 1, rule, found,
+                          needle_runs(joined, joined_starts, rule.needles))
     for prio, start, end, kind, masked in found:
         run = bisect.bisect_right(joined_starts, start) - 1
         shift = starts[run] - joined_starts[run]
