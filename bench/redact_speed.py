@@ -66,6 +66,13 @@ def main() -> None:
           "(target < 0.1 s)")
     cpu, wall = median_seconds(bare_spans, staged)
     print(f"  of which the bare-token detector  cpu {cpu:.3f} s")
+    # The repo's docs and code quote <private> tags: ~3/4 of the text above falls inside
+    # "blocks" that are redacted, not scanned. The same bytes with the tags broken: every
+    # byte scanned.
+    whole = staged.replace("<private", "<privat_")
+    cpu, wall = median_seconds(find_secrets, whole)
+    print(f"  the same 2 MB with no private block: every byte scanned  cpu {cpu:.3f} s  "
+          f"wall {wall:.3f} s")
     chunk = PROSE * 50 + f"token={SECRET}\n<private>x</private>\n"
     text = (chunk * (2_000_000 // len(chunk) + 1))[:2_000_000]
     cpu, wall = median_seconds(find_secrets, text)

@@ -63,6 +63,17 @@ def test_a_key_in_short_dashed_groups_is_masked_a_uuid_is_not() -> None:
     assert redact.redact(f"use {uuid} here").text == f"use {uuid} here"
 
 
+def test_a_key_in_dashed_groups_with_one_random_group_is_masked_from_its_start() -> None:
+    """A hex first group of a short commit id's length (acd3c08b) is a group of the key,
+    not an id beside it: curl-auth-user's key left its first 9 characters readable."""
+    key = "acd3c08b-74e8-4f44-a2d0-80694le24f46"  # the last group random, an l in it
+    for sentence in SENTENCES:
+        assert _masked(sentence.format(key), key), sentence
+        assert _masked(sentence.format(f'{{{key}}}":"{{ZqL5kVrX1n8tA2}}'), key), sentence
+    for text in ("release-2024-05-01 is out", "see build-a8f3c2d-linux-x86 here"):
+        assert redact.redact(text).text == text
+
+
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_a_user_password_pair_is_masked_whole(sentence: str) -> None:
     low = string.ascii_lowercase

@@ -4,12 +4,14 @@ replace find: the long runs of token characters (redact.runs against redact._RUN
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memex.core import bare_secrets, redact
+from tests.test_secret_families import FAMILIES
 
 # Run characters, their neighbours in ASCII, a space, a line break and non-ASCII text.
 _ALPHABET = "aZ09_.~+/=:@%|-!#$&*'\" \n\t,;()[]{}<>?^`\\é依\x7f\x00"
@@ -128,3 +130,120 @@ def test_every_suffix_the_pattern_matches_starts_in_the_precheck(suffix: str) ->
     """Drawn from _ASSIGN_SUFFIX itself (not from a list kept beside it): a word added to
     the pattern whose first letter _SUFFIX_FIRST lacks fails here."""
     assert not suffix or suffix[0] in redact._SUFFIX_FIRST, suffix
+
+
+# Letters a case-blind regex folds onto ASCII ones, header and option words, blanks
+_FOLD_PARTS = ["İ", "ı", "ſ", "K", "I", "i", "s", "S", "k", "authorization", "AUTHORIZATION",
+               "Authorization", "authorızation", "AUTHORİZATION", "author", ": ", "=", " ",
+               "\t", "\n", "'", '"', "Bearer ", "basic ", "-u", "--user", "-", "u", "user:",
+               ":", "a1B2c3D4e5F6g7H8", "pa55w0rd!", "x", "é", "依", "{", "}"]
+
+
+def test_lowered_folds_every_letter_a_case_blind_regex_folds() -> None:
+    """lowered keeps one character for one, and gives each character the ASCII letter a
+    case-blind regex matches it with (İ, ı, ſ, the Kelvin sign): _FOLDED is complete."""
+    ascii_letter = re.compile("[a-z]", re.IGNORECASE)
+    folded = 0
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        low = redact.lowered(char)
+        assert len(low) == 1, hex(code)
+        if ascii_letter.fullmatch(char):
+            assert [letter for letter in string.ascii_lowercase
+                    if re.fullmatch(letter, char, re.IGNORECASE)] == [low], hex(code)
+            folded += not char.isascii()
+    assert folded == 4  # İ ı ſ K
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS), max_size=25))
+def test_headers_and_curl_users_matched_at_their_words_are_the_regexes_matches(
+        parts: list[str]) -> None:
+    text = "".join(parts)
+    low = redact.lowered(text)
+    assert len(low) == len(text)
+    assert [m.span() for m in redact.auth_headers(text, low)] == \
+        [m.span() for m in redact._AUTH_HEADER.finditer(text)]
+    assert [m.span() for m in redact.curl_users(text)] == \
+        [m.span() for m in redact._CURL_USER.finditer(text)]
+
+
+_KEY_HEADER_PARTS = ["x-", "X-", "api-key", "API-KEY", "private-token", "auth-token",
+                     "Access-Token", "-token", "-key", "api", "auth", ": ", ":", '"', " ",
+                     "qzvtkmrwpxbnhgfdqz", "QZVTKMRWPXBNHGFDLKJHGF", "İ", "\n", "a"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_KEY_HEADER_PARTS), max_size=20))
+def test_key_headers_found_from_their_dash_words_are_each_names_matches(
+        parts: list[str]) -> None:
+    """One search for each word after the dash (-key, -token) finds at each header name
+    what a search for each name finds."""
+    text = "".join(parts)
+    low = redact.lowered(text)
+    expected = []
+    for name in redact._KEY_HEADER_NAMES:
+        for at in [m.start() for m in re.finditer(re.escape(name), low)]:
+            start = at - 2 if low.startswith("x-", at - 2) and at >= 2 else at
+            m = redact._KEY_HEADER.match(text, start)
+            if m is not None and redact._header_letters(text, m.group("s"), m.end("s")):
+                expected.append((m.start("s"), m.end("s")))
+    found: list[redact._Cand] = []
+    redact._key_header_candidates(text, low, 0, found)
+    assert sorted((start, end) for _p, start, end, _k, _m in found) == sorted(expected)
+
+
+_ROUTING = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789~-abcde"  # 43 characters
+_ADDRESS = st.builds(  # a request URI or a near miss of one: each part or a wrong one
+    lambda *parts: "".join(parts),
+    st.sampled_from(["", "freenet:", "xfreenet:", "freenet", "a"]),
+    st.sampled_from(["SSK@", "USK@", "KSK@", "SK@"]),
+    st.sampled_from([_ROUTING, _ROUTING[:-1], _ROUTING + "a"]), st.sampled_from([",", ""]),
+    st.sampled_from([_ROUTING, _ROUTING[1:]]), st.just(","),
+    st.sampled_from(["AQACAAE", "AQABAAE", "AQECAAE"]), st.sampled_from(["", "/site/1", "a"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_ADDRESS, st.sampled_from([" ", "a", "~", "S", "\n"])), max_size=6))
+def test_public_addresses_found_from_their_needles_are_the_shapes_matches(
+        parts: list[str]) -> None:
+    """A public address is matched only near its needle: every match of its shape holds
+    the needle at most _PUBLIC_HEAD characters after its start."""
+    text = "".join(parts)
+    expected = sorted({m.span() for _needle, shape in redact._PUBLIC_ADDRESSES
+                       for m in shape.finditer(text)})
+    assert redact._public_addresses(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Key", "key", "apiKey", "aKey", "1Key", "Keys", "KEY", " ",
+                                 "_", "İ", "Keyboard", "x"]), max_size=20))
+def test_camel_keys_matched_where_key_stands_are_the_regexes_matches(parts: list[str]) -> None:
+    text = "".join(parts)
+    places = [m.start() for m in re.finditer("Key", text)]
+    assert [m.span() for m in redact._matches_at(redact._CAMEL_KEY, text, places)] == \
+        [m.span() for m in redact._CAMEL_KEY.finditer(text)]
+
+
+_RULE_PARTS = sorted({secret for _kind, secret in FAMILIES} |
+                     {needle for needle, _ in redact._NEEDLES} |
+                     {"Zq8vN3xLp2Rk7Wd" + "mT4s", "a" * 16, "x1" * 9, " ", "\n", ":",
+                      "-", "_", "/", "|", "=", "A1b2C3d4", "0123456789", "@"})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_RULE_PARTS), max_size=40))
+def test_token_rules_run_over_the_runs_with_a_needle_find_what_the_whole_scan_finds(
+        parts: list[str]) -> None:
+    """Each token rule is run only over the runs that hold one of its needles (when they
+    are under a quarter of the runs): the candidates are those of one scan of all runs."""
+    text = "".join(parts)
+    windowed: list[redact._Cand] = []
+    redact._run_candidates(text, windowed)
+    whole: list[redact._Cand] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redact, "needle_runs", lambda *_args: None)
+        redact._run_candidates(text, whole)
+    assert windowed == whole

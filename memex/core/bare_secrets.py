@@ -278,7 +278,7 @@ def _run_span(run: str, digests: bool = False) -> tuple[int, int] | None:
         return _dashed_span(run, pieces)
     first, last = randoms[0], randoms[-1]
     random_chars = sum(pieces[i][1] - pieces[i][0] for i in randoms)
-    if random_chars * 2 >= sum(p[1] - p[0] for p in pieces):
+    if random_chars * 2 >= sum(p[1] - p[0] for p in pieces) or _grouped(run, pieces):
         first, last = 0, len(pieces) - 1
     while first > 0 and pieces[first - 1][2] == _NEUTRAL:
         first -= 1
@@ -289,6 +289,18 @@ def _run_span(run: str, digests: bool = False) -> tuple[int, int] | None:
     while end > start and run[end - 1] in _TRAILING:
         end -= 1  # sentence punctuation after the token
     return start, end
+
+
+def _grouped(run: str, pieces: list[tuple[int, int, int]]) -> bool:
+    """Is ``run`` one key cut into groups by dashes (``acd3c08b-74e8-...-80694le24f46``,
+    no word among the groups): a random group makes the whole run random, a hex group of
+    a short commit id's length included."""
+    return len(pieces) >= 3 and _DASHED_GROUPS.fullmatch(run) is not None and not any(
+        run[start:end].isalpha() and end - start >= 3 and not anomalies(run[start:end])
+        for start, end, _ in pieces)
+
+
+_DASHED_GROUPS = lazyre.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 
 
 def _dashed_span(run: str, pieces: list[tuple[int, int, int]]) -> tuple[int, int] | None:

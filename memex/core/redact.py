@@ -244,8 +244,8 @@ _ASSIGN_KEY = lazyre.compile(_ASSIGN_WORD)  # run on the lower-cased text
 # tests/test_redact_runs.py holds each alternative of _ASSIGN_WORD to this).
 _ASSIGN_NEEDLES = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "login",
                    "密码", "口令", "密钥", "パスワード", "暗証番号", "비밀번호")
+_ASSIGN_ASCII_NEEDLES = tuple(needle for needle in _ASSIGN_NEEDLES if needle.isascii())
 _NEEDLE_BEFORE, _NEEDLE_AFTER = 8, 11
-_ASSIGN_KEY_I = lazyre.compile(_ASSIGN_WORD, re.IGNORECASE)  # when lower() changes the length
 _PASSWORD_WORD = lazyre.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
 _CAMEL_KEY = lazyre.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
@@ -386,6 +386,7 @@ _CHANCE_SHAPES = frozenset(i + 1 for i, rule in enumerate(_TOKEN_RULES)
                            if max(map(len, rule.needles)) <= 2)
 _PUBLIC_ADDRESSES = tuple((needle, lazyre.compile(shape))
                           for needle, shape in secret_rules.PUBLIC_ADDRESSES)
+_PUBLIC_HEAD = 9  # "freenet:U" before "SK@" (tests/test_redact_runs.py holds this)
 _BEFORE_TOKEN = frozenset(string.ascii_letters + string.digits + "_+/.-")
 _MAX_NEAR_HEAD = 20  # characters of a near miss's shape before its needle (the bot id)
 _NEAR_BACK = 256  # how far before a candidate a near miss that it overlaps may start
@@ -431,22 +432,17 @@ def _all_places(text: str, needle: str) -> list[int]:
 def _named_values(text: str, low: str) -> list[_Named]:
     """The values of the names that hold a provider of :data:`secret_rules.NAMED_FORMATS`
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
-    lower case."""
+    lower case (:func:`lowered`)."""
     out: list[_Named] = []
-    same = len(low) == len(text)  # one search in lower case, then the name's forms
     for kind, names, shape, strict in _NAMED_FORMATS:
         # A place inside the value of an earlier place is judged with that value: taking
         # the rest of a long unspaced line again at each repeated name was quadratic
         # ("discord=" * 2000: 2.5 s).
         covered = 0
         for name, forms in names:
-            if same and name not in low:
+            if name not in low:
                 continue
-            if same:
-                places = _all_places(low, name)
-            else:
-                places = sorted(at for form in forms for at in _all_places(text, form))
-            for found in places:
+            for found in _all_places(low, name):  # then the name's forms in ``text``
                 if found < covered or text[found : found + len(name)] not in forms:
                     continue
                 rest = _NAME_REST.match(text, found + len(name))  # always matches (0-60)
@@ -505,8 +501,7 @@ def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]
     assignment, URL credentials and headers are kept.  Looked for around each candidate
     only, so the cost follows the candidates."""
     spared = [(start, end) for start, end, _kind, _masked, spare in named if spare]
-    public = [m.span() for needle, shape in _PUBLIC_ADDRESSES if needle in text
-              for m in shape.finditer(text)]
+    public = _public_addresses(text)
     formats: bytearray | None = None  # what the format rules found
     bare, assignment = len(_TOKEN_RULES) + 3, len(_TOKEN_RULES) + 2
     kept: list[_Cand] = []
@@ -532,6 +527,16 @@ def _unspared(text: str, cands: list[_Cand], named: list[_Named]) -> list[_Cand]
                 continue
         kept.append(cand)
     return kept
+
+
+def _public_addresses(text: str) -> list[tuple[int, int]]:
+    """The spans of the public addresses in ``text``, each matched only where its needle
+    stands (the shape's scan of a whole staged file cost ~80 ms per 2 MB): a match holds
+    its needle at most ``_PUBLIC_HEAD`` characters after its start."""
+    return sorted({m.span() for needle, shape in _PUBLIC_ADDRESSES
+                   for m in _matches_at(shape, text, [
+                       start for at in _all_places(text, needle)
+                       for start in range(max(0, at - _PUBLIC_HEAD), at + 1)])})
 
 
 def _published(text: str, start: int, end: int) -> bool:
@@ -687,15 +692,40 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
             out.append((prio, body_start, body_end, _PEM_KIND, _is_masked_block(body)))
 
 
-def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand]) -> None:
-    """The matches of one rule (run only when one of its needles occurs in ``text``)."""
-    for m in rule.regex.finditer(text):
-        start, end = m.span("s") if rule.group else m.span()
-        value = text[start:end]
-        body = value if rule.group else value[rule.skip :]
-        if not _valid_token(rule.checks, body):
-            continue
-        out.append((prio, start, end, rule.kind, _is_masked(value)))
+def _token_candidates(text: str, prio: int, rule: _Rule, out: list[_Cand],
+                      windows: Sequence[tuple[int, int]] | None = None) -> None:
+    """The matches of one rule (run only when one of its needles occurs in ``text``), in
+    ``windows`` only when given (the runs that hold a needle)."""
+    for lo, hi in windows if windows is not None else ((0, len(text)),):
+        for m in rule.regex.finditer(text, lo, hi):
+            start, end = m.span("s") if rule.group else m.span()
+            value = text[start:end]
+            body = value if rule.group else value[rule.skip :]
+            if not _valid_token(rule.checks, body):
+                continue
+            out.append((prio, start, end, rule.kind, _is_masked(value)))
+
+
+def needle_runs(joined: str, starts: list[int], needles: tuple[str, ...]
+                ) -> list[tuple[int, int]] | None:
+    """The runs of ``joined`` (runs joined by newlines, starting at ``starts``) that hold
+    one of ``needles``, as (start, end); None when they are a quarter of the runs or more
+    (one scan of the whole string is then cheaper). A rule's match holds its needle and
+    never a newline, so it lies inside such a run; a look-behind still sees the newline
+    before it and a look-ahead's end of string is that newline's place."""
+    limit = len(starts) // 4
+    found: set[int] = set()
+    for needle in needles:
+        at = joined.find(needle)
+        while at != -1:
+            run = bisect.bisect_right(starts, at) - 1
+            found.add(run)
+            if len(found) > limit:
+                return None
+            end = starts[run + 1] - 1 if run + 1 < len(starts) else len(joined)
+            at = joined.find(needle, max(at + 1, end))
+    return [(starts[run], starts[run + 1] - 1 if run + 1 < len(starts) else len(joined))
+            for run in sorted(found)]
 
 
 # Every token format is a run of these characters at least this long: the token rules only
@@ -712,10 +742,10 @@ _RUN_NEEDLE = b"a" * _RUN_MIN
 
 
 def runs(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of every _RUN in ``text``, in order: what _RUN.finditer gives."""
-    if not text.isascii():
-        return [m.span() for m in _RUN.finditer(text)]
-    marks = text.encode("ascii").translate(_RUN_TABLE)
+    """The (start, end) of every _RUN in ``text``, in order: what _RUN.finditer gives.
+    A character outside ASCII, never a run character, is encoded as one ``?`` (one byte a
+    character: positions are kept)."""
+    marks = text.encode("ascii", "replace").translate(_RUN_TABLE)
     out: list[tuple[int, int]] = []
     at = marks.find(_RUN_NEEDLE)
     while at != -1:
@@ -741,20 +771,40 @@ def _run_candidates(text: str, out: list[_Cand]) -> None:
         return
     joined = "\n".join(pieces)
     found: list[_Cand] = []
-    active = active_rules(joined)
+    # the needles are looked for in each distinct run once (a memory repeats its paths,
+    # code its names; each needle's search reads the whole string: ~1 ns a character)
+    active = active_rules("\n".join(dict.fromkeys(pieces)))
     for i in active:
-        _token_candidates(joined, i + 1, _TOKEN_RULES[i], found)
+        rule = _TOKEN_RULES[i]
+        _token_candidates(joined, i + 1, rule, found,
+                          needle_runs(joined, joined_starts, rule.needles))
     for prio, start, end, kind, masked in found:
         run = bisect.bisect_right(joined_starts, start) - 1
         shift = starts[run] - joined_starts[run]
         out.append((prio, start + shift, end + shift, kind, masked))
 
 
-def _span_candidates(text: str, prio: int, kind: str, regex: re.Pattern[str], out: list[_Cand],
-                     minimum: int = _MIN_ASSIGN_LEN, offset: int = 0) -> None:
-    """Every ``s`` group of ``regex`` that is not a placeholder (URL, header, k8s value);
-    ``text`` starts at ``offset`` of the whole text."""
-    for m in regex.finditer(text):
+def _matches_at(regex: re.Pattern[str], text: str, starts: Sequence[int]
+                ) -> list[re.Match[str]]:
+    """What ``regex.finditer(text)`` gives when its matches can start only at ``starts``
+    (any order, repeats allowed): the matches there, each after the end of the one before."""
+    out: list[re.Match[str]] = []
+    end = 0
+    for start in sorted(set(starts)):
+        if start >= end:
+            m = regex.match(text, start)
+            if m is not None:
+                out.append(m)
+                end = max(m.end(), start + 1)
+    return out
+
+
+def _span_candidates(text: str, prio: int, kind: str, matches: Sequence[re.Match[str]],
+                     out: list[_Cand], minimum: int = _MIN_ASSIGN_LEN, offset: int = 0
+                     ) -> None:
+    """Every ``s`` group of the ``matches`` (of a regex that names it) that is not a
+    placeholder (URL, header, k8s value); ``text`` starts at ``offset`` of the whole text."""
+    for m in matches:
         start, end = m.span("s")
         value = text[start:end].strip("\"'")
         if kind == _BASIC_KIND:
@@ -823,48 +873,61 @@ def _header_letters(text: str, value: str, end: int) -> bool:
 _CODE_NAME = lazyre.compile(r"[A-Za-z_][A-Za-z_.]*")  # a name or attribute, no digit: not a token
 _BASIC_KIND = "basic-auth"
 _KEY_HEADER_NAMES = ("api-key", "private-token", "auth-token", "access-token")  # _KEY_HEADER's
+_KEY_HEADER_TAILS = tuple(  # ("-token", ("private", "auth", "access")), ...
+    (tail, tuple(name[: -len(tail)] for name in _KEY_HEADER_NAMES if name.endswith(tail)))
+    for tail in dict.fromkeys("-" + name.rpartition("-")[2] for name in _KEY_HEADER_NAMES))
 _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "token", "****",
                                "xxx", "xxxx", "changeme", "user", "username", "login",
                                "test", "admin", "secret123", "password123"})
 
 
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-
-
-def _key_header_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
     """A key header's letters-only token, matched only where a header name stands (the
     case-blind regex over a whole staged file would cost more than the rest)."""
-    low = text.lower()
-    if len(low) != len(text):  # "İ" lowers to two characters: positions would drift
-        low = text.translate(_ASCII_LOWER)
-    for name in _KEY_HEADER_NAMES:
-        at = low.find(name)
-        while at >= 0:
-            start = at - 2 if low.startswith("x-", at - 2) and at >= 2 else at
-            m = _KEY_HEADER.match(text, start)
-            if m is not None and _header_letters(text, m.group("s"), m.end("s")):
-                out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
-            at = low.find(name, at + 1)
+    for tail, heads in _KEY_HEADER_TAILS:  # one search for the names ending in -token
+        for dash in _all_places(low, tail):
+            for head in heads:
+                at = dash - len(head)
+                if at < 0 or not low.startswith(head, at):
+                    continue
+                start = at - 2 if low.startswith("x-", at - 2) and at >= 2 else at
+                m = _KEY_HEADER.match(text, start)
+                if m is not None and _header_letters(text, m.group("s"), m.end("s")):
+                    out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
 
 
-def _generic_candidates(text: str, prio: int, out: list[_Cand]) -> None:
+def auth_headers(text: str, low: str) -> list[re.Match[str]]:
+    """What ``_AUTH_HEADER.finditer(text)`` gives, matched only where the word stands in
+    ``low`` (:func:`lowered`), not tried at every character by the case-blind regex."""
+    return _matches_at(_AUTH_HEADER, text, _all_places(low, "authorization"))
+
+
+def curl_users(text: str) -> list[re.Match[str]]:
+    """What ``_CURL_USER.finditer(text)`` gives: a match starts at the blank before ``-u``
+    or ``--user`` or at the text's start, and only those places are tried."""
+    places = _all_places(text, "-u")
+    if not places:
+        return []
+    return _matches_at(_CURL_USER, text,
+                       [start for at in places for start in (at - 2, at - 1) if start >= 0] + [0])
+
+
+def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
     if "://" in text and "@" in text:
-        _span_candidates(text, prio, _URL_KIND, _URL_CRED, out, minimum=3)
-    if "uthorization" in text or "UTHORIZATION" in text:
-        _span_candidates(text, prio, _AUTH_KIND, _AUTH_HEADER, out)
-    if "-u " in text or "--user" in text:
-        _span_candidates(text, prio, _BASIC_KIND, _CURL_USER, out, minimum=4)
-    if "-" in text:
-        _key_header_candidates(text, prio, out)
+        _span_candidates(text, prio, _URL_KIND, list(_URL_CRED.finditer(text)), out, minimum=3)
+    _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low), out)
+    _span_candidates(text, prio, _BASIC_KIND, curl_users(text), out, minimum=4)
+    _key_header_candidates(text, low, prio, out)
     if ":" in text:
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
-        _span_candidates(text, prio, "sidekiq-secret", _SIDEKIQ, out)
+        _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
     if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
         for block in _K8S_DATA.finditer(text):
             if _k8s_kind_of(text, block.start()):
-                _span_candidates(block.group(), prio, "kubernetes-secret", _K8S_VALUE,
-                                 out, offset=block.start())
+                _span_candidates(block.group(), prio, "kubernetes-secret",
+                                 list(_K8S_VALUE.finditer(block.group())), out,
+                                 offset=block.start())
 
 
 # ``user:password`` standing alone: found from the colon; the password holds a letter, a
@@ -910,7 +973,7 @@ def assign_keys(low: str) -> list[re.Match[str]]:
     lookarounds read (a lookbehind reads before a search's start), so the scan of each
     finds what the scan of the whole text finds there."""
     windows: list[tuple[int, int]] = []
-    for needle in _ASSIGN_NEEDLES:
+    for needle in _ASSIGN_NEEDLES if not low.isascii() else _ASSIGN_ASCII_NEEDLES:
         at = low.find(needle)
         while at != -1:
             windows.append((max(0, at - _NEEDLE_BEFORE), at + len(needle) + _NEEDLE_AFTER))
@@ -930,8 +993,8 @@ def assign_keys(low: str) -> list[re.Match[str]]:
 
 
 def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
-    keys = assign_keys(low) if len(low) == len(text) else _ASSIGN_KEY_I.finditer(text)
-    camel = _CAMEL_KEY.finditer(text) if "Key" in text else iter(())
+    keys = assign_keys(low)
+    camel = _matches_at(_CAMEL_KEY, text, _all_places(text, "Key"))
     reached = 0  # key words before this were part of an earlier key or value
     for key in sorted([*keys, *camel], key=lambda k: k.start()):
         if key.start() < reached:
@@ -1125,13 +1188,31 @@ def _key_name(text: str, start: int, end: int) -> str:
     return text[_name_start(text, start) : end].lower()
 
 
+# The letters a case-blind regex matches with an ASCII letter whose lower case is not that
+# letter: ``İ`` (its lower case is two characters, ``i`` and a combining dot), the dotless
+# ``ı``, the long ``ſ`` (tests/test_redact_runs.py holds the list whole)
+_FOLDED = {"\u0130": "i", "\u0131": "i", "\u017f": "s"}
+
+
+def lowered(text: str) -> str:
+    """``text`` in lower case, one character for one (a position in it is the same position
+    in ``text``), each letter of :data:`_FOLDED` as the ASCII letter a case-blind regex
+    matches it with: a search for an ASCII word in it finds what that regex finds."""
+    if text.isascii():
+        return text.lower()
+    for char, letter in _FOLDED.items():
+        if char in text:
+            text = text.replace(char, letter)
+    return text.lower()
+
+
 def _detect(text: str) -> list[_Hit]:
     """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
     cands: list[_Cand] = []
     _pem_candidates(text, 0, cands)
     _run_candidates(text, cands)
-    _generic_candidates(text, len(_TOKEN_RULES) + 1, cands)
-    low = text.lower()
+    low = lowered(text)
+    _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands)
     _assignment_candidates(text, low, len(_TOKEN_RULES) + 2, cands)
     for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
