@@ -11,9 +11,9 @@ has no kind and is ranked as before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memex.core import lazyre
+from memex.core.records import dataclass
 
 _MONTHS = ("january february march april may june july august september october "
            "november december")
