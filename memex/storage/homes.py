@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -376,6 +375,8 @@ def home_fix(ws: Workspace, line: str) -> str:
     exclude = tree.repo.common_dir / "info" / "exclude"
     fix = f"Add this line to {exclude} (or to .gitignore): {line}"
     if line != "/*" and _home_files(tree, tracked_only=True):
+        import shlex  # this message only (~0.3 ms of every process)
+
         fix += (f"  and untrack it: git -C {shlex.quote(str(top))} rm -r "
                 f"--cached -- {shlex.quote(tree.prefix.rstrip('/'))}")
     return fix
