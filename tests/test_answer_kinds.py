@@ -53,6 +53,8 @@ def _texts(draw: st.DrawFn) -> str:
 @example("README.md")
 @example("under src/memex/")
 @example("the 缓存 in Lisbon")
+@example("frozen in 2024")
+@example("built 1999-12")
 def test_a_text_holds_a_kind_as_the_rule_says(text: str) -> None:
     for kind in answers.KINDS:
         assert kind.answered_by(text) is _by_the_rule(kind, text), kind.name
@@ -66,6 +68,8 @@ def test_the_parts_are_the_pattern_and_the_words_what_the_ascii_search_finds() -
             assert kind.pattern.pattern == "|".join(part.pattern for _, part in kind.parts)
     [place] = [kind for kind in answers.KINDS if kind.name == "place"]
     assert len(place.parts) == 4
+    [time] = [kind for kind in answers.KINDS if kind.name == "time"]
+    assert [needs for needs, _ in time.parts] == [("19", "20")]
 
 
 def test_a_part_is_looked_for_only_where_its_need_is_held() -> None:
@@ -81,9 +85,12 @@ def test_a_part_is_looked_for_only_where_its_need_is_held() -> None:
 
     kind = answers.AnswerKind("test", re.compile("x"), frozenset(), None, (
         ("/", Counting(r"\w+/\w+")),  # type: ignore[arg-type]
-        (None, Counting(r"\d{4}"))))  # type: ignore[arg-type]
+        (("ab", "cd"), Counting(r"(?:ab|cd)!")),  # type: ignore[arg-type]
+        (re.compile("[0-9]"), Counting(r"\d{4}"))))  # type: ignore[arg-type]
     assert kind.answered_by("in 2024") and looked == [r"\d{4}"]
     looked.clear()
     assert kind.answered_by("a/b") and looked == [r"\w+/\w+"]
     looked.clear()
-    assert not kind.answered_by("no answer") and looked == [r"\d{4}"]
+    assert kind.answered_by("x cd!") and looked == [r"(?:ab|cd)!"]
+    looked.clear()
+    assert not kind.answered_by("no answer") and looked == []
