@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memex.core.digest import sha256
 from memex.core.errors import MemexError
+from memex.core.records import dataclass, field
 from memex.storage import gitio, settings
 
 DEFAULT_DIR = ".memex"
@@ -376,6 +375,8 @@ def home_fix(ws: Workspace, line: str) -> str:
     exclude = tree.repo.common_dir / "info" / "exclude"
     fix = f"Add this line to {exclude} (or to .gitignore): {line}"
     if line != "/*" and _home_files(tree, tracked_only=True):
+        import shlex  # this message only (~0.3 ms of every process)
+
         fix += (f"  and untrack it: git -C {shlex.quote(str(top))} rm -r "
                 f"--cached -- {shlex.quote(tree.prefix.rstrip('/'))}")
     return fix
