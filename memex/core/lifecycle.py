@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from memex.core import model
 from memex.core.errors import MemexError
-from memex.core.records import dataclass
 
 RETIRED = ("superseded", "retracted", "archived")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import itertools
 import json
 import operator
@@ -22,13 +21,13 @@ import stat
 import struct
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from memex.core import fingerprint, gcpause, jsonout, lifecycle, model
 from memex.core.digest import blake2b
 from memex.core.errors import InvalidMemory
-from memex.core.records import dataclass, field, fields
 from memex.index import listing, schema, tokens
 from memex.index.bodies import body_text, pack_body
 from memex.index.embed_text import passage_text, text_key, with_title
@@ -88,8 +87,7 @@ class Report:
         return data
 
 
-# Made at import by the standard library (not a waiting record): one per file verify reads.
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class Known:
     """A file its caller has already read and parsed (verify's pass over the folder).
     A refresh that reads exactly these bytes takes this parse instead of parsing again;

@@ -9,9 +9,8 @@ per file and no reads.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import NamedTuple
-
-from memex.core.records import dataclass, field
 
 
 class FileState(NamedTuple):

@@ -8,6 +8,7 @@ holds each memory's front matter and body as they were when last indexed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import json
 import os
@@ -17,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from memex.core import model, records
+from memex.core import model
 from memex.index import bodies, build, tokens
 from memex.storage import store
 from memex.storage.homes import Workspace
@@ -37,7 +38,7 @@ def as_read(doc: str, zbody: str | bytes, eff_status: str | None, eff_retired: s
     return memory
 
 
-@records.dataclass
+@dataclasses.dataclass
 class Snapshot:
     """Every indexed memory as reads see it, with what was skipped or warned."""
 
@@ -94,7 +95,7 @@ _ROW = "rowid, path, home, doc, zbody, eff_status, eff_retired_at, eff_supersede
 SAME_TEXT_TERMS = 8
 
 
-@records.dataclass
+@dataclasses.dataclass
 class Neighbours:
     """What a capture compares a new memory with, found through the index's own FTS
     lookups rather than by materialising every memory."""
@@ -210,7 +211,7 @@ def _gated(conn: sqlite3.Connection, tags: list[str], paths: list[str]) -> list[
     return sorted(found)
 
 
-@records.dataclass
+@dataclasses.dataclass
 class Gated:
     """A live memory that may pass the conflict gate, as capture's check reads it: its
     gate fields, its title and stored body, what the index kept for the check (None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 from memex.core import lazyre
-from memex.core.records import dataclass
 
 _MONTHS = ("january february march april may june july august september october "
            "november december")

@@ -21,6 +21,7 @@ import math
 import sqlite3
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from memex.core import clock, model, policy
 from memex.core.digest import blake2b
 from memex.core.errors import UsageError
-from memex.core.records import dataclass, field
 from memex.index import bodies, build, schema, tokens
 from memex.index.views import as_read
 from memex.search import answers, synonyms

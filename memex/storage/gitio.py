@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memex.core.errors import MemexError
-from memex.core.records import dataclass
 from memex.storage import configfile, iostep
 
 if TYPE_CHECKING:

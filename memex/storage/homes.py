@@ -6,12 +6,12 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memex.core.digest import sha256
 from memex.core.errors import MemexError
-from memex.core.records import dataclass, field
 from memex.storage import gitio, settings
 
 DEFAULT_DIR = ".memex"

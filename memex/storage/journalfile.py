@@ -10,9 +10,8 @@ memory it retired) is read with the bytes it had before. This module is that rea
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from memex.core.records import dataclass, field
 
 JOURNAL_NAME = "memex-submit.json"
 

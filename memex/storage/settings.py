@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-
-from memex.core.records import dataclass
 
 INT = "int"  # a whole number, with git's k / m / g suffixes (x1024)
 DURATION = "duration"  # 7d, 36h, 2w, 30m, or a bare number of days

@@ -7,18 +7,17 @@ this project's outbox of drafts, the repo's shared folder, the org repo's folder
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from memex.core import model, ulid
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
-from memex.core.records import dataclass, field
 from memex.core.ulid import is_ulid
 from memex.storage import iostep, journalfile
 from memex.storage.homes import Workspace
@@ -61,8 +60,7 @@ class Home:
         return self.kind in ("outbox", "org-outbox")
 
 
-# Made at import by the standard library (not a waiting record): one per memory read.
-@dataclasses.dataclass
+@dataclass
 class Loaded:
     """A memory as read from its file, with what a rewrite needs to keep."""
 

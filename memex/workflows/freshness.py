@@ -9,10 +9,10 @@ everything; the commands that show the state say "never fetched".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from memex.core import clock
-from memex.core.records import dataclass
 from memex.storage import settings
 from memex.storage.homes import Workspace
 

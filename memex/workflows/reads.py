@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memex.core import clock, policy
 from memex.core.errors import MemexError
-from memex.core.records import dataclass, field
 from memex.storage import store, usage, watch
 from memex.storage.homes import Workspace
 
