@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memex.index import tokens
+from memex.index import schema, tokens
 from memex.search import answers, synonyms
 from memex.search import engine as search
 from tests.helpers import invoke, invoke_json
@@ -83,17 +83,29 @@ def test_an_irregular_form_finds_its_other_forms(repo: Path, monkeypatch: pytest
     assert mid not in ids(form)  # control: the form alone does not match
 
 
+@pytest.fixture
+def empty_index(monkeypatch: pytest.MonkeyPatch) -> sqlite3.Connection:
+    """An index with no memories, and the irregular forms not yet read in this process
+    (whether another test read them first must not matter)."""
+    monkeypatch.setattr(search, "_BY_STEM", {})
+    conn = sqlite3.connect(":memory:")
+    schema.create(conn)
+    return conn
+
+
 @pytest.mark.parametrize("word", [
     "left", "bit", "lit", "led", "fed", "shot", "mean", "read", "set", "sets", "found",
     "won", "go", "going", "make", "man", "shake", "product", "specific", "personal",
     "window", "developer", "pulled", "document"])
-def test_words_that_are_other_words_in_code_have_no_alternatives(word: str) -> None:
-    conn = sqlite3.connect(":memory:")
+def test_words_that_are_other_words_in_code_have_no_alternatives(
+        word: str, empty_index: sqlite3.Connection) -> None:
+    conn = empty_index
     assert search._alternatives(conn, word) == ()  # neither by the word nor its stem
 
 
-def test_an_inflected_word_finds_irregular_forms_by_its_stem() -> None:
-    conn = sqlite3.connect(":memory:")
+def test_an_inflected_word_finds_irregular_forms_by_its_stem(
+        empty_index: sqlite3.Connection) -> None:
+    conn = empty_index
     assert search._alternatives(conn, "teaches") == ("teach", "taught")
     assert "ran" in search._alternatives(conn, "running")
     assert "kids" in search._alternatives(conn, "child")
