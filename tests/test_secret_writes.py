@@ -301,6 +301,35 @@ def test_a_private_tag_in_a_conflicted_file_is_masked_as_a_write_does(tmp_path: 
     assert "[REDACTED]" not in stored and "mine</" not in stored and "REDACTED" in stored
 
 
+@pytest.mark.parametrize("broken", ["ours", "theirs"])
+def test_a_private_tag_through_the_plain_text_fallback_is_masked_as_a_write_does(
+        repo: Path, broken: str) -> None:
+    """audit30: a side that does not parse (here a line before the front matter) makes
+    the merge driver merge the whole file as text; its `<private>` tag was written
+    `[REDACTED]` (no tag, and unquoted a YAML list): once a person deletes the stray line,
+    the memory must hold the tag a write stores."""
+    from tests.helpers.memfiles import commit_all, memory, write
+
+    assert invoke("init", "--yes").exit_code == 0
+    path = write(repo, memory())
+    commit_all(repo, "add")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    text = path.read_text(encoding="utf-8")
+    tagged = text.replace("tags: [tooling]", "tags: [<private>mine</private>, ok]")
+    path.write_text("# a note\n" + tagged if broken == "theirs" else tagged, encoding="utf-8")
+    commit_all(repo, "topic")
+    git_proc("checkout", "-q", "main", cwd=repo)
+    changed = text.replace("Line three.", "Line three, changed.")
+    path.write_text("# a note\n" + changed if broken == "ours" else changed, encoding="utf-8")
+    commit_all(repo, "main")
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a fallback is a conflict
+    merged = path.read_text(encoding="utf-8")
+    assert "mine" not in merged and "Line three, changed." in merged
+    path.write_text(merged.replace("# a note\n", ""), encoding="utf-8")  # the person's fix
+    assert _stored_tags(path) == ["REDACTED", "ok"]
+
+
 def test_a_private_tag_through_migrate_is_masked_as_a_write_does(
         repo: Path, memex_home: Path) -> None:
     from tests.test_migrate import write_v1

@@ -825,20 +825,41 @@ def mask_text(text: str) -> str:
 
     if not redact.find_secrets(text):
         return text
-    return redact.redact(_fields_masked(text)).text
+    fields = _fields_masked(text)
+    if fields is None:  # conflict markers, broken YAML, anything: masked as text
+        return _header_as_tags(redact.redact(text).text)
+    return redact.redact(fields).text
 
 
-def _fields_masked(text: str) -> str:
-    """TEXT written again with its memory's fields masked (`mask_memory`), when it is a
-    memory and masking changes a field; else TEXT as it is."""
+def _fields_masked(text: str) -> str | None:
+    """TEXT written again with its memory's fields masked (`mask_memory`) when masking
+    changes a field, TEXT as it is when it changes none; None when TEXT is no memory."""
     from memex.core import frontmatter
 
     try:
         memory, parsed = frontmatter.load(text)
-    except Exception:  # conflict markers, broken YAML, anything: masked as text only
-        return text  # (the merge driver must never fail on what it writes)
+    except Exception:  # the merge driver must never fail on what it writes
+        return None
     masked = mask_memory(memory)
     return text if masked is memory else frontmatter.rewrite(masked, parsed)
+
+
+def _header_as_tags(masked: str) -> str:
+    """A text that is no memory (a plain-text merge's conflict, a broken line), masked:
+    its lines up to the second `---` line (the front matter) with each private block's
+    placeholder as a tag holds it (`redact.as_tag`). Which key a placeholder is under
+    cannot be told there, and the bracketed one is no tag, no path, and unquoted a
+    YAML list, so the person who fixes the file would meet an invalid memory."""
+    from memex.core import redact
+
+    fences, end = 0, 0
+    for line in masked.splitlines(keepends=True):
+        end += len(line)
+        if line.rstrip("\r\n").rstrip(" \t") == "---":
+            fences += 1
+            if fences == 2:
+                return redact.as_tag(masked[:end]) + masked[end:]
+    return masked
 
 
 def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None
