@@ -92,6 +92,14 @@ def test_cli_mcp_and_hook_writes(repo: Path, memex_home: Path) -> None:
                     tags=[SECRET])
     results, errors = keywords.capture_message(ws, "remember: the token is " + SECRET)
     assert results and not errors
+    rule = invoke_json("capture", "--scope", "personal", "--role", "instruction", "lint")
+    agent.forget(ws, rule["id"], note="mcp note " + SECRET)
+    invoke_json("status", rule["id"], "active")
+    invoke_json("forget", rule["id"], "--note", "forget note " + SECRET)
+    invoke_json("status", rule["id"], "active")
+    invoke_json("promote", rule["id"], "--instruction", "--note", "why " + SECRET)
+    notes = [e.get("note", "") for e in invoke_json("show", rule["id"])["review_history"]]
+    assert any(SECRET[:4] in n for n in notes)  # the note was stored, masked
     assert_nowhere(memex_home, repo)
 
 
