@@ -149,6 +149,27 @@ def test_merge_driver_masks_what_it_writes(tmp_path: Path) -> None:
     assert TAIL not in store.mask_text(result.text)
 
 
+def test_the_merge_masks_every_field_a_write_masks(tmp_path: Path) -> None:
+    """audit30: the merge masked title, body, aliases and tags itself (core cannot call
+    the store), a second field list beside the store's: the merged memory it returns and
+    reports kept a secret in paths, canonical_ref or an unknown key, with no notice.
+    One list now (`core.masking`), and a notice per field."""
+    base = model.Memory(id=new_ulid(), scope="project", body="b", title="t",
+                        created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z")
+    ours = base.copy(paths=["src/" + SECRET], canonical_ref=SECRET,
+                     extra={"x_note": SECRET}, updated_at="2026-01-02T00:00:00Z")
+    theirs = base.copy(importance="high", tags=["<private>mine</private>"],
+                       updated_at="2026-01-03T00:00:00Z")
+    result = file_merge.merge_texts(*(frontmatter.emit(m) for m in (base, ours, theirs)))
+    assert result.clean and result.memory is not None
+    merged = frontmatter.emit(result.memory)
+    assert TAIL not in merged and "mine" not in merged
+    assert result.memory.tags == ["REDACTED"] and result.memory.importance == "high"
+    assert {n.split(":")[0] for n in result.notices} == {"paths", "canonical_ref", "extra",
+                                                         "tags"}
+    assert all(TAIL not in n for n in result.notices)
+
+
 @pytest.fixture
 def alice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Dev:
     _, devs = make_team(tmp_path, monkeypatch, ("alice",))
