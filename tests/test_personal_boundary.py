@@ -581,3 +581,25 @@ def test_doctor_names_a_hook_home_of_no_such_user(repo: Path) -> None:
     assert invoke("doctor", "--fix").exit_code in (0, 1)
     assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == str(
         homes.memex_home().resolve())
+
+
+def test_doctor_names_a_bare_tilde_hook_home_with_no_home_folder(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit30 (left by stop 29's final read): a hookHome of `~/x` when this user has no
+    home folder (HOME unset, no passwd entry) was reported as naming "no user " (an empty
+    name)."""
+    import pwd
+
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    git_proc("config", "--local", "memex.hookHome", "~/x", cwd=repo)
+    monkeypatch.delenv("HOME")
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "hook-home")
+    assert check["level"] == "fail" and "~/x" in check["message"]
+    assert "no user ," not in check["message"] and "no user" not in check["message"]
+    assert "no home folder" in check["message"]

@@ -201,7 +201,8 @@ def check_hook_home(ws: Workspace) -> list[Check]:
     path = homes.expanded(value)
     if path is None:
         user = value[1:].split("/", 1)[0].split(os.sep, 1)[0]
-        problem = f"{key} names {value}, but there is no user {user}, so it is ignored: {why}"
+        missing = f"there is no user {user}" if user else "this user has no home folder"
+        problem = f"{key} names {value}, but {missing}, so it is ignored: {why}"
     elif not path.is_absolute():
         problem = f"{key} is a relative path ({value}), which is ignored: {why}"
     elif _resolved(path) == _resolved(ws.home):
