@@ -603,3 +603,117 @@ def test_doctor_names_a_bare_tilde_hook_home_with_no_home_folder(
     assert check["level"] == "fail" and "~/x" in check["message"]
     assert "no user ," not in check["message"] and "no user" not in check["message"]
     assert "no home folder" in check["message"]
+
+
+def _counting_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The git commands this process runs from now on (gitio.run: every one the home
+    check starts)."""
+    from memex.storage import gitio
+
+    calls: list[list[str]] = []
+    real = gitio.run
+
+    def counted(args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(list(args))
+        return real(args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitio, "run", counted)
+    return calls
+
+
+@pytest.mark.parametrize("change", ["exclude line removed", ".gitignore removed",
+                                    "home staged", "repository nearer the home"])
+def test_a_home_in_a_dotfiles_repo_is_checked_again_only_when_that_can_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """audit30 (left by stop 29): a home inside a dotfiles repo cost every command three
+    git processes (rev-parse, check-ignore, ls-files). The verdict is kept, keyed on what
+    can change it; a command that repeats runs none, and the check still fires when the
+    exclude line or the .gitignore goes, the home gets staged, or a repository appears
+    between the home and the dotfiles repo."""
+    from memex.core.errors import MemexError
+
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    if change == ".gitignore removed":
+        (dotfiles / ".gitignore").write_text("/.local/share/mx/\n", encoding="utf-8")
+    else:
+        exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    homes.check_home(ws)
+    assert calls == []  # nothing changed: no git process
+    if change == "exclude line removed":
+        exclude.write_text("", encoding="utf-8")
+    elif change == ".gitignore removed":
+        (dotfiles / ".gitignore").unlink()
+    elif change == "home staged":
+        git_proc("add", "-f", ".local/share/mx/personal", cwd=dotfiles)
+    else:
+        git_proc("init", "-q", "-b", "main", cwd=dotfiles / ".local")
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
+    assert calls
+    monkeypatch.undo()
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert invoke("list").exit_code == 1
+
+
+def test_a_home_that_is_its_own_repository_is_allowed(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit30 (left by stop 29): a home kept in a git repository of its own (to version
+    or sync personal memories privately) was refused from every workspace until `/*` was
+    excluded there, which left nothing to version. The rule guards against personal
+    memories reaching a project's or a dotfiles repo's commits; a repository that holds
+    only the home is neither. Allowed, and doctor says so. A repository whose top is the
+    home but that holds anything else (a project, a dotfiles repo) is still refused."""
+    home = tmp_path / "mx"
+    home.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=home)
+    (home / ".gitignore").write_text("/index/\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 0, result.stderr
+    assert invoke("capture", "private team draft").exit_code == 0
+    git_proc("add", "-A", cwd=home)
+    git_proc("commit", "-q", "-m", "mine", cwd=home)
+    assert invoke("list").exit_code == 0
+    check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "home")
+    assert check["level"] == "ok" and "a git repository of its own" in check["message"]
+    (home / "notes.txt").write_text("not the home's\n", encoding="utf-8")
+    result = invoke("list")
+    assert result.exit_code == 1 and "does not ignore it" in result.stderr
+    assert "/*" in result.stderr
+
+
+def test_the_top_of_the_current_repository_is_no_home(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home at the top of the repository one works in is refused (unchanged): `git add
+    -A` there would commit the personal memories with the project."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(repo))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1 and "/*" in result.stderr
+
+
+def test_a_refused_home_finds_its_work_tree_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit30 (left by stop 29's final read): the refusal asked git for the work tree
+    three times (the check, the message's work tree, the fix)."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(dotfiles / "mx"))
+    ws = homes.workspace(home_check=False)
+    calls = _counting_git(monkeypatch)
+    with pytest.raises(MemexError, match=f"inside the work tree of {dotfiles}"):
+        homes.check_home(ws)
+    assert [c[0] for c in calls].count("rev-parse") == 1, calls

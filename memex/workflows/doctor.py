@@ -173,12 +173,16 @@ def check_quarantine(ws: Workspace) -> list[Check]:
 
 def check_home_exposed(ws: Workspace) -> list[Check]:
     """The home inside the work tree, not ignored: git would commit personal memories."""
-    line = homes.exposed_home(ws) if gitio.git_binary() is not None else None
-    if line is None:
+    found = homes.home_check(ws) if gitio.git_binary() is not None else None
+    if found is not None and found.own:
+        return [Check("home", "ok", f"the git-memex home {ws.home} is a git repository of "
+                      "its own: what you commit there (personal memories, the usage log, "
+                      "export.key unless you exclude it) goes wherever you push it")]
+    if found is None or found.line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
-    fix = homes.home_fix(ws, line)
+    fix = found.fix
     return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
-                  f"{homes.home_work_tree(ws)} and git does not ignore it: `git add -A` would "
+                  f"{found.work_tree} and git does not ignore it: `git add -A` would "
                   "commit personal memories and the usage log; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
 
