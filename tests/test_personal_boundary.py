@@ -717,3 +717,34 @@ def test_a_refused_home_finds_its_work_tree_once(
     with pytest.raises(MemexError, match=f"inside the work tree of {dotfiles}"):
         homes.check_home(ws)
     assert [c[0] for c in calls].count("rev-parse") == 1, calls
+
+
+@pytest.mark.parametrize("part", ["personal", "outbox", "export.key"])
+def test_a_part_of_the_home_linked_into_a_work_tree_is_refused(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: str) -> None:
+    """audit30: the check asked where the home lies, not where its parts lead: with
+    personal/ (or the outbox, or export.key) a symbolic link into the repository, a
+    personal capture was written into the work tree and `git add -A` committed it."""
+    home = tmp_path / "mx"
+    home.mkdir()
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    target = repo / "notes"
+    if part == "export.key":
+        target = repo / "key.txt"
+        target.write_text("k" * 64 + "\n", encoding="utf-8")
+    else:
+        target.mkdir()
+    (home / part).symlink_to(target)
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert f"{home / part}, a link to {target}," in result.stderr
+    name = target.name + ("/" if target.is_dir() else "")
+    assert f"(or to .gitignore): /{name}" in result.stderr
+    home_check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                      if c["name"] == "home")
+    assert home_check["level"] == "fail" and f"a link to {target}," in home_check["message"]
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write(f"/{name}\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    git_proc("add", "-A", cwd=repo)
+    assert git_proc("diff", "--cached", "--name-only", cwd=repo).stdout == ""

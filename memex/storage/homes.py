@@ -277,6 +277,10 @@ _HOME_PROBES = ("personal/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "usage.jsonl", "export
                 "outbox/x/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "hook-errors.jsonl",
                 "index/x/index.sqlite", ".migrate-backup/x/01AAAAAAAAAAAAAAAAAAAAAAAA.md",
                 ".write.lock", "any-other-file")
+# What a folder of the home that is a symbolic link may hold (personal/, an outbox, the
+# index), asked of git where the link leads.
+_LINKED_PROBES = ("01AAAAAAAAAAAAAAAAAAAAAAAA.md", "x/01AAAAAAAAAAAAAAAAAAAAAAAA.md",
+                  "x/index.sqlite", "any-other-file")
 # What a home holds at its top (its own files: git-memex's and a repository's own
 # .gitignore / README), as pathspecs: a repository holding nothing else is the home's own.
 _HOME_OWN = ("personal", "outbox", "index", ".migrate-backup", "usage.jsonl*", "export.key",
@@ -285,18 +289,22 @@ _HOME_OWN = ("personal", "outbox", "index", ".migrate-backup", "usage.jsonl*", "
 
 @dataclass(frozen=True)
 class _HomeTree:
-    """The work tree that holds the home: its repository, the home's path in it ('' for
-    its top, else ending in '/'), and whether that is not the current repository."""
+    """The work tree that holds the home (or a part of it a link leads to): its
+    repository, the path in it ('' for its top, a folder's ending in '/', a file's
+    not), whether that is not the current repository, and the files asked of git there
+    (relative to that path)."""
 
     repo: gitio.RepoInfo
     prefix: str
     elsewhere: bool
+    names: tuple[str, ...] = _HOME_PROBES
 
     def git(self, args: list[str]) -> Any:
         return gitio.run(args, cwd=self.repo.toplevel, check=False, elsewhere=self.elsewhere)
 
 
-def _home_tree(ws: Workspace) -> _HomeTree | None:
+def _home_tree(ws: Workspace, path: Path | None = None,
+               names: tuple[str, ...] = _HOME_PROBES) -> _HomeTree | None:
     """The work tree holding the home: the innermost one around it (a nested repository
     or a submodule, not the repository around that one, whose `git add -A` never adds
     their files), whether or not it is the current repository. None when no work tree
@@ -306,21 +314,44 @@ def _home_tree(ws: Workspace) -> _HomeTree | None:
     folder above the home, and a git process only for a home in a repository other
     than the current one."""
     try:
-        home = ws.home.resolve()
+        home = (path or ws.home).resolve()
         top = ws.repo.toplevel.resolve() if ws.repo is not None else None
     except (OSError, RuntimeError):
         return None
     if ".git" in home.parts:
         return None
+    if path is not None and home.exists() and not home.is_dir():  # a linked file
+        tree = _home_tree(ws, home.parent)
+        return None if tree is None else _HomeTree(tree.repo, tree.prefix + home.name,
+                                                   tree.elsewhere, ("",))
     for folder in (home, *home.parents):
         if folder == top:
             assert ws.repo is not None
-            return _HomeTree(ws.repo, _prefix(home, folder), elsewhere=False)
+            return _HomeTree(ws.repo, _prefix(home, folder), False, names)
         if (folder / ".git").exists():
             repo = gitio.discover(folder, elsewhere=True)
             if repo is not None and repo.toplevel.resolve() == folder:
-                return _HomeTree(repo, _prefix(home, folder), elsewhere=True)
+                return _HomeTree(repo, _prefix(home, folder), True, names)
     return None
+
+
+def _linked_parts(home: Path) -> list[tuple[Path, Path]]:
+    """The parts of the home that are symbolic links (its own entries, and those of
+    outbox/ and index/), with where each leads: git sees their files there."""
+    out: list[tuple[Path, Path]] = []
+    for folder in (home, home / "outbox", home / "index"):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                link = Path(entry.path)
+                try:
+                    out.append((link, link.resolve()))
+                except (OSError, RuntimeError):
+                    continue
+    return out
 
 
 def _prefix(home: Path, top: Path) -> str:
@@ -340,6 +371,7 @@ class HomeCheck:
     own: bool = False
     fix: str = ""
     repo: gitio.RepoInfo | None = field(default=None, repr=False, compare=False)
+    where: str = ""  # what git would commit: "the git-memex home H" or a link of it
 
 
 def home_check(ws: Workspace) -> HomeCheck:
@@ -351,20 +383,34 @@ def home_check(ws: Workspace) -> HomeCheck:
     memories. A repository whose top is the home and that holds nothing else
     (`_HOME_OWN`), not the one the command runs in, is the home's own: allowed (a
     person versions or syncs personal memories there; docs/decisions.md)."""
+    where = f"the git-memex home {ws.home}"
     tree = _home_tree(ws)
-    if tree is None:
-        return HomeCheck(None, None)
-    top = tree.repo.toplevel
-    if not tree.prefix and tree.elsewhere and _holds_only_the_home(tree):
-        return HomeCheck(top, None, own=True, repo=tree.repo)
-    line = _exposed(tree)
-    return HomeCheck(top, line, fix=_fix(tree, line) if line else "", repo=tree.repo)
+    found = HomeCheck(None, None, where=where)
+    if tree is not None:
+        top = tree.repo.toplevel
+        if not tree.prefix and tree.elsewhere and _holds_only_the_home(tree):
+            found = HomeCheck(top, None, own=True, repo=tree.repo, where=where)
+        else:
+            line = _exposed(tree)
+            found = HomeCheck(top, line, fix=_fix(tree, line) if line else "",
+                              repo=tree.repo, where=where)
+            if line:
+                return found
+    for link, target in _linked_parts(ws.home):
+        part = _home_tree(ws, target, _LINKED_PROBES)
+        if part is None:
+            continue
+        line = _exposed(part)
+        if line:
+            return HomeCheck(part.repo.toplevel, line, fix=_fix(part, line), repo=part.repo,
+                             where=f"{link}, a link to {target},")
+    return found
 
 
 def _exposed(tree: _HomeTree) -> str | None:
     prefix = tree.prefix
     line = f"/{_gitignore_escape(prefix)}" if prefix else "/*"
-    probes = [f"{prefix}{name}" for name in _HOME_PROBES]
+    probes = [f"{prefix}{name}" for name in tree.names]
     proc = tree.git(["check-ignore", "--", *probes])
     if proc.returncode != 0 or len(proc.stdout.splitlines()) != len(probes):
         return line
@@ -422,7 +468,7 @@ def check_home(ws: Workspace) -> None:
             verdict.keep(found)
         return
     raise MemexError(
-        f"the git-memex home {ws.home} is inside the work tree of {found.work_tree} and "
+        f"{found.where} is inside the work tree of {found.work_tree} and "
         "git does not ignore it: `git add -A` would commit your personal memories and usage "
         f"log. {found.fix}  "
         "(or set GIT_MEMEX_HOME to a folder outside the repository)")
@@ -439,7 +485,8 @@ class _HomeVerdict:
     for the home's own repository the home folder (a file added at its top). Any
     of them changed, or changed in the same clock tick as the check (a racy stat, as
     git's own index treats it): the check runs again. Not used inside a git hook (GIT_DIR
-    or GIT_INDEX_FILE set: the commit's own index is what counts there)."""
+    or GIT_INDEX_FILE set: the commit's own index is what counts there), nor for a home
+    with a part that is a link (`_linked_parts`: where it leads is asked every time)."""
 
     NAME = ".home-check"
 
@@ -459,7 +506,7 @@ class _HomeVerdict:
             k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
 
     def holds(self) -> bool:
-        if not self.usable:
+        if not self.usable or _linked_parts(Path(self.home)):
             return False
         try:
             kept = json.loads(self.path.read_text(encoding="utf-8"))
