@@ -517,7 +517,7 @@ class _HomeVerdict:
                 now = _stat(Path(name))
                 if now != seen or (now is not None and now[2] >= at):
                     return False
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return False
         return True
 

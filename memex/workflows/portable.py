@@ -189,6 +189,10 @@ def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[E
                 report.rejected.append((where, f"not a JSON line ({exc})"))
                 first = False
                 continue
+            except RecursionError:  # nested deeper than the interpreter's stack
+                report.rejected.append((where, "not a JSON line (nested too deeply)"))
+                first = False
+                continue
             if not isinstance(item, dict):
                 report.rejected.append((where, "not a JSON object"))
                 continue
