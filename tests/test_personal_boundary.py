@@ -748,3 +748,41 @@ def test_a_part_of_the_home_linked_into_a_work_tree_is_refused(
     assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
     git_proc("add", "-A", cwd=repo)
     assert git_proc("diff", "--cached", "--name-only", cwd=repo).stdout == ""
+
+
+@pytest.mark.parametrize("stop", ["edit", "conflict"])
+def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) -> None:
+    """audit30: `git rebase --continue` commits what was staged at a stop (an `edit`, a
+    resolved conflict) without running the pre-commit hook (git 2.39), so a personal
+    memory copied into the work tree and staged there (`git add -A`) was committed.
+    The plain hooks scan that commit too (prepare-commit-msg, which git runs there),
+    with PATH=/usr/bin:/bin; a rebase's own picks pass as before."""
+    env = dict(_with_plain_hook(repo, repo.parent), PATH="/usr/bin:/bin",
+               GIT_EDITOR="true")
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
+    if stop == "conflict":
+        git_proc("checkout", "-q", "main", cwd=repo)
+        (repo / "f.txt").write_text("main\n", encoding="utf-8")
+        git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
+        git_proc("checkout", "-q", "topic", cwd=repo)
+        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    else:
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+    git_proc("rm", "-q", "--cached", "notes.md", cwd=repo)
+    assert git_proc("rebase", "--continue", cwd=repo, env=env, check=False).returncode == 0
+    assert git_proc("rebase", "--force-rebase", "HEAD~2", cwd=repo, env=env,
+                    check=False).returncode == 0  # plain picks: no scan, no stop
