@@ -118,8 +118,8 @@ def check_hooks(ws: Workspace) -> list[Check]:
                           "every commit", FIX)]
         if not githooks.current(top):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
-                          "(one skips the secret scan when git-memex-scan is not on PATH)",
-                          FIX)]
+                          "(a script changed, or one is missing: prepare-commit-msg scans "
+                          "`git rebase --continue`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     missing = [name for name, ok in state.items() if not ok]
