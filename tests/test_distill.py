@@ -100,3 +100,27 @@ def test_distill_markers_match_init_and_old_spelling_is_replaced(repo: Path) -> 
     assert old_begin not in text and "stale rule" not in text and text.count(distill.BEGIN) == 1
     assert text.startswith("# AGENTS.md\n\nintro\n\n" + distill.BEGIN)
     assert text.endswith(distill.END + "\n\nafter\n")
+
+
+def test_control_characters_from_git_are_escaped_in_the_diff_and_the_section(
+        repo: Path) -> None:
+    """audit30: an approved instruction's body and title that arrived by git went into
+    AGENTS.md and the printed diff raw (a bidi override, ESC sequences, BEL, backspace,
+    C1): hidden text in the file agents read, and a terminal the diff could clear. The
+    section holds them escaped, as `show` prints them; the diff escapes the file's own
+    lines too; --json is exact."""
+    from tests.test_agent_gate import BODY_RAW, HOSTILE_BODY, _terminal
+
+    put(repo / ".memex", title="Run \u202etests\x1b[2J", body=HOSTILE_BODY)
+    agents = repo / "AGENTS.md"
+    agents.write_text("# AGENTS.md\n\nIntro \x1b]0;owned\x07 here.\n", encoding="utf-8")
+    shown = _terminal("distill")
+    assert [c for c in BODY_RAW if c in shown] == []
+    assert "+- Run \\u202etests\\x1b[2J: harmless searchable words kept second line " in shown
+    assert " Intro \\x1b]0;owned\\x07 here." in shown
+    assert "\x1b]0;owned" in invoke_json("distill")["diff"]  # machine output: the file as is
+    assert invoke("distill", "--write").exit_code == 0
+    section = agents.read_text(encoding="utf-8").split(distill.BEGIN)[1]
+    assert [c for c in BODY_RAW if c in section] == []
+    assert "\\u202eevil\\x1b[2J\\x07\\x9b" in section
+    assert invoke("distill").stdout == ""  # written once, nothing more to change

@@ -149,8 +149,8 @@ def test_the_examples_run(world: Path, isolated: Path, tmp_path: Path,
                 P: capture(f"I prefer short commit subjects ({n})", "--scope", "personal")}
 
     step("init")
-    for hook in ("pre-commit", "post-merge", "post-checkout"):  # each would start a
-        (world / ".git" / "hooks" / hook).unlink()               # process per commit
+    for hook in ("pre-commit", "prepare-commit-msg", "post-merge", "post-checkout"):
+        (world / ".git" / "hooks" / hook).unlink()  # each would start a process per commit
     git("add", "-A", cwd=world)
     git("commit", "-q", "-m", "git-memex set up", cwd=world)
     git("push", "-q", cwd=world)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -184,3 +185,16 @@ def test_ci_example_runs_verify() -> None:
     workflow = yaml.safe_load((ROOT / "docs" / "ci-example.yml").read_text())
     steps = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
     assert "git memex verify" in steps
+
+
+def test_doctor_fix_adds_a_hook_an_older_install_lacks(repo: Path) -> None:
+    """audit30: a clone set up before the prepare-commit-msg hook existed has the other
+    three; doctor says the hooks are out of date and --fix adds the missing one."""
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    missing = repo / ".git" / "hooks" / "prepare-commit-msg"
+    missing.unlink()
+    hooks = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "hooks")
+    assert hooks["level"] == "warn"
+    invoke("doctor", "--fix")
+    assert githooks.is_ours(missing) and os.access(missing, os.X_OK)

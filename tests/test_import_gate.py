@@ -308,3 +308,27 @@ def test_doctor_warns_of_an_export_key_others_can_read(repo: Path, memex_home: P
     checks = {c["name"]: c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]}
     assert checks["export-key"]["level"] == "warn"
     assert checks["export-key"]["hint"] == f"chmod 600 {key}"
+
+
+def test_a_deeply_nested_archive_line_is_refused_not_a_crash(repo: Path, tmp_path: Path
+                                                             ) -> None:
+    """audit30: a JSON line nested deeper than Python's recursion limit ended the import
+    in an internal error (exit 3, RecursionError); the line is refused as any line that
+    is no JSON object is, and the rest of the archive imports."""
+    archive = tmp_path / "deep.jsonl"
+    good = {"front_matter": {"id": new_ulid(), "scope": "project", "title": "fine"},
+            "body": "a fine memory"}
+    archive.write_text("[" * 100_000 + "]" * 100_000 + "\n" + json.dumps(good) + "\n",
+                       encoding="utf-8")
+    result = invoke("import", str(archive))
+    assert result.exit_code == 1, result.stderr
+    assert "refused line 1" in result.stderr and "1 imported" in result.stderr
+
+
+def test_a_deeply_nested_client_config_from_git_is_no_crash(repo: Path) -> None:
+    """audit30: an MCP client config in the repo (it arrives by git) nested deeper than
+    the recursion limit ended `doctor` and `init --client` in an internal error."""
+    (repo / ".mcp.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert invoke("doctor").exit_code in (0, 1)
+    result = invoke("init", "--yes", "--client", "claude")
+    assert result.exit_code == 1 and "not valid JSON" in result.stderr

@@ -581,3 +581,208 @@ def test_doctor_names_a_hook_home_of_no_such_user(repo: Path) -> None:
     assert invoke("doctor", "--fix").exit_code in (0, 1)
     assert git_proc("config", "--local", "memex.hookHome", cwd=repo).stdout.strip() == str(
         homes.memex_home().resolve())
+
+
+def test_doctor_names_a_bare_tilde_hook_home_with_no_home_folder(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit30 (left by stop 29's final read): a hookHome of `~/x` when this user has no
+    home folder (HOME unset, no passwd entry) was reported as naming "no user " (an empty
+    name)."""
+    import pwd
+
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    git_proc("config", "--local", "memex.hookHome", "~/x", cwd=repo)
+    monkeypatch.delenv("HOME")
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "hook-home")
+    assert check["level"] == "fail" and "~/x" in check["message"]
+    assert "no user ," not in check["message"] and "no user" not in check["message"]
+    assert "no home folder" in check["message"]
+
+
+def _counting_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The git commands this process runs from now on (gitio.run: every one the home
+    check starts)."""
+    from memex.storage import gitio
+
+    calls: list[list[str]] = []
+    real = gitio.run
+
+    def counted(args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(list(args))
+        return real(args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitio, "run", counted)
+    return calls
+
+
+@pytest.mark.parametrize("change", ["exclude line removed", ".gitignore removed",
+                                    "home staged", "repository nearer the home"])
+def test_a_home_in_a_dotfiles_repo_is_checked_again_only_when_that_can_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """audit30 (left by stop 29): a home inside a dotfiles repo cost every command three
+    git processes (rev-parse, check-ignore, ls-files). The verdict is kept, keyed on what
+    can change it; a command that repeats runs none, and the check still fires when the
+    exclude line or the .gitignore goes, the home gets staged, or a repository appears
+    between the home and the dotfiles repo."""
+    from memex.core.errors import MemexError
+
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    if change == ".gitignore removed":
+        (dotfiles / ".gitignore").write_text("/.local/share/mx/\n", encoding="utf-8")
+    else:
+        exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    homes.check_home(ws)
+    assert calls == []  # nothing changed: no git process
+    if change == "exclude line removed":
+        exclude.write_text("", encoding="utf-8")
+    elif change == ".gitignore removed":
+        (dotfiles / ".gitignore").unlink()
+    elif change == "home staged":
+        git_proc("add", "-f", ".local/share/mx/personal", cwd=dotfiles)
+    else:
+        git_proc("init", "-q", "-b", "main", cwd=dotfiles / ".local")
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
+    assert calls
+    monkeypatch.undo()
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert invoke("list").exit_code == 1
+
+
+def test_a_home_that_is_its_own_repository_is_allowed(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit30 (left by stop 29): a home kept in a git repository of its own (to version
+    or sync personal memories privately) was refused from every workspace until `/*` was
+    excluded there, which left nothing to version. The rule guards against personal
+    memories reaching a project's or a dotfiles repo's commits; a repository that holds
+    only the home is neither. Allowed, and doctor says so. A repository whose top is the
+    home but that holds anything else (a project, a dotfiles repo) is still refused."""
+    home = tmp_path / "mx"
+    home.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=home)
+    (home / ".gitignore").write_text("/index/\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 0, result.stderr
+    assert invoke("capture", "private team draft").exit_code == 0
+    git_proc("add", "-A", cwd=home)
+    git_proc("commit", "-q", "-m", "mine", cwd=home)
+    assert invoke("list").exit_code == 0
+    check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                 if c["name"] == "home")
+    assert check["level"] == "ok" and "a git repository of its own" in check["message"]
+    (home / "notes.txt").write_text("not the home's\n", encoding="utf-8")
+    result = invoke("list")
+    assert result.exit_code == 1 and "does not ignore it" in result.stderr
+    assert "/*" in result.stderr
+
+
+def test_the_top_of_the_current_repository_is_no_home(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home at the top of the repository one works in is refused (unchanged): `git add
+    -A` there would commit the personal memories with the project."""
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(repo))
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1 and "/*" in result.stderr
+
+
+def test_a_refused_home_finds_its_work_tree_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit30 (left by stop 29's final read): the refusal asked git for the work tree
+    three times (the check, the message's work tree, the fix)."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(dotfiles / "mx"))
+    ws = homes.workspace(home_check=False)
+    calls = _counting_git(monkeypatch)
+    with pytest.raises(MemexError, match=f"inside the work tree of {dotfiles}"):
+        homes.check_home(ws)
+    assert [c[0] for c in calls].count("rev-parse") == 1, calls
+
+
+@pytest.mark.parametrize("part", ["personal", "outbox", "export.key"])
+def test_a_part_of_the_home_linked_into_a_work_tree_is_refused(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: str) -> None:
+    """audit30: the check asked where the home lies, not where its parts lead: with
+    personal/ (or the outbox, or export.key) a symbolic link into the repository, a
+    personal capture was written into the work tree and `git add -A` committed it."""
+    home = tmp_path / "mx"
+    home.mkdir()
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    target = repo / "notes"
+    if part == "export.key":
+        target = repo / "key.txt"
+        target.write_text("k" * 64 + "\n", encoding="utf-8")
+    else:
+        target.mkdir()
+    (home / part).symlink_to(target)
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert f"{home / part}, a link to {target}," in result.stderr
+    name = target.name + ("/" if target.is_dir() else "")
+    assert f"(or to .gitignore): /{name}" in result.stderr
+    home_check = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                      if c["name"] == "home")
+    assert home_check["level"] == "fail" and f"a link to {target}," in home_check["message"]
+    with (repo / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write(f"/{name}\n")
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    git_proc("add", "-A", cwd=repo)
+    assert git_proc("diff", "--cached", "--name-only", cwd=repo).stdout == ""
+
+
+@pytest.mark.parametrize("stop", ["edit", "conflict"])
+def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) -> None:
+    """audit30: `git rebase --continue` commits what was staged at a stop (an `edit`, a
+    resolved conflict) without running the pre-commit hook (git 2.39), so a personal
+    memory copied into the work tree and staged there (`git add -A`) was committed.
+    The plain hooks scan that commit too (prepare-commit-msg, which git runs there),
+    with PATH=/usr/bin:/bin; a rebase's own picks pass as before."""
+    env = dict(_with_plain_hook(repo, repo.parent), PATH="/usr/bin:/bin",
+               GIT_EDITOR="true")
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
+    if stop == "conflict":
+        git_proc("checkout", "-q", "main", cwd=repo)
+        (repo / "f.txt").write_text("main\n", encoding="utf-8")
+        git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
+        git_proc("checkout", "-q", "topic", cwd=repo)
+        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    else:
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+    git_proc("rm", "-q", "--cached", "notes.md", cwd=repo)
+    assert git_proc("rebase", "--continue", cwd=repo, env=env, check=False).returncode == 0
+    assert git_proc("rebase", "--force-rebase", "HEAD~2", cwd=repo, env=env,
+                    check=False).returncode == 0  # plain picks: no scan, no stop

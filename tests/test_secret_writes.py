@@ -92,6 +92,14 @@ def test_cli_mcp_and_hook_writes(repo: Path, memex_home: Path) -> None:
                     tags=[SECRET])
     results, errors = keywords.capture_message(ws, "remember: the token is " + SECRET)
     assert results and not errors
+    rule = invoke_json("capture", "--scope", "personal", "--role", "instruction", "lint")
+    agent.forget(ws, rule["id"], note="mcp note " + SECRET)
+    invoke_json("status", rule["id"], "active")
+    invoke_json("forget", rule["id"], "--note", "forget note " + SECRET)
+    invoke_json("status", rule["id"], "active")
+    invoke_json("promote", rule["id"], "--instruction", "--note", "why " + SECRET)
+    notes = [e.get("note", "") for e in invoke_json("show", rule["id"])["review_history"]]
+    assert any(SECRET[:4] in n for n in notes)  # the note was stored, masked
     assert_nowhere(memex_home, repo)
 
 
@@ -139,6 +147,27 @@ def test_merge_driver_masks_what_it_writes(tmp_path: Path) -> None:
     result = file_merge.merge_texts_or_text(*(f.read_text(encoding="utf-8") for f in
                                          (files["base"], files["base"], files["theirs"])))
     assert TAIL not in store.mask_text(result.text)
+
+
+def test_the_merge_masks_every_field_a_write_masks(tmp_path: Path) -> None:
+    """audit30: the merge masked title, body, aliases and tags itself (core cannot call
+    the store), a second field list beside the store's: the merged memory it returns and
+    reports kept a secret in paths, canonical_ref or an unknown key, with no notice.
+    One list now (`core.masking`), and a notice per field."""
+    base = model.Memory(id=new_ulid(), scope="project", body="b", title="t",
+                        created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z")
+    ours = base.copy(paths=["src/" + SECRET], canonical_ref=SECRET,
+                     extra={"x_note": SECRET}, updated_at="2026-01-02T00:00:00Z")
+    theirs = base.copy(importance="high", tags=["<private>mine</private>"],
+                       updated_at="2026-01-03T00:00:00Z")
+    result = file_merge.merge_texts(*(frontmatter.emit(m) for m in (base, ours, theirs)))
+    assert result.clean and result.memory is not None
+    merged = frontmatter.emit(result.memory)
+    assert TAIL not in merged and "mine" not in merged
+    assert result.memory.tags == ["REDACTED"] and result.memory.importance == "high"
+    assert {n.split(":")[0] for n in result.notices} == {"paths", "canonical_ref", "extra",
+                                                         "tags"}
+    assert all(TAIL not in n for n in result.notices)
 
 
 @pytest.fixture
@@ -299,6 +328,35 @@ def test_a_private_tag_in_a_conflicted_file_is_masked_as_a_write_does(tmp_path: 
     store.write_memory_text(written, result.text)
     stored = written.read_text(encoding="utf-8")
     assert "[REDACTED]" not in stored and "mine</" not in stored and "REDACTED" in stored
+
+
+@pytest.mark.parametrize("broken", ["ours", "theirs"])
+def test_a_private_tag_through_the_plain_text_fallback_is_masked_as_a_write_does(
+        repo: Path, broken: str) -> None:
+    """audit30: a side that does not parse (here a line before the front matter) makes
+    the merge driver merge the whole file as text; its `<private>` tag was written
+    `[REDACTED]` (no tag, and unquoted a YAML list): once a person deletes the stray line,
+    the memory must hold the tag a write stores."""
+    from tests.helpers.memfiles import commit_all, memory, write
+
+    assert invoke("init", "--yes").exit_code == 0
+    path = write(repo, memory())
+    commit_all(repo, "add")
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    text = path.read_text(encoding="utf-8")
+    tagged = text.replace("tags: [tooling]", "tags: [<private>mine</private>, ok]")
+    path.write_text("# a note\n" + tagged if broken == "theirs" else tagged, encoding="utf-8")
+    commit_all(repo, "topic")
+    git_proc("checkout", "-q", "main", cwd=repo)
+    changed = text.replace("Line three.", "Line three, changed.")
+    path.write_text("# a note\n" + changed if broken == "ours" else changed, encoding="utf-8")
+    commit_all(repo, "main")
+    proc = git_proc("merge", "topic", "-m", "merge", check=False, cwd=repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a fallback is a conflict
+    merged = path.read_text(encoding="utf-8")
+    assert "mine" not in merged and "Line three, changed." in merged
+    path.write_text(merged.replace("# a note\n", ""), encoding="utf-8")  # the person's fix
+    assert _stored_tags(path) == ["REDACTED", "ok"]
 
 
 def test_a_private_tag_through_migrate_is_masked_as_a_write_does(

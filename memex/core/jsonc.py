@@ -63,6 +63,8 @@ def loads(text: str) -> Any:
         return json.loads(strip(text)) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise JsoncError(f"line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:  # a file from git nested deeper than the interpreter's stack
+        raise JsoncError("nested too deeply") from None
 
 
 def _skip_ws(text: str, i: int) -> int:

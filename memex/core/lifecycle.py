@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memex.core import model
-from memex.core.errors import MemexError
+from memex.core.errors import MemexError, UsageError
 
 RETIRED = ("superseded", "retracted", "archived")
 
@@ -44,6 +44,14 @@ INSTRUCTION_MOVES: dict[str, tuple[str, ...]] = {
 def review_command(memory: model.Memory, to: str) -> str | None:
     """The command that makes this review move (REVIEW_MOVES), or None if none does."""
     return REVIEW_MOVES.get(memory.review_state, {}).get(to)
+
+
+def check_note(note: str | None) -> None:
+    """A review or status note a person or an agent gives (promote, status, forget, MCP
+    memory_forget) holds no control character, as a title (`model.line_problem`): it is
+    kept in the memory's history and shown in `log`."""
+    if note and (problem := model.line_problem("note", note)):
+        raise UsageError(f"{problem}; nothing was saved")
 
 
 def history_entry(at: str, by: str, frm: str | None, to: str, note: str | None = None

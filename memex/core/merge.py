@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memex.core import frontmatter, model, redact
+from memex.core import frontmatter, masking, model
 
 LABELS = ("ours", "base", "theirs")
 LIFECYCLE_FIELDS = ("supersedes", "superseded_by")
@@ -182,27 +182,15 @@ def merge_memories(base: model.Memory | None, ours: model.Memory, theirs: model.
 
 
 def redact_memory(memory: model.Memory) -> tuple[model.Memory, list[str]]:
-    notices = []
-    out = memory.copy()
-    for name in ("title", "body"):
-        result = redact.redact(getattr(memory, name))
-        if result.changed:
-            setattr(out, name, result.text)
-            notices.append(f"{name}: {result.notice()}")
-    aliases, joined = redact.redact_parts(memory.aliases)
-    if joined.changed:
-        out.aliases = aliases
-        notices.append(f"aliases: {joined.notice()}")
-    tags, joined = redact.redact_parts(memory.tags)
-    if joined.changed:
-        out.tags = [redact.as_tag(t) for t in tags]
-        notices.append(f"tags: {joined.notice()}")
-    return out, notices
+    """The merged memory masked as a write stores it (`masking.mask_memory`), and one
+    notice per field it changed."""
+    notices: list[str] = []
+    return masking.mask_memory(memory, notices), notices
 
 
 def redact_conflict(conflict: FieldConflict) -> FieldConflict:
     def clean(value: Any) -> Any:
-        return redact.redact(value).text if isinstance(value, str) else value
+        return masking.mask_field(conflict.field, value)
 
     return dataclasses.replace(conflict, ours=clean(conflict.ours),
                                theirs=clean(conflict.theirs), base=clean(conflict.base))
@@ -233,11 +221,8 @@ def conflict_text(merged: model.Memory, conflicts: list[FieldConflict],
             for mark, side_name in ((marks[0], "ours"), (marks[1], "base"), (marks[2], "theirs")):
                 label = labels[("ours", "base", "theirs").index(side_name)]
                 lines.append(mark if mark == marks[2] else f"{mark} {label}")
-                value = fm.get(side_name, {}).get(key)
-                if isinstance(value, str):
-                    value = redact.redact(value).text  # a side's raw value is written too
-                elif key == "tags" and isinstance(value, list):
-                    value = [redact.as_tag(redact.redact(str(t)).text) for t in value]
+                # a side's raw value is written too, masked as a write stores it
+                value = masking.mask_field(key, fm.get(side_name, {}).get(key))
                 if value is not None:
                     lines.append(frontmatter.emit_header({key: value}).rstrip("\n"))
             lines.append(f"{marks[3]} {labels[2]}")

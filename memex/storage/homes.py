@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -273,22 +276,34 @@ _HOME_PROBES = ("personal/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "usage.jsonl", "export
                 "outbox/x/01AAAAAAAAAAAAAAAAAAAAAAAA.md", "hook-errors.jsonl",
                 "index/x/index.sqlite", ".migrate-backup/x/01AAAAAAAAAAAAAAAAAAAAAAAA.md",
                 ".write.lock", "any-other-file")
+# What a folder of the home that is a symbolic link may hold (personal/, an outbox, the
+# index), asked of git where the link leads.
+_LINKED_PROBES = ("01AAAAAAAAAAAAAAAAAAAAAAAA.md", "x/01AAAAAAAAAAAAAAAAAAAAAAAA.md",
+                  "x/index.sqlite", "any-other-file")
+# What a home holds at its top (its own files: git-memex's and a repository's own
+# .gitignore / README), as pathspecs: a repository holding nothing else is the home's own.
+_HOME_OWN = ("personal", "outbox", "index", ".migrate-backup", "usage.jsonl*", "export.key",
+             "hook-errors.jsonl*", ".*.lock", ".git*", "README*")
 
 
 @dataclass(frozen=True)
 class _HomeTree:
-    """The work tree that holds the home: its repository, the home's path in it ('' for
-    its top, else ending in '/'), and whether that is not the current repository."""
+    """The work tree that holds the home (or a part of it a link leads to): its
+    repository, the path in it ('' for its top, a folder's ending in '/', a file's
+    not), whether that is not the current repository, and the files asked of git there
+    (relative to that path)."""
 
     repo: gitio.RepoInfo
     prefix: str
     elsewhere: bool
+    names: tuple[str, ...] = _HOME_PROBES
 
     def git(self, args: list[str]) -> Any:
         return gitio.run(args, cwd=self.repo.toplevel, check=False, elsewhere=self.elsewhere)
 
 
-def _home_tree(ws: Workspace) -> _HomeTree | None:
+def _home_tree(ws: Workspace, path: Path | None = None,
+               names: tuple[str, ...] = _HOME_PROBES) -> _HomeTree | None:
     """The work tree holding the home: the innermost one around it (a nested repository
     or a submodule, not the repository around that one, whose `git add -A` never adds
     their files), whether or not it is the current repository. None when no work tree
@@ -298,21 +313,44 @@ def _home_tree(ws: Workspace) -> _HomeTree | None:
     folder above the home, and a git process only for a home in a repository other
     than the current one."""
     try:
-        home = ws.home.resolve()
+        home = (path or ws.home).resolve()
         top = ws.repo.toplevel.resolve() if ws.repo is not None else None
     except (OSError, RuntimeError):
         return None
     if ".git" in home.parts:
         return None
+    if path is not None and home.exists() and not home.is_dir():  # a linked file
+        tree = _home_tree(ws, home.parent)
+        return None if tree is None else _HomeTree(tree.repo, tree.prefix + home.name,
+                                                   tree.elsewhere, ("",))
     for folder in (home, *home.parents):
         if folder == top:
             assert ws.repo is not None
-            return _HomeTree(ws.repo, _prefix(home, folder), elsewhere=False)
+            return _HomeTree(ws.repo, _prefix(home, folder), False, names)
         if (folder / ".git").exists():
             repo = gitio.discover(folder, elsewhere=True)
             if repo is not None and repo.toplevel.resolve() == folder:
-                return _HomeTree(repo, _prefix(home, folder), elsewhere=True)
+                return _HomeTree(repo, _prefix(home, folder), True, names)
     return None
+
+
+def _linked_parts(home: Path) -> list[tuple[Path, Path]]:
+    """The parts of the home that are symbolic links (its own entries, and those of
+    outbox/ and index/), with where each leads: git sees their files there."""
+    out: list[tuple[Path, Path]] = []
+    for folder in (home, home / "outbox", home / "index"):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                link = Path(entry.path)
+                try:
+                    out.append((link, link.resolve()))
+                except (OSError, RuntimeError):
+                    continue
+    return out
 
 
 def _prefix(home: Path, top: Path) -> str:
@@ -320,29 +358,72 @@ def _prefix(home: Path, top: Path) -> str:
     return "" if rel == Path(".") else f"{rel.as_posix()}/"
 
 
-def home_work_tree(ws: Workspace) -> Path | None:
-    """The top of the work tree that holds the home (`_home_tree`), else None."""
-    tree = _home_tree(ws)
-    return tree.repo.toplevel if tree is not None else None
+@dataclass(frozen=True)
+class HomeCheck:
+    """Where the home stands with git (`home_check`): the top of the work tree that
+    holds it (None: none does); the exclude line that would ignore it there when git
+    would commit it (None: it would not); whether that work tree is the home's own
+    repository (allowed); and the fix to print for an exposed home."""
+
+    work_tree: Path | None
+    line: str | None
+    own: bool = False
+    fix: str = ""
+    repo: gitio.RepoInfo | None = field(default=None, repr=False, compare=False)
+    where: str = ""  # what git would commit: "the git-memex home H" or a link of it
 
 
-def exposed_home(ws: Workspace) -> str | None:
-    """When the home lies inside a work tree (this repo's, a nested repository's or a
-    submodule's, or another repository's: `_home_tree`) and git does not ignore all of
-    it, the exclude line that would ignore it there (`/path/`); else None. A dotfiles
-    repo whose work tree is $HOME is the usual case: `git add -A` would commit personal
-    memories. All of it: every file the home may hold (`_HOME_PROBES`) is ignored, and
-    no file in it, of any name, is tracked or left to `git add` (`home_files`)."""
+def home_check(ws: Workspace) -> HomeCheck:
+    """Whether git would commit the home. It lies inside a work tree (this repo's, a
+    nested repository's or a submodule's, or another repository's: `_home_tree`) and git
+    does not ignore all of it: every file the home may hold (`_HOME_PROBES`) is ignored,
+    and no file in it, of any name, is tracked or left to `git add`. A dotfiles repo
+    whose work tree is $HOME is the usual case: `git add -A` would commit personal
+    memories. A repository whose top is the home and that holds nothing else
+    (`_HOME_OWN`), not the one the command runs in, is the home's own: allowed (a
+    person versions or syncs personal memories there; docs/decisions.md)."""
+    where = f"the git-memex home {ws.home}"
     tree = _home_tree(ws)
-    if tree is None:
-        return None
+    found = HomeCheck(None, None, where=where)
+    if tree is not None:
+        top = tree.repo.toplevel
+        if not tree.prefix and tree.elsewhere and _holds_only_the_home(tree):
+            found = HomeCheck(top, None, own=True, repo=tree.repo, where=where)
+        else:
+            line = _exposed(tree)
+            found = HomeCheck(top, line, fix=_fix(tree, line) if line else "",
+                              repo=tree.repo, where=where)
+            if line:
+                return found
+    for link, target in _linked_parts(ws.home):
+        part = _home_tree(ws, target, _LINKED_PROBES)
+        if part is None:
+            continue
+        line = _exposed(part)
+        if line:
+            return HomeCheck(part.repo.toplevel, line, fix=_fix(part, line), repo=part.repo,
+                             where=f"{link}, a link to {target},")
+    return found
+
+
+def _exposed(tree: _HomeTree) -> str | None:
     prefix = tree.prefix
     line = f"/{_gitignore_escape(prefix)}" if prefix else "/*"
-    probes = [f"{prefix}{name}" for name in _HOME_PROBES]
+    probes = [f"{prefix}{name}" for name in tree.names]
     proc = tree.git(["check-ignore", "--", *probes])
     if proc.returncode != 0 or len(proc.stdout.splitlines()) != len(probes):
         return line
     return line if prefix and _home_files(tree) else None
+
+
+def _holds_only_the_home(tree: _HomeTree) -> bool:
+    """Whether the repository at the home's top tracks or would add nothing but the
+    home's own files (`_HOME_OWN`)."""
+    spec = [f":(exclude,glob){name}" for name in _HOME_OWN]
+    spec += [f":(exclude,glob){name}/**" for name in _HOME_OWN]
+    proc = tree.git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                     ".", *spec])
+    return proc.returncode == 0 and not proc.stdout.strip("\0")
 
 
 def _gitignore_escape(path: str) -> str:
@@ -351,14 +432,9 @@ def _gitignore_escape(path: str) -> str:
     return re.sub(r"([\\*?\[])", r"\\\1", path)
 
 
-def home_files(ws: Workspace, tracked_only: bool = False) -> list[str]:
+def _home_files(tree: _HomeTree, tracked_only: bool = False) -> list[str]:
     """The home's files git tracks or would add (`git add -A`), relative to the top of
     the work tree that holds it."""
-    tree = _home_tree(ws)
-    return _home_files(tree, tracked_only) if tree is not None else []
-
-
-def _home_files(tree: _HomeTree, tracked_only: bool = False) -> list[str]:
     if not tree.prefix:
         return []
     which = ["--cached"] if tracked_only else ["--cached", "--others", "--exclude-standard"]
@@ -366,11 +442,9 @@ def _home_files(tree: _HomeTree, tracked_only: bool = False) -> list[str]:
     return [p for p in proc.stdout.split("\0") if p] if proc.returncode == 0 else []
 
 
-def home_fix(ws: Workspace, line: str) -> str:
+def _fix(tree: _HomeTree, line: str) -> str:
     """What to do about an exposed home: the exclude line, and `git rm -r --cached` of
     it when git already tracks some of its files (an exclude line does not untrack)."""
-    tree = _home_tree(ws)
-    assert tree is not None
     top = tree.repo.toplevel
     exclude = tree.repo.common_dir / "info" / "exclude"
     fix = f"Add this line to {exclude} (or to .gitignore): {line}"
@@ -383,15 +457,132 @@ def home_fix(ws: Workspace, line: str) -> str:
 
 
 def check_home(ws: Workspace) -> None:
-    """Refuse a home git would commit (issue 14.6); the message holds the fix."""
-    line = exposed_home(ws)
-    if line is None:
+    """Refuse a home git would commit (issue 14.6); the message holds the fix. A home
+    found safe in a work tree is not asked again until something its verdict rests on
+    changes (`_HomeVerdict`): a command that repeats runs no git process for it."""
+    verdict = _HomeVerdict(ws)
+    if verdict.holds():
+        return
+    found = home_check(ws)
+    if found.line is None:
+        if found.repo is not None:
+            verdict.keep(found)
         return
     raise MemexError(
-        f"the git-memex home {ws.home} is inside the work tree of {home_work_tree(ws)} and "
+        f"{found.where} is inside the work tree of {found.work_tree} and "
         "git does not ignore it: `git add -A` would commit your personal memories and usage "
-        f"log. {home_fix(ws, line)}  "
+        f"log. {found.fix}  "
         "(or set GIT_MEMEX_HOME to a folder outside the repository)")
+
+
+class _HomeVerdict:
+    """A home's passed check, kept in `$GIT_MEMEX_HOME/index/.home-check` (the home is
+    ignored where it lies, its index/ with it: `_HOME_PROBES`), with what it rests on: the
+    home and the current repository, git's environment, and the stat (inode, size,
+    mtime) of every file that changes what git ignores or tracks there: the index, the
+    exclude file, the repositories' config and global config, the global excludes file,
+    each .gitignore from the work tree's top down to the home and in its folders, and
+    each `.git` between the home and that top (a repository made nearer the home), and
+    for the home's own repository the home folder (a file added at its top). Any
+    of them changed, or changed in the same clock tick as the check (a racy stat, as
+    git's own index treats it): the check runs again. Not used inside a git hook (GIT_DIR
+    or GIT_INDEX_FILE set: the commit's own index is what counts there), nor for a home
+    with a part that is a link (`_linked_parts`: where it leads is asked every time)."""
+
+    NAME = ".home-check"
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.path = ws.home / "index" / self.NAME
+        self.started = _now_ns()
+        try:
+            self.home = str(ws.home.resolve())
+        except (OSError, RuntimeError):
+            self.home = ""
+        env = sorted((k, v) for k, v in os.environ.items()
+                     if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME"))
+        current = str(ws.repo.toplevel) if ws.repo is not None else ""
+        self.key = sha256(repr((1, self.home, current, env)).encode()).hexdigest()
+        self.usable = bool(self.home) and not any(
+            k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
+
+    def holds(self) -> bool:
+        if not self.usable or _linked_parts(Path(self.home)):
+            return False
+        try:
+            kept = json.loads(self.path.read_text(encoding="utf-8"))
+            if kept.get("key") != self.key:
+                return False
+            at = int(kept["at"])
+            for name, seen in kept["deps"]:
+                now = _stat(Path(name))
+                if now != seen or (now is not None and now[2] >= at):
+                    return False
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            return False
+        return True
+
+    def keep(self, found: HomeCheck) -> None:
+        if not self.usable or found.repo is None or not self.ws.home.is_dir():
+            return
+        if not self.path.parent.is_dir():  # made now, kept from the next check on (the
+            with contextlib.suppress(OSError):  # home's own stat changes as it is made)
+                self.path.parent.mkdir()
+            return
+        deps = [(str(p), _stat(p)) for p in self._deps(found.repo, found.own)]
+        text = json.dumps({"key": self.key, "at": self.started, "deps": deps})
+        tmp = self.path.with_name(f"{self.NAME}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _deps(self, repo: gitio.RepoInfo, own: bool) -> list[Path]:
+        home = Path(self.home)
+        top = repo.toplevel.resolve()
+        deps = [repo.git_dir / "index", repo.common_dir / "info" / "exclude",
+                repo.common_dir / "config", top / ".git", *([home] if own else [])]
+        folder = home
+        while folder != top and top in folder.parents:
+            deps.append(folder / ".git")
+            folder = folder.parent
+        rel = home.relative_to(top).parts if top in (home, *home.parents) else ()
+        folder = top
+        deps.append(folder / ".gitignore")
+        for part in rel:
+            folder = folder / part
+            deps.append(folder / ".gitignore")
+        deps += [home / sub / ".gitignore" for sub in ("personal", "outbox", "index")]
+        deps += _global_git_files(repo.toplevel)
+        return deps
+
+
+def _global_git_files(top: Path) -> list[Path]:
+    """The global and system config files and the excludes file git reads for TOP."""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"),
+                                                              ".config")
+    files = [Path(os.environ.get("GIT_CONFIG_GLOBAL") or os.path.expanduser("~/.gitconfig")),
+             Path(xdg) / "git" / "config", Path(os.environ.get("GIT_CONFIG_SYSTEM") or
+                                                "/etc/gitconfig")]
+    proc = gitio.run(["config", "--path", "--get", "core.excludesFile"], cwd=top,
+                     check=False, elsewhere=True)
+    value = proc.stdout.strip() if proc.returncode == 0 else ""
+    files.append(Path(value) if value else Path(xdg) / "git" / "ignore")
+    return files
+
+
+def _now_ns() -> int:
+    return time.time_ns()
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode]
 
 
 def workspace(cwd: Path | None = None, home: Path | None = None,

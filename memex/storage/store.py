@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from memex.core import model, ulid
+from memex.core import masking, model, ulid
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
 from memex.storage import iostep, journalfile
@@ -755,65 +755,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-# Fields that hold ids, enum values, times or flags: never free text, so never masked.
-_STRUCTURAL_FIELDS = frozenset({
-    "id", "schema_version", "revision", "repo_id", "scope", "visibility", "type", "role",
-    "instruction_state", "trust_level", "importance", "confidence", "status", "supersedes",
-    "superseded_by", "related", "extends", "contradicts", "review_state", "derived_from",
-    "source", "pinned", "local_approve",
-}) | model.TIME_FIELDS
-_MASKED_FIELDS = tuple(n for n in (*model.FIELD_ORDER, "body") if n not in _STRUCTURAL_FIELDS)
-
-
-def _masked(value: object) -> object:
-    if isinstance(value, str):
-        from memex.core import redact  # its ~100 patterns compile only for a write
-
-        return redact.redact(value).text if value else value
-    if isinstance(value, list):
-        return [_masked(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _masked(v) for k, v in value.items()}
-    return value
-
-
 def mask_memory(memory: model.Memory) -> model.Memory:
-    """The memory with every free-text string masked: secrets keep their first four
-    characters, `<private>` blocks become [REDACTED] (REDACTED in tags and paths: a tag
-    holds no brackets, a path is a glob) (title, body, tags, paths, language,
-    canonical_ref, the people fields, review and status history notes, unknown keys).
-
-    This is the one masking step of every write: `save` and `render` apply it, so no path
-    that writes a memory (capture, update, supersede, MCP, hooks, import, merge, promote)
-    can store a secret the detectors know."""
-    changes: dict[str, object] = {}
-    for name in _MASKED_FIELDS:
-        value = getattr(memory, name)
-        masked = _masked(value)
-        if masked != value:
-            changes[name] = masked
-    extra = _masked(memory.extra)
-    if extra != memory.extra:
-        changes["extra"] = extra
-    for name in ("tags", "paths"):  # a bracketed placeholder is no tag, and a glob class
-        if name in changes:
-            changes[name] = _tag_shaped(changes[name])  # type: ignore[arg-type]
-    return memory.copy(**changes) if changes else memory
-
-
-def _tag_shaped(masked: list[str]) -> list[str]:
-    """Masked tags as tags, masked paths as plain paths (`redact.as_tag`)."""
-    from memex.core import redact
-
-    return [redact.as_tag(str(t)) for t in masked]
-
-
-def mask_tags(tags: list[str]) -> tuple[list[str], bool]:
-    """TAGS masked as `mask_memory` masks them, and whether a whole-text mask
-    (`redact.redact`) would have left a tag that is no tag (a bracketed placeholder)."""
-    masked = [str(_masked(t)) for t in tags]
-    shaped = _tag_shaped(masked)
-    return shaped, shaped != masked
+    """The memory with every free-text string masked (`core.masking.mask_memory`, the
+    one masking step of every write: `save` and `render` apply it, so no path that
+    writes a memory can store a secret the detectors know)."""
+    return masking.mask_memory(memory)
 
 
 def mask_text(text: str) -> str:
@@ -825,20 +771,41 @@ def mask_text(text: str) -> str:
 
     if not redact.find_secrets(text):
         return text
-    return redact.redact(_fields_masked(text)).text
+    fields = _fields_masked(text)
+    if fields is None:  # conflict markers, broken YAML, anything: masked as text
+        return _header_as_tags(redact.redact(text).text)
+    return redact.redact(fields).text
 
 
-def _fields_masked(text: str) -> str:
-    """TEXT written again with its memory's fields masked (`mask_memory`), when it is a
-    memory and masking changes a field; else TEXT as it is."""
+def _fields_masked(text: str) -> str | None:
+    """TEXT written again with its memory's fields masked (`mask_memory`) when masking
+    changes a field, TEXT as it is when it changes none; None when TEXT is no memory."""
     from memex.core import frontmatter
 
     try:
         memory, parsed = frontmatter.load(text)
-    except Exception:  # conflict markers, broken YAML, anything: masked as text only
-        return text  # (the merge driver must never fail on what it writes)
+    except Exception:  # the merge driver must never fail on what it writes
+        return None
     masked = mask_memory(memory)
     return text if masked is memory else frontmatter.rewrite(masked, parsed)
+
+
+def _header_as_tags(masked: str) -> str:
+    """A text that is no memory (a plain-text merge's conflict, a broken line), masked:
+    its lines up to the second `---` line (the front matter) with each private block's
+    placeholder as a tag holds it (`redact.as_tag`). Which key a placeholder is under
+    cannot be told there, and the bracketed one is no tag, no path, and unquoted a
+    YAML list, so the person who fixes the file would meet an invalid memory."""
+    from memex.core import redact
+
+    fences, end = 0, 0
+    for line in masked.splitlines(keepends=True):
+        end += len(line)
+        if line.rstrip("\r\n").rstrip(" \t") == "---":
+            fences += 1
+            if fences == 2:
+                return redact.as_tag(masked[:end]) + masked[end:]
+    return masked
 
 
 def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None

@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from memex.core import clock, policy
+from memex.core import clock, model, policy
 from memex.core.errors import MemexError
 from memex.storage import store
 from memex.storage.homes import Workspace
@@ -46,8 +46,25 @@ class Distilled:
     def diff(self) -> str:
         name = self.path.name
         return "".join(difflib.unified_diff(
-            self.old_text.splitlines(keepends=True), self.new_text.splitlines(keepends=True),
+            _lines(self.old_text), _lines(self.new_text),
             fromfile=f"a/{name}", tofile=f"b/{name}"))
+
+    def shown_diff(self) -> str:
+        """The diff as a terminal may print it: every control character of a line
+        escaped (`model.escape_text`: the file's own lines arrive by git), a CRLF line
+        end shown as a newline."""
+        out = []
+        for line in _lines(self.diff()):
+            end = "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
+            out.append(model.escape_text(line[:len(line) - len(end)]) + ("\n" if end else ""))
+        return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """TEXT's lines, each with its newline: split at "\n" only (splitlines also breaks
+    at CR, NEL, the separators, so a diff would show them as line ends)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def why_not(item: store.Loaded, at: str) -> str | None:
@@ -74,7 +91,9 @@ def _line(item: store.Loaded) -> str:
     body = " ".join(m.body.split())
     title = " ".join(m.title.split())
     text = body if not title or body.lower().startswith(title.lower()) else f"{title}: {body}"
-    return f"- {text} <!-- memex:{m.id} -->"
+    # escaped as `show` prints them: what arrived by git hides no text from the person
+    # who reads AGENTS.md (a bidi override) and moves no cursor when it is printed
+    return f"- {model.escape_controls(text)} <!-- memex:{m.id} -->"
 
 
 def section(chosen: list[store.Loaded]) -> str:

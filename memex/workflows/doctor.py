@@ -118,8 +118,8 @@ def check_hooks(ws: Workspace) -> list[Check]:
                           "every commit", FIX)]
         if not githooks.current(top):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
-                          "(one skips the secret scan when git-memex-scan is not on PATH)",
-                          FIX)]
+                          "(a script changed, or one is missing: prepare-commit-msg scans "
+                          "`git rebase --continue`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     missing = [name for name, ok in state.items() if not ok]
@@ -173,12 +173,16 @@ def check_quarantine(ws: Workspace) -> list[Check]:
 
 def check_home_exposed(ws: Workspace) -> list[Check]:
     """The home inside the work tree, not ignored: git would commit personal memories."""
-    line = homes.exposed_home(ws) if gitio.git_binary() is not None else None
-    if line is None:
+    found = homes.home_check(ws) if gitio.git_binary() is not None else None
+    if found is not None and found.own:
+        return [Check("home", "ok", f"the git-memex home {ws.home} is a git repository of "
+                      "its own: what you commit there (personal memories, the usage log, "
+                      "export.key unless you exclude it) goes wherever you push it")]
+    if found is None or found.line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
-    fix = homes.home_fix(ws, line)
-    return [Check("home", "fail", f"the git-memex home {ws.home} is inside the work tree of "
-                  f"{homes.home_work_tree(ws)} and git does not ignore it: `git add -A` would "
+    fix = found.fix
+    return [Check("home", "fail", f"{found.where} is inside the work tree of "
+                  f"{found.work_tree} and git does not ignore it: `git add -A` would "
                   "commit personal memories and the usage log; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
 
@@ -201,7 +205,8 @@ def check_hook_home(ws: Workspace) -> list[Check]:
     path = homes.expanded(value)
     if path is None:
         user = value[1:].split("/", 1)[0].split(os.sep, 1)[0]
-        problem = f"{key} names {value}, but there is no user {user}, so it is ignored: {why}"
+        missing = f"there is no user {user}" if user else "this user has no home folder"
+        problem = f"{key} names {value}, but {missing}, so it is ignored: {why}"
     elif not path.is_absolute():
         problem = f"{key} is a relative path ({value}), which is ignored: {why}"
     elif _resolved(path) == _resolved(ws.home):

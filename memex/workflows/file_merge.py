@@ -27,7 +27,7 @@ from memex.core.merge import (
     redact_conflict,
     redact_memory,
 )
-from memex.storage import gitio
+from memex.storage import gitio, store
 
 __all__ = ["LABELS", "BodyMerger", "FieldConflict", "MergeResult", "conflict_text",
            "git_body_merger", "merge_history", "merge_memories", "merge_set", "merge_texts",
@@ -114,4 +114,5 @@ def _fallback(base_text: str, ours_text: str, theirs_text: str, message: str,
     redaction = redact.redact(result.text)
     notices = [f"file: {redaction.notice()}"] if redaction.changed else []
     conflict = FieldConflict("file", message, None, None, "parse")
-    return MergeResult(redaction.text, None, [conflict], notices, fallback=True)
+    text = store.mask_text(result.text) if redaction.changed else result.text
+    return MergeResult(text, None, [conflict], notices, fallback=True)

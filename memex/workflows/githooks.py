@@ -32,6 +32,23 @@ echo "git-memex: to commit without the scan knowingly: git commit --no-verify" >
 exit 1
 """
 
+_PREPARE_COMMIT_MSG = f"""#!/bin/sh
+{MARKER}: the scan of a commit git makes without the pre-commit hook.
+# `git rebase --continue` commits what was staged at a stop (an edit, a conflict) with no
+# pre-commit hook; git runs this hook there. It scans the staged files as pre-commit does,
+# only then (rebase-merge/stopped-sha: a stop is being continued), so a rebase's own picks
+# and every other commit cost nothing here.
+git_dir=$(git rev-parse --git-dir 2>/dev/null) || exit 0
+[ -f "$git_dir/rebase-merge/stopped-sha" ] || exit 0
+scanner=$(git config --get memex.hookScanner)
+if [ -n "$scanner" ] && [ -x "$scanner" ]; then
+    exec "$scanner" --staged
+fi
+echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
+echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
+exit 1
+"""
+
 _REFRESH = f"""#!/bin/sh
 {MARKER}: refresh the memory index after git changed the working tree.
 # Fast and never failing the git command: the index is a cache, rebuilt on demand anyway.
@@ -45,6 +62,7 @@ exit 0
 
 HOOKS: dict[str, str] = {
     "pre-commit": _PRE_COMMIT,
+    "prepare-commit-msg": _PREPARE_COMMIT_MSG,
     "post-merge": _REFRESH.replace("{guard}", ""),
     # post-checkout gets (old, new, flag): flag 0 is a file checkout, not worth a refresh
     "post-checkout": _REFRESH.replace("{guard}", '[ "${3:-1}" = "0" ] && exit 0\n'),
@@ -91,16 +109,19 @@ def install(toplevel: Path) -> HookResult:
 
 
 def _call(name: str) -> str:
-    return ('"$(git config memex.hookScanner)" --staged' if name == "pre-commit"
-            else "git-memex-reindex --quiet")
+    return ('"$(git config memex.hookScanner)" --staged'
+            if name in ("pre-commit", "prepare-commit-msg") else "git-memex-reindex --quiet")
 
 
 def current(toplevel: Path) -> bool:
-    """Whether every git-memex hook installed here is this version's script."""
+    """Whether every git-memex hook installed here is this version's script, and none
+    of this version's is missing beside them (an older install lacks a newer hook)."""
     target = hooks_dir(toplevel)
     for name, text in HOOKS.items():
         path = target / name
         if is_ours(path) and path.read_text(encoding="utf-8", errors="replace") != text:
+            return False
+        if not path.exists() and any(is_ours(target / other) for other in HOOKS):
             return False
     return True
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex.core import clock, frontmatter, lifecycle, model, redact
+from memex.core import clock, frontmatter, lifecycle, masking, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import is_ulid, new_ulid
 from memex.storage import store, usage, writelock
@@ -187,6 +187,10 @@ def _archive_entries(path: Path, limit: int, report: ImportReport) -> Iterator[E
                 item = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as exc:
                 report.rejected.append((where, f"not a JSON line ({exc})"))
+                first = False
+                continue
+            except RecursionError:  # nested deeper than the interpreter's stack
+                report.rejected.append((where, "not a JSON line (nested too deeply)"))
                 first = False
                 continue
             if not isinstance(item, dict):
@@ -616,7 +620,7 @@ def _stored_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
         return text
     (title, body, *aliases), joined = redact.redact_parts(
         [memory.title, memory.body, *memory.aliases])
-    tags, reshaped = store.mask_tags(memory.tags)
+    tags, reshaped = masking.mask_tags(memory.tags)
     if joined.changed or reshaped:
         memory.title, memory.body, memory.aliases = title, body, aliases
         said = [joined.notice()] if joined.changed else []

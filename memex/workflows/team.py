@@ -710,6 +710,7 @@ def promote(ws: Workspace, ids: Sequence[str], to: str | None = None, reject: bo
         raise UsageError("name at least one memory to promote")
     if reject and not note:
         raise UsageError("--reject needs a reason: --note TEXT")
+    lifecycle.check_note(note)
     at, me = clock.now_str(), ws.identity()
     plan: list[Promoted] = []
     for loaded in store.find_many(ws, ids):

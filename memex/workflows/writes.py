@@ -567,6 +567,7 @@ def supersede(ws: Workspace, old_id: str, req: CaptureRequest) -> tuple[WriteRes
 @writelock.holds_write_lock
 def set_status(ws: Workspace, id_or_prefix: str, status: str, note: str | None = None,
                via: str = "cli") -> WriteResult:
+    lifecycle.check_note(note)
     loaded = store.find(ws, id_or_prefix)
     if via == "mcp" and loaded.home.in_git:
         raise MemexError(f"{loaded.id} is shared; agents change only drafts and personal ones")

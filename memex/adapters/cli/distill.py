@@ -44,7 +44,7 @@ def cli(apply: bool, as_json: bool) -> None:
     if not result.changed:
         _common.note(f"{result.path.name} is up to date ({len(result.chosen)} instruction(s))")
         return
-    click.echo(result.diff(), nl=False)
+    click.echo(result.shown_diff(), nl=False)
     if apply:
         _common.note(f"wrote {result.path}; review and commit it")
     else:

@@ -87,7 +87,7 @@ class Rest:
                             f"{MAX_BYTES} bytes")
         try:
             return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # (nested too deeply)
             raise HostError("malformed", f"{self.label}'s answer to {path} is not JSON"
                             ) from None
 
