@@ -527,3 +527,13 @@ def test_pathological_input_completes(unit: str) -> None:
     text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
     result = redact(text)
     assert find_secrets(result.text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "ıcreds=hunter2!Xq", "my_keyſ=hunter2!Xq", "x_authſ: hunter2!Xq",
+    "my_credsſ = hunter2!Xq", "İ ıcreds=hunter2!Xq"])
+def test_a_dotless_i_or_long_s_beside_a_key_word_is_no_letter_of_it(text: str) -> None:
+    """"ı" and "ſ" are no ASCII letter beside a key word (str.lower keeps them as they
+    are), so the assignment is seen and its value masked, with or without an "İ" in the
+    text (the review of stop 30: folded to i and s, they hid the assignment)."""
+    assert "hunter2!Xq" not in redact(text).text

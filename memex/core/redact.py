@@ -1206,6 +1206,16 @@ def lowered(text: str) -> str:
     return text.lower()
 
 
+def _key_lowered(text: str) -> str:
+    """``text`` in lower case one character for one, folding nothing but "İ" (whose lower
+    case is two characters): the key words' lookarounds see "ı" and "ſ" as no ASCII
+    letter, as str.lower leaves them, so "ıcreds=..." stays an assignment (a mask is the
+    safer error; :func:`lowered` folds them, for finding words a case-blind regex finds)."""
+    if text.isascii():
+        return text.lower()
+    return text.replace("\u0130", "i").lower()
+
+
 def _detect(text: str) -> list[_Hit]:
     """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
     cands: list[_Cand] = []
@@ -1213,7 +1223,8 @@ def _detect(text: str) -> list[_Hit]:
     _run_candidates(text, cands)
     low = lowered(text)
     _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands)
-    _assignment_candidates(text, low, len(_TOKEN_RULES) + 2, cands)
+    _assignment_candidates(text, low if text.isascii() else _key_lowered(text),
+                           len(_TOKEN_RULES) + 2, cands)
     for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
