@@ -537,3 +537,17 @@ def test_a_dotless_i_or_long_s_beside_a_key_word_is_no_letter_of_it(text: str) -
     are), so the assignment is seen and its value masked, with or without an "İ" in the
     text (the review of stop 30: folded to i and s, they hid the assignment)."""
     assert "hunter2!Xq" not in redact(text).text
+
+
+@pytest.mark.parametrize(("text", "tail"), [
+    ("A3-GR4HS5-LWBMXCNYDOZ-FQ3GR-FQ3GR-FQ3GRHRKU-AADOZkv6HSdOzALWhs3EPALw7ITep0BMX",
+     "kv6HSdOzALWhs3EPALw7ITep0BMX"),
+    ("A3-GR4HS5-LWBMXCNYDOZ-FQ3GR-FQ3GR-FQ3GR-Zq8vN3xLp2Rk7WdmT4s9Kq3W40fSlX2LbK1H",
+     "N3xLp2Rk7WdmT4s9Kq3W40fSlX2LbK1H")])
+def test_a_random_key_glued_by_a_dash_to_a_format_key_is_masked_too(text: str, tail: str) -> None:
+    """A 1Password secret key with a random key after a dash: the format masks its key,
+    and the random rest, which the bare detector's span over the whole run overlapped, is
+    judged on its own instead of dropped with that span (review of stop 30)."""
+    out = redact(text).text
+    assert tail not in out
+    assert "LWBMXCNYDOZ" not in out

@@ -1243,6 +1243,10 @@ def _detect(text: str) -> list[_Hit]:
         if claimed.find(1, start, end) != -1:
             inside = _wrapped(text, start, end, kind, taken)
             if not inside:
+                if kind == bare_secrets.KIND:  # a random tail glued to a format's key
+                    for piece in _unclaimed_bare(text, start, end, claimed):
+                        claimed[piece[1]:piece[2]] = b"\x01" * (piece[2] - piece[1])
+                        taken.append(piece)
                 continue
             # a key wrapped over lines whose first line a format or a key word found: one
             # secret, reported with that kind, masked with its lines kept
@@ -1252,6 +1256,25 @@ def _detect(text: str) -> list[_Hit]:
         claimed[start:end] = b"\x01" * (end - start)
         taken.append((prio, start, end, kind, masked))
     return sorted((start, end, kind) for _p, start, end, kind, masked in taken if not masked)
+
+
+def _unclaimed_bare(text: str, start: int, end: int, claimed: bytearray) -> list[_Cand]:
+    """The random tokens the bare detector finds in what no other candidate claimed of a
+    bare span at ``start:end`` (a key glued by a dash to a format's key is judged on its
+    own, not dropped with the overlapping span)."""
+    found: list[_Cand] = []
+    at = start
+    while at < end:
+        free = claimed.find(0, at, end)
+        if free == -1:
+            break
+        stop = claimed.find(1, free, end)
+        stop = end if stop == -1 else stop
+        for s, e in bare_secrets.spans(text[free:stop]):
+            found.append((len(_TOKEN_RULES) + 3, free + s, free + e, bare_secrets.KIND,
+                          _is_masked_block(text[free + s : free + e])))
+        at = stop
+    return found
 
 
 def _wrapped(text: str, start: int, end: int, kind: str, taken: list[_Cand]) -> list[_Cand]:
