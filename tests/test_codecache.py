@@ -214,3 +214,26 @@ def test_kept_code_that_does_not_load_is_compiled_again(own_cache: Path) -> None
     assert codecache._state["new"] == len(kept)
     assert _behaviour(again) == _behaviour(made)
     assert [_code(c) for c in again] == [_code(c) for c in made]
+
+
+def test_a_cache_whose_reading_runs_out_of_memory_is_ignored(
+        own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged header can declare a huge tuple: under a memory limit marshal raises
+    MemoryError, which must not take every command down (the CLI installs the cache as
+    it loads): the file and the entry are ignored, the methods compiled (stop 30 review)."""
+    codecache.install(str(own_cache))
+    made = _classes(dataclasses.dataclass)
+    codecache.save()
+    codecache.uninstall()
+
+    def no_memory(data: bytes) -> object:
+        raise MemoryError
+
+    codecache.install(str(own_cache))  # the entries kept as bytes
+    monkeypatch.setattr(codecache.marshal, "loads", no_memory)
+    again = _classes(dataclasses.dataclass)  # each entry's code: MemoryError
+    assert codecache._state["new"] > 0
+    assert _behaviour(again) == _behaviour(made)
+    codecache.uninstall()
+    codecache.install(str(own_cache))  # the whole file: MemoryError
+    assert codecache._codes == {}

@@ -56,7 +56,7 @@ def _code(source: str) -> CodeType:
     if kept is not None:
         try:
             code = marshal.loads(kept)
-        except (EOFError, ValueError, TypeError):
+        except Exception:  # noqa: BLE001  # damaged bytes: MemoryError, EOFError, ValueError...
             code = None
         if type(code) is CodeType:
             return code
@@ -75,7 +75,7 @@ def _load(path: str) -> dict[str, bytes]:
         with open(path, "rb") as file:
             data = file.read()  # marshal.load(file) reads in small pieces: ~10x the time
         kept = marshal.loads(data)
-    except (OSError, EOFError, ValueError, TypeError):
+    except Exception:  # noqa: BLE001  # unreadable or damaged (a huge declared size: MemoryError)
         return {}
     if not isinstance(kept, dict) or not all(
             type(k) is str and type(v) is bytes for k, v in kept.items()):
