@@ -187,11 +187,12 @@ def test_ci_example_runs_verify() -> None:
     assert "git memex verify" in steps
 
 
-def test_doctor_fix_adds_a_hook_an_older_install_lacks(repo: Path) -> None:
-    """audit30: a clone set up before the prepare-commit-msg hook existed has the other
-    three; doctor says the hooks are out of date and --fix adds the missing one."""
+@pytest.mark.parametrize("name", ["prepare-commit-msg", "pre-applypatch"])
+def test_doctor_fix_adds_a_hook_an_older_install_lacks(repo: Path, name: str) -> None:
+    """audit30, fix30b: a clone set up before a newer hook existed has the others;
+    doctor says the hooks are out of date and --fix adds the missing one."""
     assert invoke("init", "--yes", "--git-hooks").exit_code == 0
-    missing = repo / ".git" / "hooks" / "prepare-commit-msg"
+    missing = repo / ".git" / "hooks" / name
     missing.unlink()
     hooks = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
                  if c["name"] == "hooks")

@@ -786,3 +786,42 @@ def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) ->
     assert git_proc("rebase", "--continue", cwd=repo, env=env, check=False).returncode == 0
     assert git_proc("rebase", "--force-rebase", "HEAD~2", cwd=repo, env=env,
                     check=False).returncode == 0  # plain picks: no scan, no stop
+
+
+def test_rebase_apply_continue_with_a_staged_copy_is_blocked(repo: Path) -> None:
+    """fix30b (review of audit30): `git rebase --apply` (and `git am`) commit what was
+    staged at a conflict on `--continue` with neither pre-commit nor prepare-commit-msg;
+    git runs pre-applypatch there, which can abort. The plain hooks scan there too, with
+    PATH=/usr/bin:/bin; an ordinary `git am` of a clean patch still applies."""
+    env = dict(_with_plain_hook(repo, repo.parent), PATH="/usr/bin:/bin",
+               GIT_EDITOR="true")
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("main\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
+    git_proc("checkout", "-q", "topic", cwd=repo)
+    assert git_proc("rebase", "--apply", "main", cwd=repo, env=env,
+                    check=False).returncode != 0
+    (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+    git_proc("rm", "-q", "--cached", "notes.md", cwd=repo)
+    (repo / "notes.md").unlink()
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    patch = git_proc("format-patch", "-1", "--stdout", "HEAD", cwd=repo).stdout
+    git_proc("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    proc = subprocess.run(["git", "am"], input=patch, cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "f.txt").read_text(encoding="utf-8") == "resolved\n"

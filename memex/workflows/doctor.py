@@ -119,7 +119,7 @@ def check_hooks(ws: Workspace) -> list[Check]:
         if not githooks.current(top):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
                           "(a script changed, or one is missing: prepare-commit-msg scans "
-                          "`git rebase --continue`)", FIX)]
+                          "`git rebase --continue`, pre-applypatch `git am`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     missing = [name for name, ok in state.items() if not ok]

@@ -49,6 +49,21 @@ echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git
 exit 1
 """
 
+_PRE_APPLYPATCH = f"""#!/bin/sh
+{MARKER}: the scan of a commit `git am` makes (and `git rebase --apply`).
+# The apply backend commits each patch, and on `--continue` what was staged at a conflict,
+# with neither the pre-commit nor the prepare-commit-msg hook; git runs this hook there,
+# after the patch is in the index and before the commit. It scans the staged files as
+# pre-commit does.
+scanner=$(git config --get memex.hookScanner)
+if [ -n "$scanner" ] && [ -x "$scanner" ]; then
+    exec "$scanner" --staged
+fi
+echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
+echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
+exit 1
+"""
+
 _REFRESH = f"""#!/bin/sh
 {MARKER}: refresh the memory index after git changed the working tree.
 # Fast and never failing the git command: the index is a cache, rebuilt on demand anyway.
@@ -63,10 +78,13 @@ exit 0
 HOOKS: dict[str, str] = {
     "pre-commit": _PRE_COMMIT,
     "prepare-commit-msg": _PREPARE_COMMIT_MSG,
+    "pre-applypatch": _PRE_APPLYPATCH,
     "post-merge": _REFRESH.replace("{guard}", ""),
     # post-checkout gets (old, new, flag): flag 0 is a file checkout, not worth a refresh
     "post-checkout": _REFRESH.replace("{guard}", '[ "${3:-1}" = "0" ] && exit 0\n'),
 }
+
+SCANS = ("pre-commit", "prepare-commit-msg", "pre-applypatch")  # the hooks that scan
 
 
 @dataclass
@@ -110,7 +128,7 @@ def install(toplevel: Path) -> HookResult:
 
 def _call(name: str) -> str:
     return ('"$(git config memex.hookScanner)" --staged'
-            if name in ("pre-commit", "prepare-commit-msg") else "git-memex-reindex --quiet")
+            if name in SCANS else "git-memex-reindex --quiet")
 
 
 def current(toplevel: Path) -> bool:
