@@ -825,3 +825,40 @@ def test_rebase_apply_continue_with_a_staged_copy_is_blocked(repo: Path) -> None
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (repo / "f.txt").read_text(encoding="utf-8") == "resolved\n"
+
+
+@pytest.mark.parametrize("change", ["include", "includeIf"])
+def test_a_kept_home_verdict_sees_what_git_config_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """fix30b (review of audit30): the kept verdict (`.home-check`) stayed "safe" after
+    `core.excludesFile` changed in a file ~/.gitconfig reaches by `[include]` or
+    `[includeIf]`: only the global files by name were its dependencies. Every config file
+    git read when the verdict was made is one now, and the files they include."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
+    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    included = tmp_path / "conf" / "more.gitconfig"
+    included.parent.mkdir()
+    included.write_text(f"[core]\n\texcludesFile = {ignore}\n", encoding="utf-8")
+    section = ("[include]" if change == "include"
+               else f'[includeIf "gitdir:{dotfiles}/"]')
+    with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as out:
+        out.write(f"{section}\n\tpath = {included}\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    assert calls == []  # kept
+    included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)

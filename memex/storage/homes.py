@@ -480,7 +480,8 @@ class _HomeVerdict:
     ignored where it lies, its index/ with it: `_HOME_PROBES`), with what it rests on: the
     home and the current repository, git's environment, and the stat (inode, size,
     mtime) of every file that changes what git ignores or tracks there: the index, the
-    exclude file, the repositories' config and global config, the global excludes file,
+    exclude file, every config file git reads there (and each file one includes), the
+    global excludes file,
     each .gitignore from the work tree's top down to the home and in its folders, and
     each `.git` between the home and that top (a repository made nearer the home), and
     for the home's own repository the home folder (a file added at its top). Any
@@ -560,16 +561,34 @@ class _HomeVerdict:
 
 
 def _global_git_files(top: Path) -> list[Path]:
-    """The global and system config files and the excludes file git reads for TOP."""
+    """The config files git reads for TOP (system, global, the repository's, and every
+    file they include, `[include]` or `[includeIf]`, read or not), the global files by
+    name (one made later is read too), and the excludes file: one `git config --list
+    --show-origin`, run when a verdict is made, never when one is reused."""
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"),
                                                               ".config")
     files = [Path(os.environ.get("GIT_CONFIG_GLOBAL") or os.path.expanduser("~/.gitconfig")),
              Path(xdg) / "git" / "config", Path(os.environ.get("GIT_CONFIG_SYSTEM") or
                                                 "/etc/gitconfig")]
-    proc = gitio.run(["config", "--path", "--get", "core.excludesFile"], cwd=top,
-                     check=False, elsewhere=True)
-    value = proc.stdout.strip() if proc.returncode == 0 else ""
-    files.append(Path(value) if value else Path(xdg) / "git" / "ignore")
+    proc = gitio.run(["config", "-z", "--list", "--show-origin"], cwd=top, check=False,
+                     elsewhere=True)
+    excludes = ""
+    items = proc.stdout.split("\0") if proc.returncode == 0 else []
+    for origin, entry in zip(items[::2], items[1::2], strict=False):  # a trailing ""
+        if not origin.startswith("file:"):
+            continue
+        source = top / origin[5:]
+        if source not in files:
+            files.append(source)
+        key, _, value = entry.partition("\n")
+        key = key.lower()
+        if key == "core.excludesfile":
+            excludes = value
+        elif key == "include.path" or (key.startswith("includeif.") and
+                                       key.endswith(".path")):
+            files.append(source.parent / os.path.expanduser(value))
+    files.append(top / os.path.expanduser(excludes) if excludes
+                 else Path(xdg) / "git" / "ignore")
     return files
 
 
