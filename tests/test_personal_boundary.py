@@ -862,3 +862,35 @@ def test_a_kept_home_verdict_sees_what_git_config_reads(
     included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
     with pytest.raises(MemexError, match="does not ignore it"):
         homes.check_home(ws)
+
+
+def test_a_kept_home_verdict_sees_an_edit_that_restores_the_mtime(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fix30b (review of audit30): the verdict kept (inode, size, mtime, mode) of what
+    it rests on; an edit in place of the same size that set the mtime back went unseen.
+    The change time is kept too (no one sets it back)."""
+    from memex.core.errors import MemexError
+
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    assert calls == []  # kept
+    before = exclude.stat()
+    with exclude.open("r+b") as out:  # the same inode and size, the line gone
+        out.write(b"#")
+    os.utime(exclude, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = exclude.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino, before.st_size, before.st_mtime_ns)
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)

@@ -479,7 +479,8 @@ class _HomeVerdict:
     """A home's passed check, kept in `$GIT_MEMEX_HOME/index/.home-check` (the home is
     ignored where it lies, its index/ with it: `_HOME_PROBES`), with what it rests on: the
     home and the current repository, git's environment, and the stat (inode, size,
-    mtime) of every file that changes what git ignores or tracks there: the index, the
+    mtime, mode, ctime: an edit that sets the mtime back still changes the ctime) of
+    every file that changes what git ignores or tracks there: the index, the
     exclude file, every config file git reads there (and each file one includes), the
     global excludes file,
     each .gitignore from the work tree's top down to the home and in its folders, and
@@ -503,7 +504,7 @@ class _HomeVerdict:
         env = sorted((k, v) for k, v in os.environ.items()
                      if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME"))
         current = str(ws.repo.toplevel) if ws.repo is not None else ""
-        self.key = sha256(repr((1, self.home, current, env)).encode()).hexdigest()
+        self.key = sha256(repr((2, self.home, current, env)).encode()).hexdigest()
         self.usable = bool(self.home) and not any(
             k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
 
@@ -517,7 +518,7 @@ class _HomeVerdict:
             at = int(kept["at"])
             for name, seen in kept["deps"]:
                 now = _stat(Path(name))
-                if now != seen or (now is not None and now[2] >= at):
+                if now != seen or (now is not None and max(now[2], now[4]) >= at):
                     return False
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return False
@@ -601,7 +602,7 @@ def _stat(path: Path) -> list[int] | None:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode]
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns]
 
 
 def workspace(cwd: Path | None = None, home: Path | None = None,
