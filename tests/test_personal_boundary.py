@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -868,8 +869,19 @@ def test_a_kept_home_verdict_sees_an_edit_that_restores_the_mtime(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """fix30b (review of audit30): the verdict kept (inode, size, mtime, mode) of what
     it rests on; an edit in place of the same size that set the mtime back went unseen.
-    The change time is kept too (no one sets it back)."""
+    The change time is kept too (no one sets it back). Under a umask that lets the group
+    write, the verdict is still written for this user alone, and used."""
     from memex.core.errors import MemexError
+
+    old = os.umask(0o002)
+    try:
+        _edit_restoring_mtime(tmp_path, monkeypatch, MemexError)
+    finally:
+        os.umask(old)
+
+
+def _edit_restoring_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          error: type[Exception]) -> None:
 
     dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
     home = dotfiles / ".local" / "share" / "mx"
@@ -892,5 +904,47 @@ def test_a_kept_home_verdict_sees_an_edit_that_restores_the_mtime(
     after = exclude.stat()
     assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
         before.st_ino, before.st_size, before.st_mtime_ns)
+    with pytest.raises(error, match="does not ignore it"):
+        homes.check_home(ws)
+
+
+@pytest.mark.parametrize("defect", ["none", "no deps", "no index", "from the future",
+                                    "group-writable", "another user's"])
+def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, defect: str) -> None:
+    """fix30b (review of audit30): `.home-check` was taken with an empty deps list or any
+    `at`: a file `{"key": <the key>, "at": 0, "deps": []}` kept a home git would commit
+    "safe" forever. A verdict must rest on the index, be made before now, and be a file
+    of this user's that no one else may write; else the check runs (and refuses here).
+    "none": a verdict with none of these defects is used (the file is trusted as a
+    cache, not proof against this user)."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    (dotfiles / "x").write_text("x\n", encoding="utf-8")
+    git_proc("add", "x", cwd=dotfiles)
+    home = dotfiles / ".local" / "share" / "mx"
+    (home / "index").mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    ws = homes.workspace(home_check=False)
+    verdict = homes._HomeVerdict(ws)
+    index = dotfiles / ".git" / "index"
+    deps = {"no deps": [], "no index": [[str(dotfiles / "x"), homes._stat(dotfiles / "x")]]
+            }.get(defect, [[str(index), homes._stat(index)]])
+    at = 2 ** 62 if defect == "from the future" else time.time_ns()
+    kept = home / "index" / ".home-check"
+    kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps}),
+                    encoding="utf-8")
+    kept.chmod(0o664 if defect == "group-writable" else 0o600)
+    if defect == "another user's":
+        real = os.getuid()
+        monkeypatch.setattr(homes.os, "getuid", lambda: real + 1)
+    if defect == "none":
+        homes.check_home(ws)
+        return
     with pytest.raises(MemexError, match="does not ignore it"):
         homes.check_home(ws)

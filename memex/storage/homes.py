@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -512,17 +513,31 @@ class _HomeVerdict:
         if not self.usable or _linked_parts(Path(self.home)):
             return False
         try:
-            kept = json.loads(self.path.read_text(encoding="utf-8"))
+            kept = json.loads(self._read())
             if kept.get("key") != self.key:
                 return False
-            at = int(kept["at"])
-            for name, seen in kept["deps"]:
+            at, deps = int(kept["at"]), kept["deps"]
+            if not 0 < at <= self.started or not any(
+                    Path(name).name == "index" for name, _ in deps):
+                return False  # made later than now, or resting on no index: not ours
+            for name, seen in deps:
                 now = _stat(Path(name))
                 if now != seen or (now is not None and max(now[2], now[4]) >= at):
                     return False
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return False
         return True
+
+    def _read(self) -> str:
+        """The kept verdict's text, from a regular file of this user's that no one else
+        may write (a link is not followed); else ValueError."""
+        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, encoding="utf-8") as kept:
+            st = os.fstat(fd)
+            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
+                    or st.st_mode & 0o022):
+                raise ValueError("not a verdict of this user's")
+            return kept.read(1 << 20)
 
     def keep(self, found: HomeCheck) -> None:
         if not self.usable or found.repo is None or not self.ws.home.is_dir():
@@ -535,7 +550,11 @@ class _HomeVerdict:
         text = json.dumps({"key": self.key, "at": self.started, "deps": deps})
         tmp = self.path.with_name(f"{self.NAME}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(text, encoding="utf-8")
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()  # a leftover of a process killed here, maybe another mode
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # any umask
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
             os.replace(tmp, self.path)
         except OSError:
             with contextlib.suppress(OSError):
