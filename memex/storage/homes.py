@@ -488,8 +488,11 @@ class _HomeVerdict:
     each `.git` between the home and that top (a repository made nearer the home), and
     for the home's own repository the home folder (a file added at its top). Any
     of them changed, or changed in the same clock tick as the check (a racy stat, as
-    git's own index treats it): the check runs again. Not used inside a git hook (GIT_DIR
-    or GIT_INDEX_FILE set: the commit's own index is what counts there), nor for a home
+    git's own index treats it): the check runs again. Not used when GIT_DIR,
+    GIT_INDEX_FILE or GIT_WORK_TREE is set (a commit hook sets GIT_INDEX_FILE: the
+    commit's own index is what counts there); a hook that sets none of them
+    (post-checkout, post-merge) may use it, made and kept under its own key (every GIT_*
+    variable is in the key). Nor used for a home
     with a part that is a link (`_linked_parts`: where it leads is asked every time)."""
 
     NAME = ".home-check"

@@ -107,7 +107,9 @@ def check_hooks(ws: Workspace) -> list[Check]:
     if ws.repo is None:
         return []
     top = ws.repo.toplevel
-    state = githooks.installed(top)
+    own = githooks.own_hooks(top)  # the user's own hooks, and whether each chains ours
+    state = {name: ours or own.get(name, False)
+             for name, ours in githooks.installed(top).items()}
     framework = (top / ".pre-commit-config.yaml").exists()
     if state["pre-commit"]:
         scanner = ws.config.get(setup.HOOK_SCANNER.lower(), "")
@@ -126,8 +128,15 @@ def check_hooks(ws: Workspace) -> list[Check]:
     if framework and not state["pre-commit"]:
         return [Check("hooks", "ok", "hooks come from the pre-commit framework "
                       "(.pre-commit-config.yaml); plain hooks missing: " + ", ".join(missing))]
-    return [Check("hooks", "warn", "git-memex git hooks not installed: " + ", ".join(missing),
-                  "git memex init --git-hooks (or the pre-commit framework)")]
+    absent = [name for name in missing if name not in own]
+    unchained = [name for name in missing if name in own]
+    hooks = githooks.hooks_dir(top)
+    parts = (["git-memex git hooks not installed: " + ", ".join(absent)] if absent else [])
+    parts += [f"your own {name} hook ({hooks / name}) does not run git-memex's: add this "
+              f"line to it: {githooks.chain_line(name)}" for name in unchained]
+    return [Check("hooks", "warn", "; ".join(parts),
+                  "git memex init --git-hooks (or the pre-commit framework)" if absent
+                  else None)]
 
 
 def fix(ws: Workspace) -> list[str]:

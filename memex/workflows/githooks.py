@@ -115,7 +115,7 @@ def install(toplevel: Path) -> HookResult:
         if path.exists():
             if not is_ours(path):
                 result.skipped.append(f"{path} exists and is not git-memex's; left alone "
-                                      f"(call `{_call(name)}` from it to chain)")
+                                      f"(to chain, add this line to it: {chain_line(name)})")
                 continue
             if path.read_text(encoding="utf-8", errors="replace") == text:
                 result.unchanged.append(f"{name} hook already installed")
@@ -126,9 +126,34 @@ def install(toplevel: Path) -> HookResult:
     return result
 
 
-def _call(name: str) -> str:
-    return ('"$(git config memex.hookScanner)" --staged'
-            if name in SCANS else "git-memex-reindex --quiet")
+def chain_line(name: str) -> str:
+    """The line that runs git-memex's NAME hook from a hook of the user's own (POSIX sh,
+    no PATH needed for the scan): a failed scan ends the hook with 1."""
+    scanner = "$(git config --get memex.hookScanner)"
+    if name not in SCANS:
+        return (f'"$(dirname "{scanner}")/git-memex-reindex" --quiet >/dev/null 2>&1 '
+                "</dev/null || true")
+    scan = f'"{scanner}" --staged || exit 1'
+    if name == "prepare-commit-msg":  # only while a rebase stop is continued, as ours
+        return f'[ ! -f "$(git rev-parse --git-dir)/rebase-merge/stopped-sha" ] || {scan}'
+    return scan
+
+
+def own_hooks(toplevel: Path) -> dict[str, bool]:
+    """The user's own hooks (not git-memex's) in the names of git-memex's, each with
+    whether it runs git-memex's part (reads the scanner setting, or the reindex)."""
+    target = hooks_dir(toplevel)
+    out: dict[str, bool] = {}
+    for name in HOOKS:
+        path = target / name
+        if path.exists() and not is_ours(path):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            out[name] = ("memex.hookScanner" if name in SCANS
+                         else "git-memex-reindex") in text
+    return out
 
 
 def current(toplevel: Path) -> bool:
