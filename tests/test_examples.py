@@ -149,7 +149,8 @@ def test_the_examples_run(world: Path, isolated: Path, tmp_path: Path,
                 P: capture(f"I prefer short commit subjects ({n})", "--scope", "personal")}
 
     step("init")
-    for hook in ("pre-commit", "prepare-commit-msg", "post-merge", "post-checkout"):
+    for hook in ("pre-commit", "prepare-commit-msg", "pre-applypatch", "post-merge",
+                 "post-checkout"):
         (world / ".git" / "hooks" / hook).unlink()  # each would start a process per commit
     git("add", "-A", cwd=world)
     git("commit", "-q", "-m", "git-memex set up", cwd=world)

@@ -187,14 +187,45 @@ def test_ci_example_runs_verify() -> None:
     assert "git memex verify" in steps
 
 
-def test_doctor_fix_adds_a_hook_an_older_install_lacks(repo: Path) -> None:
-    """audit30: a clone set up before the prepare-commit-msg hook existed has the other
-    three; doctor says the hooks are out of date and --fix adds the missing one."""
+@pytest.mark.parametrize("name", ["prepare-commit-msg", "pre-applypatch"])
+def test_doctor_fix_adds_a_hook_an_older_install_lacks(repo: Path, name: str) -> None:
+    """audit30, fix30b: a clone set up before a newer hook existed has the others;
+    doctor says the hooks are out of date and --fix adds the missing one."""
     assert invoke("init", "--yes", "--git-hooks").exit_code == 0
-    missing = repo / ".git" / "hooks" / "prepare-commit-msg"
+    missing = repo / ".git" / "hooks" / name
     missing.unlink()
     hooks = next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
                  if c["name"] == "hooks")
     assert hooks["level"] == "warn"
     invoke("doctor", "--fix")
     assert githooks.is_ours(missing) and os.access(missing, os.X_OK)
+
+
+@pytest.mark.parametrize("name", ["prepare-commit-msg", "pre-applypatch"])
+def test_doctor_says_how_to_chain_a_scan_from_a_hook_of_your_own(
+        repo: Path, name: str) -> None:
+    """fix30b (review of audit30): with a prepare-commit-msg hook of the user's own,
+    doctor warned "not installed: prepare-commit-msg" forever and suggested
+    `init --git-hooks`, which leaves that hook alone again. It names the hook and the
+    line to add to it; once that line is there, the hooks are fine."""
+    hook = repo / ".git" / "hooks" / name
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text("#!/bin/sh\necho mine >/dev/null\n")
+    hook.chmod(0o755)
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+
+    def check() -> dict[str, str]:
+        return next(c for c in json.loads(invoke("doctor", "--json").stdout)["checks"]
+                    if c["name"] == "hooks")
+
+    found = check()
+    assert found["level"] == "warn"
+    assert "init --git-hooks" not in found["message"] + (found["hint"] or "")
+    assert str(hook) in found["message"] + (found["hint"] or "")
+    line = githooks.chain_line(name)
+    assert line in found["message"] + (found["hint"] or "")
+    hook.write_text(f"#!/bin/sh\n{line}\necho mine >/dev/null\n")
+    assert check()["level"] == "ok"
+    proc = subprocess.run([str(hook)], cwd=repo, capture_output=True, text=True,
+                          env=dict(os.environ, PATH="/usr/bin:/bin"))
+    assert proc.returncode == 0, proc.stderr  # nothing staged, no rebase: passes

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -786,3 +787,164 @@ def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) ->
     assert git_proc("rebase", "--continue", cwd=repo, env=env, check=False).returncode == 0
     assert git_proc("rebase", "--force-rebase", "HEAD~2", cwd=repo, env=env,
                     check=False).returncode == 0  # plain picks: no scan, no stop
+
+
+def test_rebase_apply_continue_with_a_staged_copy_is_blocked(repo: Path) -> None:
+    """fix30b (review of audit30): `git rebase --apply` (and `git am`) commit what was
+    staged at a conflict on `--continue` with neither pre-commit nor prepare-commit-msg;
+    git runs pre-applypatch there, which can abort. The plain hooks scan there too, with
+    PATH=/usr/bin:/bin; an ordinary `git am` of a clean patch still applies."""
+    env = dict(_with_plain_hook(repo, repo.parent), PATH="/usr/bin:/bin",
+               GIT_EDITOR="true")
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("main\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
+    git_proc("checkout", "-q", "topic", cwd=repo)
+    assert git_proc("rebase", "--apply", "main", cwd=repo, env=env,
+                    check=False).returncode != 0
+    (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+    git_proc("rm", "-q", "--cached", "notes.md", cwd=repo)
+    (repo / "notes.md").unlink()
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    patch = git_proc("format-patch", "-1", "--stdout", "HEAD", cwd=repo).stdout
+    git_proc("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    proc = subprocess.run(["git", "am"], input=patch, cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "f.txt").read_text(encoding="utf-8") == "resolved\n"
+
+
+@pytest.mark.parametrize("change", ["include", "includeIf"])
+def test_a_kept_home_verdict_sees_what_git_config_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """fix30b (review of audit30): the kept verdict (`.home-check`) stayed "safe" after
+    `core.excludesFile` changed in a file ~/.gitconfig reaches by `[include]` or
+    `[includeIf]`: only the global files by name were its dependencies. Every config file
+    git read when the verdict was made is one now, and the files they include."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
+    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    included = tmp_path / "conf" / "more.gitconfig"
+    included.parent.mkdir()
+    included.write_text(f"[core]\n\texcludesFile = {ignore}\n", encoding="utf-8")
+    section = ("[include]" if change == "include"
+               else f'[includeIf "gitdir:{dotfiles}/"]')
+    with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as out:
+        out.write(f"{section}\n\tpath = {included}\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    assert calls == []  # kept
+    included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
+
+
+def test_a_kept_home_verdict_sees_an_edit_that_restores_the_mtime(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fix30b (review of audit30): the verdict kept (inode, size, mtime, mode) of what
+    it rests on; an edit in place of the same size that set the mtime back went unseen.
+    The change time is kept too (no one sets it back). Under a umask that lets the group
+    write, the verdict is still written for this user alone, and used."""
+    from memex.core.errors import MemexError
+
+    old = os.umask(0o002)
+    try:
+        _edit_restoring_mtime(tmp_path, monkeypatch, MemexError)
+    finally:
+        os.umask(old)
+
+
+def _edit_restoring_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          error: type[Exception]) -> None:
+
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    assert calls == []  # kept
+    before = exclude.stat()
+    with exclude.open("r+b") as out:  # the same inode and size, the line gone
+        out.write(b"#")
+    os.utime(exclude, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = exclude.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino, before.st_size, before.st_mtime_ns)
+    with pytest.raises(error, match="does not ignore it"):
+        homes.check_home(ws)
+
+
+@pytest.mark.parametrize("defect", ["none", "no deps", "no index", "from the future",
+                                    "group-writable", "another user's"])
+def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, defect: str) -> None:
+    """fix30b (review of audit30): `.home-check` was taken with an empty deps list or any
+    `at`: a file `{"key": <the key>, "at": 0, "deps": []}` kept a home git would commit
+    "safe" forever. A verdict must rest on the index, be made before now, and be a file
+    of this user's that no one else may write; else the check runs (and refuses here).
+    "none": a verdict with none of these defects is used (the file is trusted as a
+    cache, not proof against this user)."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    (dotfiles / "x").write_text("x\n", encoding="utf-8")
+    git_proc("add", "x", cwd=dotfiles)
+    home = dotfiles / ".local" / "share" / "mx"
+    (home / "index").mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    ws = homes.workspace(home_check=False)
+    verdict = homes._HomeVerdict(ws)
+    index = dotfiles / ".git" / "index"
+    deps = {"no deps": [], "no index": [[str(dotfiles / "x"), homes._stat(dotfiles / "x")]]
+            }.get(defect, [[str(index), homes._stat(index)]])
+    at = 2 ** 62 if defect == "from the future" else time.time_ns()
+    kept = home / "index" / ".home-check"
+    kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps}),
+                    encoding="utf-8")
+    kept.chmod(0o664 if defect == "group-writable" else 0o600)
+    if defect == "another user's":
+        real = os.getuid()
+        monkeypatch.setattr(homes.os, "getuid", lambda: real + 1)
+    if defect == "none":
+        homes.check_home(ws)
+        return
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)

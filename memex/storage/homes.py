@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -479,14 +480,19 @@ class _HomeVerdict:
     """A home's passed check, kept in `$GIT_MEMEX_HOME/index/.home-check` (the home is
     ignored where it lies, its index/ with it: `_HOME_PROBES`), with what it rests on: the
     home and the current repository, git's environment, and the stat (inode, size,
-    mtime) of every file that changes what git ignores or tracks there: the index, the
-    exclude file, the repositories' config and global config, the global excludes file,
+    mtime, mode, ctime: an edit that sets the mtime back still changes the ctime) of
+    every file that changes what git ignores or tracks there: the index, the
+    exclude file, every config file git reads there (and each file one includes), the
+    global excludes file,
     each .gitignore from the work tree's top down to the home and in its folders, and
     each `.git` between the home and that top (a repository made nearer the home), and
     for the home's own repository the home folder (a file added at its top). Any
     of them changed, or changed in the same clock tick as the check (a racy stat, as
-    git's own index treats it): the check runs again. Not used inside a git hook (GIT_DIR
-    or GIT_INDEX_FILE set: the commit's own index is what counts there), nor for a home
+    git's own index treats it): the check runs again. Not used when GIT_DIR,
+    GIT_INDEX_FILE or GIT_WORK_TREE is set (a commit hook sets GIT_INDEX_FILE: the
+    commit's own index is what counts there); a hook that sets none of them
+    (post-checkout, post-merge) may use it, made and kept under its own key (every GIT_*
+    variable is in the key). Nor used for a home
     with a part that is a link (`_linked_parts`: where it leads is asked every time)."""
 
     NAME = ".home-check"
@@ -502,7 +508,7 @@ class _HomeVerdict:
         env = sorted((k, v) for k, v in os.environ.items()
                      if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME"))
         current = str(ws.repo.toplevel) if ws.repo is not None else ""
-        self.key = sha256(repr((1, self.home, current, env)).encode()).hexdigest()
+        self.key = sha256(repr((2, self.home, current, env)).encode()).hexdigest()
         self.usable = bool(self.home) and not any(
             k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
 
@@ -510,17 +516,31 @@ class _HomeVerdict:
         if not self.usable or _linked_parts(Path(self.home)):
             return False
         try:
-            kept = json.loads(self.path.read_text(encoding="utf-8"))
+            kept = json.loads(self._read())
             if kept.get("key") != self.key:
                 return False
-            at = int(kept["at"])
-            for name, seen in kept["deps"]:
+            at, deps = int(kept["at"]), kept["deps"]
+            if not 0 < at <= self.started or not any(
+                    Path(name).name == "index" for name, _ in deps):
+                return False  # made later than now, or resting on no index: not ours
+            for name, seen in deps:
                 now = _stat(Path(name))
-                if now != seen or (now is not None and now[2] >= at):
+                if now != seen or (now is not None and max(now[2], now[4]) >= at):
                     return False
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return False
         return True
+
+    def _read(self) -> str:
+        """The kept verdict's text, from a regular file of this user's that no one else
+        may write (a link is not followed); else ValueError."""
+        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, encoding="utf-8") as kept:
+            st = os.fstat(fd)
+            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
+                    or st.st_mode & 0o022):
+                raise ValueError("not a verdict of this user's")
+            return kept.read(1 << 20)
 
     def keep(self, found: HomeCheck) -> None:
         if not self.usable or found.repo is None or not self.ws.home.is_dir():
@@ -533,7 +553,11 @@ class _HomeVerdict:
         text = json.dumps({"key": self.key, "at": self.started, "deps": deps})
         tmp = self.path.with_name(f"{self.NAME}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(text, encoding="utf-8")
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()  # a leftover of a process killed here, maybe another mode
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # any umask
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
             os.replace(tmp, self.path)
         except OSError:
             with contextlib.suppress(OSError):
@@ -560,16 +584,34 @@ class _HomeVerdict:
 
 
 def _global_git_files(top: Path) -> list[Path]:
-    """The global and system config files and the excludes file git reads for TOP."""
+    """The config files git reads for TOP (system, global, the repository's, and every
+    file they include, `[include]` or `[includeIf]`, read or not), the global files by
+    name (one made later is read too), and the excludes file: one `git config --list
+    --show-origin`, run when a verdict is made, never when one is reused."""
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"),
                                                               ".config")
     files = [Path(os.environ.get("GIT_CONFIG_GLOBAL") or os.path.expanduser("~/.gitconfig")),
              Path(xdg) / "git" / "config", Path(os.environ.get("GIT_CONFIG_SYSTEM") or
                                                 "/etc/gitconfig")]
-    proc = gitio.run(["config", "--path", "--get", "core.excludesFile"], cwd=top,
-                     check=False, elsewhere=True)
-    value = proc.stdout.strip() if proc.returncode == 0 else ""
-    files.append(Path(value) if value else Path(xdg) / "git" / "ignore")
+    proc = gitio.run(["config", "-z", "--list", "--show-origin"], cwd=top, check=False,
+                     elsewhere=True)
+    excludes = ""
+    items = proc.stdout.split("\0") if proc.returncode == 0 else []
+    for origin, entry in zip(items[::2], items[1::2], strict=False):  # a trailing ""
+        if not origin.startswith("file:"):
+            continue
+        source = top / origin[5:]
+        if source not in files:
+            files.append(source)
+        key, _, value = entry.partition("\n")
+        key = key.lower()
+        if key == "core.excludesfile":
+            excludes = value
+        elif key == "include.path" or (key.startswith("includeif.") and
+                                       key.endswith(".path")):
+            files.append(source.parent / os.path.expanduser(value))
+    files.append(top / os.path.expanduser(excludes) if excludes
+                 else Path(xdg) / "git" / "ignore")
     return files
 
 
@@ -582,7 +624,7 @@ def _stat(path: Path) -> list[int] | None:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode]
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns]
 
 
 def workspace(cwd: Path | None = None, home: Path | None = None,

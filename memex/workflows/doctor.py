@@ -107,7 +107,9 @@ def check_hooks(ws: Workspace) -> list[Check]:
     if ws.repo is None:
         return []
     top = ws.repo.toplevel
-    state = githooks.installed(top)
+    own = githooks.own_hooks(top)  # the user's own hooks, and whether each chains ours
+    state = {name: ours or own.get(name, False)
+             for name, ours in githooks.installed(top).items()}
     framework = (top / ".pre-commit-config.yaml").exists()
     if state["pre-commit"]:
         scanner = ws.config.get(setup.HOOK_SCANNER.lower(), "")
@@ -119,15 +121,22 @@ def check_hooks(ws: Workspace) -> list[Check]:
         if not githooks.current(top):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
                           "(a script changed, or one is missing: prepare-commit-msg scans "
-                          "`git rebase --continue`)", FIX)]
+                          "`git rebase --continue`, pre-applypatch `git am`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     missing = [name for name, ok in state.items() if not ok]
     if framework and not state["pre-commit"]:
         return [Check("hooks", "ok", "hooks come from the pre-commit framework "
                       "(.pre-commit-config.yaml); plain hooks missing: " + ", ".join(missing))]
-    return [Check("hooks", "warn", "git-memex git hooks not installed: " + ", ".join(missing),
-                  "git memex init --git-hooks (or the pre-commit framework)")]
+    absent = [name for name in missing if name not in own]
+    unchained = [name for name in missing if name in own]
+    hooks = githooks.hooks_dir(top)
+    parts = (["git-memex git hooks not installed: " + ", ".join(absent)] if absent else [])
+    parts += [f"your own {name} hook ({hooks / name}) does not run git-memex's: add this "
+              f"line to it: {githooks.chain_line(name)}" for name in unchained]
+    return [Check("hooks", "warn", "; ".join(parts),
+                  "git memex init --git-hooks (or the pre-commit framework)" if absent
+                  else None)]
 
 
 def fix(ws: Workspace) -> list[str]:

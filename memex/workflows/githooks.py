@@ -49,6 +49,21 @@ echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git
 exit 1
 """
 
+_PRE_APPLYPATCH = f"""#!/bin/sh
+{MARKER}: the scan of a commit `git am` makes (and `git rebase --apply`).
+# The apply backend commits each patch, and on `--continue` what was staged at a conflict,
+# with neither the pre-commit nor the prepare-commit-msg hook; git runs this hook there,
+# after the patch is in the index and before the commit. It scans the staged files as
+# pre-commit does.
+scanner=$(git config --get memex.hookScanner)
+if [ -n "$scanner" ] && [ -x "$scanner" ]; then
+    exec "$scanner" --staged
+fi
+echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
+echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
+exit 1
+"""
+
 _REFRESH = f"""#!/bin/sh
 {MARKER}: refresh the memory index after git changed the working tree.
 # Fast and never failing the git command: the index is a cache, rebuilt on demand anyway.
@@ -63,10 +78,13 @@ exit 0
 HOOKS: dict[str, str] = {
     "pre-commit": _PRE_COMMIT,
     "prepare-commit-msg": _PREPARE_COMMIT_MSG,
+    "pre-applypatch": _PRE_APPLYPATCH,
     "post-merge": _REFRESH.replace("{guard}", ""),
     # post-checkout gets (old, new, flag): flag 0 is a file checkout, not worth a refresh
     "post-checkout": _REFRESH.replace("{guard}", '[ "${3:-1}" = "0" ] && exit 0\n'),
 }
+
+SCANS = ("pre-commit", "prepare-commit-msg", "pre-applypatch")  # the hooks that scan
 
 
 @dataclass
@@ -97,7 +115,7 @@ def install(toplevel: Path) -> HookResult:
         if path.exists():
             if not is_ours(path):
                 result.skipped.append(f"{path} exists and is not git-memex's; left alone "
-                                      f"(call `{_call(name)}` from it to chain)")
+                                      f"(to chain, add this line to it: {chain_line(name)})")
                 continue
             if path.read_text(encoding="utf-8", errors="replace") == text:
                 result.unchanged.append(f"{name} hook already installed")
@@ -108,9 +126,34 @@ def install(toplevel: Path) -> HookResult:
     return result
 
 
-def _call(name: str) -> str:
-    return ('"$(git config memex.hookScanner)" --staged'
-            if name in ("pre-commit", "prepare-commit-msg") else "git-memex-reindex --quiet")
+def chain_line(name: str) -> str:
+    """The line that runs git-memex's NAME hook from a hook of the user's own (POSIX sh,
+    no PATH needed for the scan): a failed scan ends the hook with 1."""
+    scanner = "$(git config --get memex.hookScanner)"
+    if name not in SCANS:
+        return (f'"$(dirname "{scanner}")/git-memex-reindex" --quiet >/dev/null 2>&1 '
+                "</dev/null || true")
+    scan = f'"{scanner}" --staged || exit 1'
+    if name == "prepare-commit-msg":  # only while a rebase stop is continued, as ours
+        return f'[ ! -f "$(git rev-parse --git-dir)/rebase-merge/stopped-sha" ] || {scan}'
+    return scan
+
+
+def own_hooks(toplevel: Path) -> dict[str, bool]:
+    """The user's own hooks (not git-memex's) in the names of git-memex's, each with
+    whether it runs git-memex's part (reads the scanner setting, or the reindex)."""
+    target = hooks_dir(toplevel)
+    out: dict[str, bool] = {}
+    for name in HOOKS:
+        path = target / name
+        if path.exists() and not is_ours(path):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            out[name] = ("memex.hookScanner" if name in SCANS
+                         else "git-memex-reindex") in text
+    return out
 
 
 def current(toplevel: Path) -> bool:
