@@ -16,19 +16,23 @@ from memex.storage import gitio
 
 MARKER = "# git-memex hook"
 
+# The scanning hooks' common end: run this clone's scanner on the staged files, or fail
+# the commit saying why (no scanner, no commit).
+_RUN_SCANNER = """scanner=$(git config --get memex.hookScanner)
+if [ -n "$scanner" ] && [ -x "$scanner" ]; then
+    exec "$scanner" --staged
+fi
+echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${scanner:-unset}" >&2
+echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
+"""
+
 _PRE_COMMIT = f"""#!/bin/sh
 {MARKER}: secret scan of staged memory files (git memex init --git-hooks installs it).
 # Blocks a commit that would add an unmasked secret or <private> block, or a personal
 # or visibility: private memory, to the memory folder; names file and line, never the
 # secret. The scanner's absolute path is this clone's `git config memex.hookScanner`
 # (written by init, repaired by doctor --fix): no PATH needed, and no scanner, no commit.
-scanner=$(git config --get memex.hookScanner)
-if [ -n "$scanner" ] && [ -x "$scanner" ]; then
-    exec "$scanner" --staged
-fi
-echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
-echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
-echo "git-memex: to commit without the scan knowingly: git commit --no-verify" >&2
+{_RUN_SCANNER}echo "git-memex: to commit without the scan knowingly: git commit --no-verify" >&2
 exit 1
 """
 
@@ -40,13 +44,7 @@ _PREPARE_COMMIT_MSG = f"""#!/bin/sh
 # and every other commit cost nothing here.
 git_dir=$(git rev-parse --git-dir 2>/dev/null) || exit 0
 [ -f "$git_dir/rebase-merge/stopped-sha" ] || exit 0
-scanner=$(git config --get memex.hookScanner)
-if [ -n "$scanner" ] && [ -x "$scanner" ]; then
-    exec "$scanner" --staged
-fi
-echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
-echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
-exit 1
+{_RUN_SCANNER}exit 1
 """
 
 _PRE_APPLYPATCH = f"""#!/bin/sh
@@ -55,13 +53,7 @@ _PRE_APPLYPATCH = f"""#!/bin/sh
 # with neither the pre-commit nor the prepare-commit-msg hook; git runs this hook there,
 # after the patch is in the index and before the commit. It scans the staged files as
 # pre-commit does.
-scanner=$(git config --get memex.hookScanner)
-if [ -n "$scanner" ] && [ -x "$scanner" ]; then
-    exec "$scanner" --staged
-fi
-echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${{scanner:-unset}}" >&2
-echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
-exit 1
+{_RUN_SCANNER}exit 1
 """
 
 _REFRESH = f"""#!/bin/sh
