@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memex.storage import homes
+from memex.storage.homes import Workspace
 from memex.workflows import scan
 from tests.helpers import git_proc, invoke, invoke_json
 from tests.helpers.memfiles import memory, put, write
@@ -606,6 +607,25 @@ def test_doctor_names_a_bare_tilde_hook_home_with_no_home_folder(
     assert "no home folder" in check["message"]
 
 
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh repository to run commands in, made the current folder."""
+    project = tmp_path / "project"
+    project.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=project)
+    monkeypatch.chdir(project)
+    return project
+
+
+def _checked_once(monkeypatch: pytest.MonkeyPatch) -> tuple[Workspace, list[list[str]]]:
+    """A personal capture (the home checked and its verdict kept), then the workspace and
+    the git processes counted from here on, after one more check."""
+    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
+    ws = homes.workspace()
+    calls = _counting_git(monkeypatch)
+    homes.check_home(ws)
+    return ws, calls
+
+
 def _counting_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The git commands this process runs from now on (gitio.run: every one the home
     check starts)."""
@@ -641,14 +661,8 @@ def test_a_home_in_a_dotfiles_repo_is_checked_again_only_when_that_can_change(
         (dotfiles / ".gitignore").write_text("/.local/share/mx/\n", encoding="utf-8")
     else:
         exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
-    project = tmp_path / "project"
-    project.mkdir()
-    git_proc("init", "-q", "-b", "main", cwd=project)
-    monkeypatch.chdir(project)
-    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
-    ws = homes.workspace()
-    calls = _counting_git(monkeypatch)
-    homes.check_home(ws)
+    project = _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
     homes.check_home(ws)
     assert calls == []  # nothing changed: no git process
     if change == "exclude line removed":
@@ -751,13 +765,9 @@ def test_a_part_of_the_home_linked_into_a_work_tree_is_refused(
     assert git_proc("diff", "--cached", "--name-only", cwd=repo).stdout == ""
 
 
-@pytest.mark.parametrize("stop", ["edit", "conflict"])
-def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) -> None:
-    """audit30: `git rebase --continue` commits what was staged at a stop (an `edit`, a
-    resolved conflict) without running the pre-commit hook (git 2.39), so a personal
-    memory copied into the work tree and staged there (`git add -A`) was committed.
-    The plain hooks scan that commit too (prepare-commit-msg, which git runs there),
-    with PATH=/usr/bin:/bin; a rebase's own picks pass as before."""
+def _topic_branch(repo: Path) -> dict[str, str]:
+    """The plain hooks installed, a base commit on main and one on a topic branch (checked
+    out) changing the same line; the environment to run git in, with a GUI's PATH."""
     env = dict(_with_plain_hook(repo, repo.parent), PATH="/usr/bin:/bin",
                GIT_EDITOR="true")
     (repo / "f.txt").write_text("base\n", encoding="utf-8")
@@ -766,16 +776,20 @@ def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) ->
     git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     (repo / "f.txt").write_text("topic\n", encoding="utf-8")
     git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
-    if stop == "conflict":
-        git_proc("checkout", "-q", "main", cwd=repo)
-        (repo / "f.txt").write_text("main\n", encoding="utf-8")
-        git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
-        git_proc("checkout", "-q", "topic", cwd=repo)
-        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
-        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
-    else:
-        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
-                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    return env
+
+
+def _main_moved_on(repo: Path, env: dict[str, str]) -> None:
+    """main changes the topic's line too (a rebase of topic onto it conflicts)."""
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("main\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
+    git_proc("checkout", "-q", "topic", cwd=repo)
+
+
+def _staged_copy_blocks_the_continue(repo: Path, env: dict[str, str]) -> None:
+    """A personal memory copied into the work tree and staged at a rebase stop: `git
+    rebase --continue` fails naming it and commits nothing; then it is unstaged."""
     _, text = _personal(repo)
     (repo / "notes.md").write_text(text, encoding="utf-8")
     git_proc("add", "-A", cwd=repo)
@@ -784,6 +798,24 @@ def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) ->
     assert "a copy of personal memory" in proc.stdout + proc.stderr
     assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
     git_proc("rm", "-q", "--cached", "notes.md", cwd=repo)
+
+
+@pytest.mark.parametrize("stop", ["edit", "conflict"])
+def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) -> None:
+    """audit30: `git rebase --continue` commits what was staged at a stop (an `edit`, a
+    resolved conflict) without running the pre-commit hook (git 2.39), so a personal
+    memory copied into the work tree and staged there (`git add -A`) was committed.
+    The plain hooks scan that commit too (prepare-commit-msg, which git runs there),
+    with PATH=/usr/bin:/bin; a rebase's own picks pass as before."""
+    env = _topic_branch(repo)
+    if stop == "conflict":
+        _main_moved_on(repo, env)
+        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    else:
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _staged_copy_blocks_the_continue(repo, env)
     assert git_proc("rebase", "--continue", cwd=repo, env=env, check=False).returncode == 0
     assert git_proc("rebase", "--force-rebase", "HEAD~2", cwd=repo, env=env,
                     check=False).returncode == 0  # plain picks: no scan, no stop
@@ -794,29 +826,12 @@ def test_rebase_apply_continue_with_a_staged_copy_is_blocked(repo: Path) -> None
     staged at a conflict on `--continue` with neither pre-commit nor prepare-commit-msg;
     git runs pre-applypatch there, which can abort. The plain hooks scan there too, with
     PATH=/usr/bin:/bin; an ordinary `git am` of a clean patch still applies."""
-    env = dict(_with_plain_hook(repo, repo.parent), PATH="/usr/bin:/bin",
-               GIT_EDITOR="true")
-    (repo / "f.txt").write_text("base\n", encoding="utf-8")
-    git_proc("add", "f.txt", cwd=repo)
-    git_proc("commit", "-q", "-m", "base", cwd=repo, env=env)
-    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
-    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
-    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
-    git_proc("checkout", "-q", "main", cwd=repo)
-    (repo / "f.txt").write_text("main\n", encoding="utf-8")
-    git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
-    git_proc("checkout", "-q", "topic", cwd=repo)
+    env = _topic_branch(repo)
+    _main_moved_on(repo, env)
     assert git_proc("rebase", "--apply", "main", cwd=repo, env=env,
                     check=False).returncode != 0
     (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
-    _, text = _personal(repo)
-    (repo / "notes.md").write_text(text, encoding="utf-8")
-    git_proc("add", "-A", cwd=repo)
-    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
-    assert proc.returncode != 0, proc.stdout + proc.stderr
-    assert "a copy of personal memory" in proc.stdout + proc.stderr
-    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
-    git_proc("rm", "-q", "--cached", "notes.md", cwd=repo)
+    _staged_copy_blocks_the_continue(repo, env)
     (repo / "notes.md").unlink()
     proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -851,14 +866,8 @@ def test_a_kept_home_verdict_sees_what_git_config_reads(
                else f'[includeIf "gitdir:{dotfiles}/"]')
     with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as out:
         out.write(f"{section}\n\tpath = {included}\n")
-    project = tmp_path / "project"
-    project.mkdir()
-    git_proc("init", "-q", "-b", "main", cwd=project)
-    monkeypatch.chdir(project)
-    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
-    ws = homes.workspace()
-    calls = _counting_git(monkeypatch)
-    homes.check_home(ws)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
     assert calls == []  # kept
     included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
     with pytest.raises(MemexError, match="does not ignore it"):
@@ -888,14 +897,8 @@ def _edit_restoring_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     home.mkdir(parents=True)
     monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
     exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
-    project = tmp_path / "project"
-    project.mkdir()
-    git_proc("init", "-q", "-b", "main", cwd=project)
-    monkeypatch.chdir(project)
-    assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
-    ws = homes.workspace()
-    calls = _counting_git(monkeypatch)
-    homes.check_home(ws)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
     assert calls == []  # kept
     before = exclude.stat()
     with exclude.open("r+b") as out:  # the same inode and size, the line gone
@@ -926,10 +929,7 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
     home = dotfiles / ".local" / "share" / "mx"
     (home / "index").mkdir(parents=True)
     monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
-    project = tmp_path / "project"
-    project.mkdir()
-    git_proc("init", "-q", "-b", "main", cwd=project)
-    monkeypatch.chdir(project)
+    _project(tmp_path, monkeypatch)
     ws = homes.workspace(home_check=False)
     verdict = homes._HomeVerdict(ws)
     index = dotfiles / ".git" / "index"
