@@ -70,3 +70,16 @@ def test_framework_secret_scan_refuses_a_personal_memory(repo: Path, tmp_path: P
     commit = subprocess.run(["git", "commit", "-m", "oops"], cwd=repo, env=env,
                             capture_output=True, text=True)
     assert commit.returncode != 0
+
+
+def test_the_summary_counts_the_files_it_blocks() -> None:
+    """A personal copy outside the memory folder is no memory file the scan counted: the
+    summary said "in 0 memory files" (fix30b's note); it counts the files it names."""
+    from memex.workflows import scan
+
+    copy = scan.SecretFinding("notes.md", 1, "personal-copy", "personal memory X")
+    line = scan.summary(0, [copy, scan.SecretFinding("notes.md", 3, "github-token")])
+    assert "0 memory files" not in line
+    assert "in 1 file;" in line
+    both = scan.summary(2, [copy, scan.SecretFinding(".memex/a.md", 2, "github-token")])
+    assert "in 2 files;" in both

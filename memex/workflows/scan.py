@@ -216,9 +216,8 @@ def proposed_from(data: bytes) -> str | None:
 
 def summary(count: int, findings: list[SecretFinding]) -> str:
     """One line for people: what the scan found (or that it found nothing)."""
-    files = f"{count} memory file{'' if count == 1 else 's'}"
     if not findings:
-        return f"scanned {files}: no unmasked secret"
+        return f"scanned {count} memory file{'' if count == 1 else 's'}: no unmasked secret"
     secrets = sum(1 for f in findings if f.is_secret)
     parts = []
     if secrets:
@@ -226,7 +225,9 @@ def summary(count: int, findings: list[SecretFinding]) -> str:
     if len(findings) > secrets:
         parts.append(f"{len(findings) - secrets} file(s) that must not be committed as "
                      "they are: unstage or fix them")
-    return f"git-memex: {'; '.join(parts)}; in {files}; then commit again"
+    blocked = len({f.path for f in findings})  # a copy outside the folder counts too
+    return (f"git-memex: {'; '.join(parts)}; in {blocked} file{'' if blocked == 1 else 's'}; "
+            "then commit again")
 
 
 def _guards(ws: Workspace) -> dict[str, tuple[str, str]]:
