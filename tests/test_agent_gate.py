@@ -382,3 +382,45 @@ def test_supersede_leaves_behind_a_bad_tag_path_or_alias_from_git(
     assert "\u202e" not in result.stderr and "\x1b" not in result.stderr
     new = invoke_json("show", json.loads(result.stdout)["id"])
     assert (new["tags"], new["paths"], new["aliases"]) == (["ok"], ["src/c.py"], ["tea note"])
+
+
+def test_a_write_is_given_a_bounded_number_of_tags_and_paths(repo: Path,
+                                                             memex_home: Path) -> None:
+    """audit30's left item: a write took any number of tags and paths of any length (5,000
+    tags, one of 5,000 characters), all front matter outside memex.maxBytes, each an index
+    term. A write refuses more than model.MAX_TAGS / MAX_PATHS or a longer one (exit 2,
+    MCP's tools through agent the same), nothing saved; a memory from git holding more is
+    kept as it is: an update may remove but not add past the bound."""
+    many = [f"t{i}" for i in range(model.MAX_TAGS + 1)]
+    for args in ([arg for t in many for arg in ("--tag", t)],
+                 ["--tag", "x" * (model.MAX_TAG_CHARS + 1)],
+                 [arg for i in range(model.MAX_PATHS + 1) for arg in ("--paths", f"src/{i}.py")],
+                 ["--paths", "a/" * (model.MAX_PATH_CHARS // 2 + 1)]):
+        result = invoke("capture", "--scope", "personal", "a bounded note", *args)
+        assert result.exit_code == 2, (args[:2], result.output)
+    assert invoke_json("list", "--json") == []
+    with pytest.raises(UsageError, match="at most"):
+        agent._tags(many)
+    mine = put(personal(memex_home), "personal", "I like tea", tags=many)
+    assert invoke("update", mine.id, "--tag", "more").exit_code == 2
+    assert invoke("update", mine.id, "--untag", "t0").exit_code == 0
+    assert len(invoke_json("show", mine.id)["tags"]) == model.MAX_TAGS
+    assert invoke("update", mine.id, "--tag", "again").exit_code == 2  # one past the bound
+    assert invoke("update", mine.id, "--untag", "t1", "--tag", "again").exit_code == 0
+    assert len(invoke_json("show", mine.id)["tags"]) == model.MAX_TAGS
+
+
+def test_supersede_carries_tags_paths_and_aliases_within_the_write_bounds(
+        repo: Path, memex_home: Path) -> None:
+    """A memory from git may hold more tags or paths than a write may be given (or longer
+    ones; aliases past their bound make a file unreadable): its successor carries what
+    fits and says what it left behind, instead of being refused for values nobody typed."""
+    tags = ["x" * (model.MAX_TAG_CHARS + 1)] + [f"t{i}" for i in range(model.MAX_TAGS + 2)]
+    old = put(personal(memex_home), "personal", "I like tea", tags=tags,
+              paths=["src/c.py", "a/" * (model.MAX_PATH_CHARS // 2 + 1)])
+    result = invoke("supersede", old.id, "I like green tea", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("not carried over") == 3, result.stderr
+    new = invoke_json("show", json.loads(result.stdout)["id"])
+    assert new["tags"] == tags[1 : model.MAX_TAGS + 1]
+    assert new["paths"] == ["src/c.py"]

@@ -88,6 +88,12 @@ HISTORY_KEYS = ("at", "by", "from", "to", "note")
 # by whoever writes it and searched as a low-weight field.
 MAX_ALIASES = 8
 MAX_ALIAS_CHARS = 200
+# What one write may give (a file from git may hold more: it is read as it is): tags and
+# paths live in the front matter, outside memex.maxBytes, and each is an index term.
+MAX_TAGS = 64
+MAX_TAG_CHARS = 200
+MAX_PATHS = 64
+MAX_PATH_CHARS = 1024
 _TAG_RE = lazyre.compile(r"^[^\s,\[\]{}#]+$")
 
 
@@ -330,18 +336,39 @@ def normalise_tags(tags: list[str]) -> list[str]:
         if not _TAG_RE.match(tag):
             raise InvalidMemory(
                 f"tag {_quoted(tag)} may not contain spaces, commas, brackets or '#'")
+        if len(tag) > MAX_TAG_CHARS:
+            raise InvalidMemory(f"tag {_quoted(tag, 45)} is longer than {MAX_TAG_CHARS} "
+                                "characters")
         if tag not in out:
             out.append(tag)
+    check_count("tags", out, MAX_TAGS)
     return out
+
+
+# A one-line field a write is given -> (at most this many values, of at most this many
+# characters): what a successor carries over of its predecessor's (writes._carried).
+WRITE_BOUNDS = {"tag": (MAX_TAGS, MAX_TAG_CHARS), "path": (MAX_PATHS, MAX_PATH_CHARS),
+                "alias": (MAX_ALIASES, MAX_ALIAS_CHARS)}
+
+
+def check_count(name: str, values: list[str], most: int, before: int = 0) -> None:
+    """InvalidMemory when a write would leave more than MOST NAME (tags, paths) and more
+    than the memory held BEFORE (a file from git with more is kept as it is)."""
+    if len(values) > max(most, before):
+        raise InvalidMemory(f"{len(values)} {name}: at most {most} are allowed")
 
 
 def normalise_paths(paths: list[str]) -> list[str]:
     """Paths as stored: stripped, empty and repeated ones dropped; InvalidMemory for a
-    path with a control character."""
+    path with a control character, past MAX_PATH_CHARS or past MAX_PATHS."""
     out = list(dict.fromkeys(p.strip() for p in paths if p.strip()))
     for path in out:
         if problem := line_problem("path", path):
             raise InvalidMemory(problem)
+        if len(path) > MAX_PATH_CHARS:
+            raise InvalidMemory(f"path {_quoted(path, 45)} is longer than {MAX_PATH_CHARS} "
+                                "characters")
+    check_count("paths", out, MAX_PATHS)
     return out
 
 

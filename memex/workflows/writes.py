@@ -464,9 +464,10 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
         remove = set(req.remove_tags)
         try:  # the tags given are checked; the memory's own are kept as they are
             added = model.normalise_tags(req.add_tags)
+            new.tags = [t for t in dict.fromkeys(new.tags + added) if t not in remove]
+            model.check_count("tags", new.tags, model.MAX_TAGS, len(old.tags))
         except InvalidMemory as exc:
             raise UsageError(str(exc)) from None
-        new.tags = [t for t in dict.fromkeys(new.tags + added) if t not in remove]
     if req.paths is not None:
         try:
             new.paths = model.normalise_paths(req.paths)
@@ -503,16 +504,23 @@ def update(ws: Workspace, id_or_prefix: str, req: UpdateRequest, via: str = "cli
 
 def _carried(name: str, values: list[str], dropped: list[str]) -> list[str]:
     """The old memory's VALUES a successor inherits: one that arrived by git holding a
-    control character, which a write refuses (model.line_problem), is left behind and
+    control character, which a write refuses (model.line_problem), or past a write's
+    bounds (model.WRITE_BOUNDS: too long, or past the number allowed), is left behind and
     its reason added to DROPPED, so the successor is written, not refused for a value
     nobody typed."""
+    most, longest = model.WRITE_BOUNDS[name]
     kept = []
     for value in values:
         if problem := model.line_problem(name, value):
             dropped.append(problem)
+        elif len(value) > longest:
+            dropped.append(f"{name} {redact.quoted(value[:40] + '...')} is longer than "
+                           f"{longest} characters")
         else:
             kept.append(value)
-    return kept
+    if len(kept) > most:
+        dropped.append(f"{len(kept) - most} {name}(s) past the first {most}")
+    return kept[:most]
 
 
 @writelock.holds_write_lock
