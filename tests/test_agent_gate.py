@@ -410,7 +410,7 @@ def test_a_write_is_given_a_bounded_number_of_tags_and_paths(repo: Path,
     assert len(invoke_json("show", mine.id)["tags"]) == model.MAX_TAGS
 
 
-def test_supersede_carries_tags_paths_and_aliases_within_the_write_bounds(
+def test_supersede_carries_tags_and_paths_within_the_write_bounds(
         repo: Path, memex_home: Path) -> None:
     """A memory from git may hold more tags or paths than a write may be given (or longer
     ones; aliases past their bound make a file unreadable): its successor carries what
