@@ -94,6 +94,10 @@ MAX_TAGS = 64
 MAX_TAG_CHARS = 200
 MAX_PATHS = 64
 MAX_PATH_CHARS = 1024
+# A one-line field a write is given -> (at most this many values, of at most this many
+# characters each).
+WRITE_BOUNDS = {"tag": (MAX_TAGS, MAX_TAG_CHARS), "path": (MAX_PATHS, MAX_PATH_CHARS),
+                "alias": (MAX_ALIASES, MAX_ALIAS_CHARS)}
 _TAG_RE = lazyre.compile(r"^[^\s,\[\]{}#]+$")
 
 
@@ -251,6 +255,19 @@ def title_problem(title: str) -> str | None:
     return line_problem("title", title)
 
 
+def value_problem(name: str, value: str) -> str | None:
+    """Why one value of a listed field a write is given (a tag, path or alias) is
+    refused: a control character, or longer than WRITE_BOUNDS allows (None: it is fine).
+    A memory's own values from git are not refused by it: a successor leaves them behind
+    (writes._carried)."""
+    if problem := line_problem(name, value):
+        return problem
+    longest = WRITE_BOUNDS[name][1]
+    if len(value) > longest:
+        return f"{name} {_quoted(value, 45)} is longer than {longest} characters"
+    return None
+
+
 def written_problem(memory: Memory) -> str | None:
     """`line_problem` of the first one-line field of MEMORY that holds a control
     character (title, tags, paths, aliases, canonical_ref): what a write refuses in a memory
@@ -331,24 +348,15 @@ def normalise_tags(tags: list[str]) -> list[str]:
         tag = tag.strip()
         if not tag:
             continue
-        if problem := line_problem("tag", tag):
+        if problem := value_problem("tag", tag):
             raise InvalidMemory(problem)
         if not _TAG_RE.match(tag):
             raise InvalidMemory(
                 f"tag {_quoted(tag)} may not contain spaces, commas, brackets or '#'")
-        if len(tag) > MAX_TAG_CHARS:
-            raise InvalidMemory(f"tag {_quoted(tag, 45)} is longer than {MAX_TAG_CHARS} "
-                                "characters")
         if tag not in out:
             out.append(tag)
     check_count("tags", out, MAX_TAGS)
     return out
-
-
-# A one-line field a write is given -> (at most this many values, of at most this many
-# characters): what a successor carries over of its predecessor's (writes._carried).
-WRITE_BOUNDS = {"tag": (MAX_TAGS, MAX_TAG_CHARS), "path": (MAX_PATHS, MAX_PATH_CHARS),
-                "alias": (MAX_ALIASES, MAX_ALIAS_CHARS)}
 
 
 def check_count(name: str, values: list[str], most: int, before: int = 0) -> None:
@@ -363,11 +371,8 @@ def normalise_paths(paths: list[str]) -> list[str]:
     path with a control character, past MAX_PATH_CHARS or past MAX_PATHS."""
     out = list(dict.fromkeys(p.strip() for p in paths if p.strip()))
     for path in out:
-        if problem := line_problem("path", path):
+        if problem := value_problem("path", path):
             raise InvalidMemory(problem)
-        if len(path) > MAX_PATH_CHARS:
-            raise InvalidMemory(f"path {_quoted(path, 45)} is longer than {MAX_PATH_CHARS} "
-                                "characters")
     check_count("paths", out, MAX_PATHS)
     return out
 

@@ -508,14 +508,11 @@ def _carried(name: str, values: list[str], dropped: list[str]) -> list[str]:
     bounds (model.WRITE_BOUNDS: too long, or past the number allowed), is left behind and
     its reason added to DROPPED, so the successor is written, not refused for a value
     nobody typed."""
-    most, longest = model.WRITE_BOUNDS[name]
+    most = model.WRITE_BOUNDS[name][0]
     kept = []
     for value in values:
-        if problem := model.line_problem(name, value):
+        if problem := model.value_problem(name, value):
             dropped.append(problem)
-        elif len(value) > longest:
-            dropped.append(f"{name} {redact.quoted(value[:40] + '...')} is longer than "
-                           f"{longest} characters")
         else:
             kept.append(value)
     if len(kept) > most:
