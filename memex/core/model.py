@@ -234,6 +234,19 @@ def escape_text(text: str) -> str:
     return _TEXT_CONTROL.sub(_escaped, text)
 
 
+def text_lines(text: str, keepends: bool = False) -> list[str]:
+    """TEXT's lines split at newlines only: a CR, NEL or line separator stays in its
+    line, where a display escapes it (`str.splitlines` would break there, and a diff
+    would show it as a line end). KEEPENDS: each line keeps its newline."""
+    lines = text.split("\n")
+    last = lines.pop()
+    if keepends:
+        lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
 def line_problem(name: str, value: str) -> str | None:
     """Why a one-line text a write is given (a title, tag, path, alias, canonical_ref) is
     refused: it holds a control character (None: it is fine). The one rule for every

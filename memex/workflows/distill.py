@@ -46,7 +46,8 @@ class Distilled:
     def diff(self) -> str:
         name = self.path.name
         return "".join(difflib.unified_diff(
-            _lines(self.old_text), _lines(self.new_text),
+            model.text_lines(self.old_text, keepends=True),
+            model.text_lines(self.new_text, keepends=True),
             fromfile=f"a/{name}", tofile=f"b/{name}"))
 
     def shown_diff(self) -> str:
@@ -54,17 +55,10 @@ class Distilled:
         escaped (`model.escape_text`: the file's own lines arrive by git), a CRLF line
         end shown as a newline."""
         out = []
-        for line in _lines(self.diff()):
+        for line in model.text_lines(self.diff(), keepends=True):
             end = "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
             out.append(model.escape_text(line[:len(line) - len(end)]) + ("\n" if end else ""))
         return "".join(out)
-
-
-def _lines(text: str) -> list[str]:
-    """TEXT's lines, each with its newline: split at "\n" only (splitlines also breaks
-    at CR, NEL, the separators, so a diff would show them as line ends)."""
-    parts = text.split("\n")
-    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def why_not(item: store.Loaded, at: str) -> str | None:

@@ -229,18 +229,10 @@ def compare(path: str, old_text: str | None, new_text: str | None) -> Change | N
     new_body = new.body if new is not None else (new_text or "") if new_bad else ""
     if old_body != new_body:
         change.body_diff = list(difflib.unified_diff(
-            _lines(old_body), _lines(new_body), "old", "new", lineterm="", n=2))[2:]
+            model.text_lines(old_body), model.text_lines(new_body), "old", "new", lineterm="",
+            n=2))[2:]
     _events(change)
     return change
-
-
-def _lines(text: str) -> list[str]:
-    """TEXT's lines split at newlines only: a CR, NEL or line separator inside a body
-    stays in its line, where the display escapes it (`splitlines` would break there)."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def _fields(change: Change, old: model.Memory, new: model.Memory) -> None:
