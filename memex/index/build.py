@@ -1156,24 +1156,22 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
     return ids
 
 
-# json.dumps with options builds a new encoder on every call (~2 us a call, three calls
-# a row): the row's encoder is made once (jsonout.compact). Tags and paths are lists of
-# texts (model._coerce), a front matter a parsed mapping: no reference cycle.
-_DOC_JSON = jsonout.compact
-_LIST_JSON = jsonout.compact
+# A row's JSON (its front matter, tags, paths) is jsonout.compact's: one encoder made
+# once, not json.dumps's new one a call (~2 us, three calls a row). Tags and paths are
+# lists of texts (model._coerce), a front matter a parsed mapping: no reference cycle.
 
 
 def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[object, ...]:
     """The memories row (columns as _flush names them) of the memory M of the file PATH
     in the home of KIND, which is ORDER-th in store.homes order."""
     front = m.front_matter()
-    doc = _DOC_JSON(front)
+    doc = jsonout.compact(front)
     return (
         path, m.id, kind, order, m.scope, m.type, m.status,
         m.review_state, m.importance, m.created_at or None, m.updated_at or None,
         m.retired_at or None, m.valid_from or None, m.valid_until or None,
         m.expires_at or None, m.supersedes, m.superseded_by,
-        _LIST_JSON(m.tags), _LIST_JSON(m.paths), doc,
+        jsonout.compact(m.tags), jsonout.compact(m.paths), doc,
         pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)), m.role,
         listing.stored(doc, m.body, front),
     )
@@ -1211,7 +1209,7 @@ def text_rule() -> str:
         digest = blake2b(digest_size=8)
         for sample in samples:
             digest.update("\x00".join(fts_row(sample)).encode("utf-8"))
-            digest.update(b"\x00" + (listing.plain(_DOC_JSON(sample.front_matter()),
+            digest.update(b"\x00" + (listing.plain(jsonout.compact(sample.front_matter()),
                                                     sample.body) or b""))
         digest.update(listing.DICTIONARY)
         _RULE.append(digest.hexdigest())

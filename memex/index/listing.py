@@ -117,7 +117,7 @@ _SAME = frozenset({str, int, bool, type(None)})
 
 
 def _round_trips(front: dict[str, Any]) -> bool:
-    """Whether json.loads(build._DOC_JSON(FRONT)) == FRONT with every value of the same
+    """Whether json.loads(jsonout.compact(FRONT)) == FRONT with every value of the same
     type, in the same order: text keys, and values that are texts, whole numbers,
     flags, nulls or lists of texts (a float, a time, a mapping, a list of anything else
     or a subclass is left to the round trip)."""
