@@ -367,3 +367,23 @@ def test_a_private_tag_through_migrate_is_masked_as_a_write_does(
     assert invoke_json("migrate", "--yes")["migrated"] is True
     assert _stored_tags(path) == ["REDACTED", "git"]
     assert invoke("update", path.stem, "--tag", "more").exit_code == 0
+
+
+def test_import_stores_a_private_block_in_a_path_as_a_write_does(
+        repo: Path, memex_home: Path, tmp_path: Path) -> None:
+    """Final read of stop 30: import masked title, body, aliases and tags by a field list
+    of its own, and the rest as whole text, so `src/<private>x</private>/a.py` was stored
+    `src/[REDACTED]/a.py`, a glob class (the store's rule stores REDACTED)."""
+    mid = new_ulid()
+    folder = tmp_path / "foreign"
+    folder.mkdir()
+    (folder / f"{mid}.md").write_text(
+        "---\n"
+        f"id: {mid}\nschema_version: 2\nscope: personal\ntype: fact\ntitle: imported\n"
+        "paths: ['src/<private>billing</private>/a.py', docs/x.md]\n"
+        "created_at: '2026-01-01T00:00:00Z'\nupdated_at: '2026-01-01T00:00:00Z'\n"
+        "---\n\nbody\n", encoding="utf-8")
+    result = invoke("import", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert invoke_json("show", mid)["paths"] == ["src/REDACTED/a.py", "docs/x.md"]
+    assert "private block in its paths" in result.stderr

@@ -95,9 +95,15 @@ def _notice(found: list[Finding]) -> str:
     return redact.Redaction(text="", findings=tuple(found)).notice()
 
 
-def mask_tags(tags: list[str]) -> tuple[list[str], bool]:
-    """TAGS masked as `mask_memory` masks them, and whether a whole-text mask
-    (`redact.redact`) would have left a tag that is no tag (a bracketed placeholder)."""
-    masked = mask_field("tags", tags)
-    plain = _masked(tags, None)
+def mask_shaped(name: str, values: list[str]) -> tuple[list[str], bool]:
+    """VALUES of a tag-shaped field (tags, paths) masked as `mask_memory` masks them,
+    and whether a whole-text mask (`redact.redact`) would have left a bracketed
+    placeholder there (no tag; in a path a glob character class)."""
+    assert name in _TAG_SHAPED
+    plain = _masked(values, None)
+    if plain == values:
+        return values, False
+    from memex.core import redact
+
+    masked = [redact.as_tag(str(v)) for v in plain]
     return masked, masked != plain

@@ -610,23 +610,26 @@ def _stored_text(memory: model.Memory, parsed: frontmatter.Parsed | None,
     memory written out, when the secret detector finds nothing in it (one pass over what
     is stored: title, body, aliases, every other field and comment). Else what a write
     stores: title, body and aliases masked (the memory validated again only if that
-    changed them), tags as the store masks them when a private block there would leave
-    a bracketed placeholder (no tag) in the text, the text written again only if so,
-    then the whole text masked. The memory was validated when read (from_front_matter),
-    and the import changes only state fields, to valid values: it is not validated
-    again."""
+    changed them), tags and paths as the store masks them when a private block there
+    would leave a bracketed placeholder (no tag, a glob class) in the text
+    (`masking.mask_shaped`), the text written again only if so, then the whole text
+    masked. The memory was validated when read (from_front_matter), and the import
+    changes only state fields, to valid values: it is not validated again."""
     text = kept if kept is not None else frontmatter.rewrite(memory, parsed)
     if not redact.find_secrets(text):
         return text
     (title, body, *aliases), joined = redact.redact_parts(
         [memory.title, memory.body, *memory.aliases])
-    tags, reshaped = masking.mask_tags(memory.tags)
+    reshaped = []
+    for name in ("tags", "paths"):
+        values, changed = masking.mask_shaped(name, getattr(memory, name))
+        if changed:
+            setattr(memory, name, values)
+            reshaped.append(name)
     if joined.changed or reshaped:
         memory.title, memory.body, memory.aliases = title, body, aliases
         said = [joined.notice()] if joined.changed else []
-        if reshaped:
-            memory.tags = tags
-            said.append("redacted a private block in its tags")
+        said += [f"redacted a private block in its {name}" for name in reshaped]
         done.masked = f"{memory.id}: {'; '.join(said)}"
         if joined.changed:
             model.validate(memory)
