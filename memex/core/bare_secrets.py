@@ -295,9 +295,15 @@ def _grouped(run: str, pieces: list[tuple[int, int, int]]) -> bool:
     """Is ``run`` one key cut into groups by dashes (``acd3c08b-74e8-...-80694le24f46``,
     no word among the groups): a random group makes the whole run random, a hex group of
     a short commit id's length included."""
-    return len(pieces) >= 3 and _DASHED_GROUPS.fullmatch(run) is not None and not any(
-        run[start:end].isalpha() and end - start >= 3 and not anomalies(run[start:end])
-        for start, end, _ in pieces)
+    return len(pieces) >= 3 and _DASHED_GROUPS.fullmatch(run) is not None and \
+        not _holds_a_word(run, pieces)
+
+
+def _holds_a_word(run: str, pieces: list[tuple[int, int, int]]) -> bool:
+    """Is one of RUN's pieces a word (letters only, three or more, nothing random in
+    them): a name's part (project__remote__9c570c1e24d2), not a key's group."""
+    return any(run[start:end].isalpha() and end - start >= 3 and not anomalies(run[start:end])
+               for start, end, _ in pieces)
 
 
 _DASHED_GROUPS = lazyre.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
@@ -308,10 +314,9 @@ def _dashed_span(run: str, pieces: list[tuple[int, int, int]]) -> tuple[int, int
     judged as the string its groups make together; a UUID (all hexadecimal) stays spared."""
     if len(pieces) < 3 or any(end - start >= MIN_PIECE * 2 for start, end, _ in pieces):
         return None
-    groups = [run[start:end] for start, end, _ in pieces]
-    if any(g.isalpha() and len(g) >= 3 and not anomalies(g) for g in groups):
-        return None  # a word among them: a name (project__remote__9c570c1e24d2)
-    joined = "".join(groups)
+    if _holds_a_word(run, pieces):
+        return None
+    joined = "".join(run[start:end] for start, end, _ in pieces)
     if len(joined) < MIN_PIECE * 2 or _HEX.fullmatch(joined) or _classify(joined) != _RANDOM:
         return None
     return pieces[0][0], pieces[-1][1]
