@@ -229,3 +229,27 @@ def test_doctor_says_how_to_chain_a_scan_from_a_hook_of_your_own(
     proc = subprocess.run([str(hook)], cwd=repo, capture_output=True, text=True,
                           env=dict(os.environ, PATH="/usr/bin:/bin"))
     assert proc.returncode == 0, proc.stderr  # nothing staged, no rebase: passes
+
+
+def test_a_chained_refresh_line_runs_nothing_when_no_scanner_is_set(repo: Path) -> None:
+    """Final read of stop 30: the chain line for post-merge/post-checkout took the
+    reindex step beside `memex.hookScanner` without checking it was set, so with it unset
+    it ran ./git-memex-reindex from the work tree's top: a file the repository ships."""
+    ran = repo / "ran"
+    shipped = repo / "git-memex-reindex"
+    shipped.write_text(f"#!/bin/sh\ntouch '{ran}'\n", encoding="utf-8")
+    shipped.chmod(0o755)
+    for name in ("post-merge", "post-checkout"):
+        subprocess.run(["sh", "-c", githooks.chain_line(name)], cwd=repo, check=True,
+                       timeout=60)
+    assert not ran.exists()
+    installed = repo.parent / "bin"  # with the scanner set, its reindex step runs
+    installed.mkdir()
+    refreshed = repo.parent / "refreshed"
+    (installed / "git-memex-reindex").write_text(f"#!/bin/sh\ntouch '{refreshed}'\n",
+                                                 encoding="utf-8")
+    (installed / "git-memex-reindex").chmod(0o755)
+    git_proc("config", "memex.hookScanner", str(installed / "git-memex-scan"), cwd=repo)
+    subprocess.run(["sh", "-c", githooks.chain_line("post-merge")], cwd=repo, check=True,
+                   timeout=60)
+    assert refreshed.exists() and not ran.exists()

@@ -122,9 +122,10 @@ def chain_line(name: str) -> str:
     """The line that runs git-memex's NAME hook from a hook of the user's own (POSIX sh,
     no PATH needed for the scan): a failed scan ends the hook with 1."""
     scanner = "$(git config --get memex.hookScanner)"
-    if name not in SCANS:
-        return (f'"$(dirname "{scanner}")/git-memex-reindex" --quiet >/dev/null 2>&1 '
-                "</dev/null || true")
+    if name not in SCANS:  # as _REFRESH: nothing run unless the scanner is set
+        return ('(s=$(git config --get memex.hookScanner); r="${s%/*}/git-memex-reindex"; '
+                '[ -n "$s" ] && [ -x "$r" ] && "$r" --quiet >/dev/null 2>&1 </dev/null) '
+                "|| true")
     scan = f'"{scanner}" --staged || exit 1'
     if name == "prepare-commit-msg":  # only while a rebase stop is continued, as ours
         return f'[ ! -f "$(git rev-parse --git-dir)/rebase-merge/stopped-sha" ] || {scan}'
