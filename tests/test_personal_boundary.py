@@ -682,6 +682,26 @@ def test_a_home_in_a_dotfiles_repo_is_checked_again_only_when_that_can_change(
     assert invoke("list").exit_code == 1
 
 
+def test_a_kept_home_verdict_outlives_a_commit_in_the_dotfiles_repo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Final read of stop 30: the verdict rested on the dotfiles repository's `.git`
+    folder's own times, which change whenever git writes a file there (a commit's
+    COMMIT_EDITMSG, a fetch's FETCH_HEAD), so it was thrown away by everyday git work
+    that cannot expose the home. Of a `.git` folder only what it is counts."""
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []
+    for name in ("COMMIT_EDITMSG", "FETCH_HEAD"):  # as a commit and a fetch write them
+        (dotfiles / ".git" / name).write_text("x\n", encoding="utf-8")
+    homes.check_home(ws)
+    assert calls == []
+
+
 def test_a_home_that_is_its_own_repository_is_allowed(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """audit30 (left by stop 29): a home kept in a git repository of its own (to version

@@ -620,10 +620,15 @@ def _now_ns() -> int:
 
 
 def _stat(path: Path) -> list[int] | None:
+    """What a kept verdict compares of a file it rests on (None: there is none). Of a
+    `.git` folder only that it is one (git writes files in it all day: a commit's
+    COMMIT_EDITMSG, a fetch's FETCH_HEAD); a `.git` file (a link elsewhere) is a file."""
     try:
         st = path.stat()
     except OSError:
         return None
+    if path.name == ".git" and stat.S_ISDIR(st.st_mode):
+        return [st.st_ino, 0, 0, st.st_mode, 0]
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns]
 
 
