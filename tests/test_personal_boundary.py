@@ -700,6 +700,11 @@ def test_a_kept_home_verdict_outlives_a_commit_in_the_dotfiles_repo(
         (dotfiles / ".git" / name).write_text("x\n", encoding="utf-8")
     homes.check_home(ws)
     assert calls == []
+    # nor by what git tells a post-merge or post-checkout hook (who runs it, from where)
+    monkeypatch.setenv("GIT_REFLOG_ACTION", "merge topic")
+    monkeypatch.setenv("GIT_PREFIX", "src/")
+    homes.check_home(ws)
+    assert calls == []
 
 
 def test_a_home_that_is_its_own_repository_is_allowed(

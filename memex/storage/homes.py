@@ -476,6 +476,14 @@ def check_home(ws: Workspace) -> None:
         "(or set GIT_MEMEX_HOME to a folder outside the repository)")
 
 
+# Git's variables that say who runs git and how, never where a repository or its
+# config is: not in a verdict's key (a hook gets them, a merge's differ every time).
+_NOT_WHERE = frozenset({
+    "GIT_REFLOG_ACTION", "GIT_EXEC_PATH", "GIT_PREFIX", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+    "GIT_PAGER", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"})
+
+
 class _HomeVerdict:
     """A home's passed check, kept in `$GIT_MEMEX_HOME/index/.home-check` (the home is
     ignored where it lies, its index/ with it: `_HOME_PROBES`), with what it rests on: the
@@ -506,7 +514,8 @@ class _HomeVerdict:
         except (OSError, RuntimeError):
             self.home = ""
         env = sorted((k, v) for k, v in os.environ.items()
-                     if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME"))
+                     if k.startswith("GIT_") and k not in _NOT_WHERE
+                     or k in ("HOME", "XDG_CONFIG_HOME"))
         current = str(ws.repo.toplevel) if ws.repo is not None else ""
         self.key = sha256(repr((2, self.home, current, env)).encode()).hexdigest()
         self.usable = bool(self.home) and not any(
