@@ -626,6 +626,21 @@ def _checked_once(monkeypatch: pytest.MonkeyPatch) -> tuple[Workspace, list[list
     return ws, calls
 
 
+def _kept_dotfiles_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                           ) -> tuple[Path, Path, Workspace, list[list[str]]]:
+    """A home in a dotfiles repository that excludes it, a project to run in, and the
+    home checked (its verdict kept): the dotfiles repo, its exclude file, the workspace
+    and the git processes counted after one more check."""
+    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    return dotfiles, exclude, ws, calls
+
+
 def _counting_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The git commands this process runs from now on (gitio.run: every one the home
     check starts)."""
@@ -688,13 +703,7 @@ def test_a_kept_home_verdict_outlives_a_commit_in_the_dotfiles_repo(
     folder's own times, which change whenever git writes a file there (a commit's
     COMMIT_EDITMSG, a fetch's FETCH_HEAD), so it was thrown away by everyday git work
     that cannot expose the home. Of a `.git` folder only what it is counts."""
-    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
-    home = dotfiles / ".local" / "share" / "mx"
-    home.mkdir(parents=True)
-    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
-    exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
-    _project(tmp_path, monkeypatch)
-    ws, calls = _checked_once(monkeypatch)
+    dotfiles, exclude, ws, calls = _kept_dotfiles_verdict(tmp_path, monkeypatch)
     assert calls == []
     for name in ("COMMIT_EDITMSG", "FETCH_HEAD"):  # as a commit and a fetch write them
         (dotfiles / ".git" / name).write_text("x\n", encoding="utf-8")
@@ -917,13 +926,7 @@ def test_a_kept_home_verdict_sees_an_edit_that_restores_the_mtime(
 def _edit_restoring_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                           error: type[Exception]) -> None:
 
-    dotfiles, exclude = _inner_repo(tmp_path, tmp_path, "elsewhere")
-    home = dotfiles / ".local" / "share" / "mx"
-    home.mkdir(parents=True)
-    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
-    exclude.write_text("/.local/share/mx/\n", encoding="utf-8")
-    _project(tmp_path, monkeypatch)
-    ws, calls = _checked_once(monkeypatch)
+    dotfiles, exclude, ws, calls = _kept_dotfiles_verdict(tmp_path, monkeypatch)
     assert calls == []  # kept
     before = exclude.stat()
     with exclude.open("r+b") as out:  # the same inode and size, the line gone

@@ -223,20 +223,27 @@ def test_dry_run_and_json_show_what_is_stored(repo: Path, memex_home: Path) -> N
     assert updated.exit_code == 0 and TAIL not in updated.stdout + updated.stderr
 
 
-def test_import_masks_tags_as_a_write_does(repo: Path, memex_home: Path,
-                                           tmp_path: Path) -> None:
-    """Item 2 (audit14): import masked title, body and aliases itself and the rest as
-    whole text, so a `<private>` tag was stored as `[REDACTED]`, a tag the model refuses:
-    the memory could then not be tagged or untagged. One masking step: the store's."""
+def _foreign_memory(tmp_path: Path, line: str) -> tuple[str, Path]:
+    """A folder of one memory file written by another tool, with LINE in its front
+    matter: its id and the folder."""
     mid = new_ulid()
     folder = tmp_path / "foreign"
     folder.mkdir()
     (folder / f"{mid}.md").write_text(
         "---\n"
         f"id: {mid}\nschema_version: 2\nscope: personal\ntype: fact\ntitle: imported\n"
-        f"tags: ['<private>mine</private>', {SECRET}, ok]\n"
+        f"{line}\n"
         "created_at: '2026-01-01T00:00:00Z'\nupdated_at: '2026-01-01T00:00:00Z'\n"
         "---\n\nbody\n", encoding="utf-8")
+    return mid, folder
+
+
+def test_import_masks_tags_as_a_write_does(repo: Path, memex_home: Path,
+                                           tmp_path: Path) -> None:
+    """Item 2 (audit14): import masked title, body and aliases itself and the rest as
+    whole text, so a `<private>` tag was stored as `[REDACTED]`, a tag the model refuses:
+    the memory could then not be tagged or untagged. One masking step: the store's."""
+    mid, folder = _foreign_memory(tmp_path, f"tags: ['<private>mine</private>', {SECRET}, ok]")
     result = invoke("import", str(folder))
     assert result.exit_code == 0, result.stderr
     shown = invoke_json("show", mid)
@@ -374,15 +381,8 @@ def test_import_stores_a_private_block_in_a_path_as_a_write_does(
     """Final read of stop 30: import masked title, body, aliases and tags by a field list
     of its own, and the rest as whole text, so `src/<private>x</private>/a.py` was stored
     `src/[REDACTED]/a.py`, a glob class (the store's rule stores REDACTED)."""
-    mid = new_ulid()
-    folder = tmp_path / "foreign"
-    folder.mkdir()
-    (folder / f"{mid}.md").write_text(
-        "---\n"
-        f"id: {mid}\nschema_version: 2\nscope: personal\ntype: fact\ntitle: imported\n"
-        "paths: ['src/<private>billing</private>/a.py', docs/x.md]\n"
-        "created_at: '2026-01-01T00:00:00Z'\nupdated_at: '2026-01-01T00:00:00Z'\n"
-        "---\n\nbody\n", encoding="utf-8")
+    mid, folder = _foreign_memory(tmp_path,
+                                  "paths: ['src/<private>billing</private>/a.py', docs/x.md]")
     result = invoke("import", str(folder))
     assert result.exit_code == 0, result.stderr
     assert invoke_json("show", mid)["paths"] == ["src/REDACTED/a.py", "docs/x.md"]
