@@ -1,13 +1,13 @@
-"""A full build's rows made partly by a forked helper (index.ahead) and the listed column
-made from the parsed front matter (listing.stored's FRONT) must leave the index a
-one-process build with the previous code leaves: every table, every FTS posting, byte
-for byte, over a store of canonical and hand-written files (quoted strings, flow lists,
-comments, another key order) and unreadable ones; and a helper that dies or fails
-costs only time."""
+"""A full build's rows made partly by a forked helper (index.ahead) must leave the index a
+one-process build leaves: every table, every FTS posting, byte for byte, over a store of
+canonical and hand-written files (quoted strings, flow lists, comments, another key
+order) and unreadable ones; and a helper that dies or fails costs only time. Each row's
+listing columns (index.listing) give the element of every field its doc holds."""
 
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import random
 import signal
@@ -71,12 +71,6 @@ def _dump(ws: homes.Workspace) -> dict[str, list[tuple[object, ...]]]:
         conn.close()
 
 
-def _previous_listed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """memory_row as it was: the listed column from the doc's JSON decoded again."""
-    stored = listing.stored
-    monkeypatch.setattr(listing, "stored", lambda doc, body, front=None: stored(doc, body))
-
-
 @pytest.fixture
 def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The pids of the helpers os.fork starts from here on."""
@@ -98,32 +92,15 @@ def test_a_build_shared_with_a_helper_writes_what_one_process_wrote(
         children: list[int]) -> None:
     ws = _store(repo, memex_home)
     monkeypatch.setattr(ahead, "forks", lambda count: False)
-    with monkeypatch.context() as before:
-        _previous_listed(before)
-        build.refresh(ws, full=True)
-        expected = _dump(ws)
+    build.refresh(ws, full=True)
+    expected = _dump(ws)
     assert len(expected["memories"]) > 60 and expected["links"] and expected["guards"]
     assert any(row[-1] for row in expected["files"])  # quarantined files are in it
-    build.refresh(ws, full=True)
-    assert _dump(ws) == expected  # the listed column from the parsed front matter
     monkeypatch.setattr(ahead, "forks", lambda count: True)
     monkeypatch.setattr(ahead, "BLOCK", 7)  # many blocks each way
     build.refresh(ws, full=True)
     assert children  # the helper did its share
     assert _dump(ws) == expected
-
-
-def test_the_listed_column_is_what_the_doc_gives(
-        repo: Path, memex_home: Path) -> None:
-    """Each row's listed column, made from the parsed front matter, is what the
-    previous code made from the row's own doc."""
-    ws = _store(repo, memex_home)
-    build.refresh(ws, full=True)
-    with build.open_index(ws, refresh=False) as index:
-        rows = index.conn.execute("SELECT doc, zbody, listed FROM memories").fetchall()
-    assert len(rows) > 60
-    for doc, zbody, listed in rows:
-        assert listed == listing.stored(doc, bodies.body_text(zbody))
 
 
 _KEYS = st.one_of(st.text(max_size=8), st.sampled_from(["title", "tags", "id", "body"]),
@@ -137,65 +114,61 @@ _VALUES = st.recursive(
     max_leaves=6)
 
 
-@settings(max_examples=300, deadline=None)
-@given(front=st.dictionaries(_KEYS, _VALUES, max_size=6),
-       title=st.one_of(st.text(max_size=30), st.tuples(st.text(max_size=3)), st.integers()),
-       body=st.text(max_size=300))
-def test_the_column_from_the_mapping_is_the_column_from_its_json(
-        front: dict[Any, Any], title: object, body: str) -> None:
-    """Whatever the mapping holds, the listed column made from it is the one made from
-    its JSON (build.memory_row's doc): used as it is only when decoding the JSON would
-    give it back."""
-    front = {"title": title, **front}
-    try:
-        doc = jsonout.compact(front)
-    except (TypeError, ValueError):  # keys JSON cannot write: no such doc
-        return
-    assert listing.plain(doc, body, front) == listing.plain(doc, body)
-    assert listing.stored(doc, body, front) == listing.stored(doc, body)
-
-
-def _element_of_every_field(doc: str, body: str) -> bytes | None:
-    """The listed column's text as plain wrote it before it wrote the missing fields'
-    items once per set of keys: the element of every field, whole, then the summary."""
-    data = listing.stored_fields(doc)
-    if not data.keys().isdisjoint(listing.AFTER):
-        return None
+def _element_of_every_field(front: dict[Any, Any], body: str, path: str, home: str) -> str:
+    """The element `list --json` writes for a memory whose front matter is FRONT, as
+    json.dumps writes it: every field of the front matter's JSON (decoded), the others
+    at their defaults in model.FIELD_ORDER, then body, path, home and summary."""
+    data = json.loads(jsonout.compact(front))
+    data.update((n, model.DEFAULTS[n]) for n in model.FIELD_ORDER if n not in data)
     summary = model.summarise(str(data["title"]), body)
-    try:
-        return (jsonout.element(data)[:-len("\n  }")] + "\x00" + jsonout.string(summary)
-                ).encode("utf-8")
-    except UnicodeEncodeError:
-        return None
+    data.update(body=body, path=path, home=home, summary=summary)
+    return json.dumps([data], ensure_ascii=False, indent=2, default=str)[len("[\n  "):-2]
 
 
 @settings(max_examples=300, deadline=None)
 @given(front=st.dictionaries(_KEYS, _VALUES, max_size=6),
        title=st.one_of(st.none(), st.text(max_size=30), st.integers()),
-       body=st.text(max_size=300))
-def test_the_column_is_the_element_of_every_field(
-        front: dict[Any, Any], title: object, body: str) -> None:
+       body=st.text(max_size=600), path=st.text(max_size=12),
+       home=st.sampled_from(["repo", "personal", "outbox", "é\"x"]))
+def test_the_listing_columns_give_the_element_of_every_field(
+        front: dict[Any, Any], title: object, body: str, path: str, home: str) -> None:
+    """Whatever the front matter holds, the doc, listed and summary columns made of it
+    give the element of every field, and the doc holds the mapping its JSON held before
+    (what a read and the FTS delete of the row decode)."""
     if title is not None:
         front = {"title": title, **front}
     try:
-        doc = jsonout.compact(front)
-    except (TypeError, ValueError):  # keys JSON cannot write: no such doc
+        expected = _element_of_every_field(front, body, path, home).encode("utf-8")
+    except (TypeError, ValueError):  # keys JSON cannot write, a lone surrogate: no such row
         return
-    expected = _element_of_every_field(doc, body)
-    assert listing.plain(doc, body) == expected
-    assert listing.plain(doc, body, front) == expected
+    doc, listed, summary = listing.stored(front, body)
+    assert jsonout.compact(json.loads(doc)) == jsonout.compact(
+        json.loads(jsonout.compact(front)))
+    data = json.loads(doc)  # built whole: no field, or one written after the front matter's
+    assert (listed is None) == (not data or not data.keys().isdisjoint(listing.AFTER))
+    row = (path, home, listed, bodies.pack_body(body), None, None, None, doc, summary)
+    assert listing.element(row) == expected
 
 
-def test_the_column_of_each_row_is_the_element_of_every_field(
+def test_each_rows_listing_is_the_element_of_every_field(
         repo: Path, memex_home: Path) -> None:
+    """Over canonical, hand-written and varied files: each row's doc is its front matter
+    as the listing writes it (no second copy of it is kept), and its element is the
+    element of every field."""
     ws = _store(repo, memex_home)
     build.refresh(ws, full=True)
     with build.open_index(ws, refresh=False) as index:
-        rows = index.conn.execute("SELECT doc, zbody FROM memories").fetchall()
+        rows = index.conn.execute(f"SELECT {listing.COLUMNS} FROM memories").fetchall()
     assert len(rows) > 60
-    for doc, zbody in rows:
-        body = bodies.body_text(zbody)
-        assert listing.plain(doc, body) == _element_of_every_field(doc, body)
+    listed = 0
+    for row in rows:
+        path, home, columns, zbody, eff_status, eff_retired, eff_by, doc = row[:8]
+        assert doc == jsonout.element(json.loads(doc))
+        if eff_status is None and eff_retired is None and eff_by is None:
+            listed += columns is not None
+            assert listing.element(row) == _element_of_every_field(
+                json.loads(doc), bodies.body_text(zbody), path, home).encode("utf-8")
+    assert listed > 60
 
 
 def test_a_memory_front_matter_is_used_as_it_is() -> None:

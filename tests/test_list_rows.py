@@ -14,7 +14,6 @@ import os
 import random
 import sqlite3
 import tracemalloc
-import zlib
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from datetime import date
@@ -264,10 +263,10 @@ def _rows(ws: homes.Workspace) -> list[tuple[object, ...]]:
 
 def test_the_listed_column_after_changes_is_what_a_full_rebuild_writes(
         repo: Path, memex_home: Path) -> None:
-    """The stored start of each element (index.listing) is written with its row: after
+    """What each row keeps for its element (index.listing) is written with it: after
     edits, a move between homes, a deletion, a new memory and a chain change, the
-    incremental refresh leaves the table a full rebuild makes, and each row's column
-    is what its own doc and body give."""
+    incremental refresh leaves the table a full rebuild makes, and each row's columns
+    are what its own front matter and body give."""
     _varied(repo, memex_home)
     ws = homes.workspace()
     build.refresh(ws)
@@ -288,14 +287,13 @@ def test_the_listed_column_after_changes_is_what_a_full_rebuild_writes(
     assert _rows(ws) == incremental
     names = [row[1] for row in build.open_index(ws, refresh=False).conn.execute(
         "PRAGMA table_info(memories)") if row[1] != "rowid"]
-    doc, zbody, listed = (names.index(n) for n in ("doc", "zbody", "listed"))
+    doc, zbody, listed, summary = (names.index(n) for n in ("doc", "zbody", "listed",
+                                                              "summary"))
     nulls = 0
     for row in incremental:
-        expected = listing.plain(str(row[doc]), bodies.body_text(row[zbody]))  # type: ignore[arg-type]
-        got = row[listed]
-        nulls += got is None
-        assert (got if got is None else zlib.decompressobj(zdict=listing.DICTIONARY)
-                .decompress(got)) == expected  # type: ignore[arg-type]
+        front, body = json.loads(str(row[doc])), bodies.body_text(row[zbody])  # type: ignore[arg-type]
+        nulls += row[listed] is None
+        assert (row[doc], row[listed], row[summary]) == listing.stored(front, body)
     assert nulls == 1  # the memory naming summary and home in its front matter
     assert "Renamed" in _stream_all(ws)
 

@@ -4,7 +4,6 @@ made and read by one codec (build writes it, build and listing read it)."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
 from typing import Any, cast
 
 # The zlib format's codec for stored bodies (pack_body, body_text): ISA-L's (the `isal`
@@ -40,26 +39,3 @@ def body_bytes(stored: str | bytes) -> bytes:
     """The body's UTF-8 from its stored form."""
     return cast(bytes, _ZLIB.decompress(stored)) if isinstance(stored, bytes) else \
         stored.encode("utf-8")
-
-
-def deflater(zdict: bytes) -> Callable[[bytes], bytes]:
-    """A function that deflates a short text (zlib format, read by zlib.decompressobj with
-    the same ZDICT): ISA-L's level 1 where it imports (~13 us a 1.4 KB listing column,
-    ~10% larger than zlib's best), else zlib's level 9 with a 4 KiB window (the
-    dictionary and a usual text), from a compressor made once and copied per text
-    (~31 us: most of it the copy and the search for matches). docs/decisions.md."""
-    if _ZLIB is not zlib:
-        make = _ZLIB.compressobj
-
-        def fast(data: bytes) -> bytes:
-            deflate = make(1, zlib.DEFLATED, zlib.MAX_WBITS, 8, zdict=zdict)
-            return cast(bytes, deflate.compress(data) + deflate.flush())
-
-        return fast
-    made = zlib.compressobj(9, zlib.DEFLATED, 12, 4, zdict=zdict)
-
-    def best(data: bytes) -> bytes:
-        deflate = made.copy()
-        return deflate.compress(data) + deflate.flush()
-
-    return best

@@ -1164,8 +1164,7 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
 def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[object, ...]:
     """The memories row (columns as _flush names them) of the memory M of the file PATH
     in the home of KIND, which is ORDER-th in store.homes order."""
-    front = m.front_matter()
-    doc = jsonout.compact(front)
+    doc, listed, summary = listing.stored(m.front_matter(), m.body)
     return (
         path, m.id, kind, order, m.scope, m.type, m.status,
         m.review_state, m.importance, m.created_at or None, m.updated_at or None,
@@ -1173,7 +1172,7 @@ def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[objec
         m.expires_at or None, m.supersedes, m.superseded_by,
         jsonout.compact(m.tags), jsonout.compact(m.paths), doc,
         pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)), m.role,
-        listing.stored(doc, m.body, front),
+        listed, summary,
     )
 
 
@@ -1197,7 +1196,7 @@ _RULE: list[str] = []
 
 def text_rule() -> str:
     """A digest of what fts_row makes of a few memories (CJK, a title apart from the
-    body, tags, aliases) and of what their rows keep for listings (index.listing): a
+    body, tags, aliases) and of their doc and listing columns (index.listing): a
     change to either rule changes it, and the index is rebuilt rather than left holding
     text its deletes would no longer match or listings in another form."""
     if not _RULE:
@@ -1209,9 +1208,8 @@ def text_rule() -> str:
         digest = blake2b(digest_size=8)
         for sample in samples:
             digest.update("\x00".join(fts_row(sample)).encode("utf-8"))
-            digest.update(b"\x00" + (listing.plain(jsonout.compact(sample.front_matter()),
-                                                    sample.body) or b""))
-        digest.update(listing.DICTIONARY)
+            doc, listed, summary = listing.stored(sample.front_matter(), sample.body)
+            digest.update(f"\x00{doc}\x00{listed}\x00".encode() + (summary or b""))
         _RULE.append(digest.hexdigest())
     return _RULE[0]
 
@@ -1388,8 +1386,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
         "INSERT INTO memories (rowid, path, id, home, home_order, scope, type, status, "
         "review_state, importance, created_at, updated_at, retired_at, valid_from, "
         "valid_until, expires_at, supersedes, superseded_by, tags, paths, doc, zbody, "
-        "text_key, role, listed) "
-        "VALUES (" + ", ".join("?" * 25) + ")", mem_rows)
+        "text_key, role, listed, summary) "
+        "VALUES (" + ", ".join("?" * 26) + ")", mem_rows)
     conn.executemany("INSERT INTO fts (rowid, title, tags, body, aliases) "
                      "VALUES (?, ?, ?, ?, ?)", text_rows)
     files_rows.clear()

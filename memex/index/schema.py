@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -63,10 +63,13 @@ CREATE TABLE IF NOT EXISTS memories (
     path TEXT NOT NULL UNIQUE,
     doc TEXT NOT NULL,
     zbody NOT NULL,
-    -- What `list --json` copies (index.listing, schema 8): the row's element up to its
-    -- last front-matter field and its summary, compressed (NULL: built whole). Last,
-    -- so a query reading doc or zbody does not step over it.
-    listed BLOB
+    -- What `list --json` copies beside doc, which holds the front matter as the
+    -- listing writes it (index.listing, schema 10): which of model.FIELD_ORDER's
+    -- fields doc holds (bit i: FIELD_ORDER[i]) and the summary as a JSON string in
+    -- UTF-8 (NULL: built whole). Last, so a query reading doc or zbody does not step
+    -- over them.
+    listed INTEGER,
+    summary BLOB
 );
 CREATE INDEX IF NOT EXISTS memories_id ON memories (id);
 -- context and list: the newest memories of some scopes without reading every row.
