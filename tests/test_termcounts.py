@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -125,9 +126,12 @@ def test_counts_of_an_index_another_writer_changed_are_not_read(repo: Path) -> N
         assert _kept(index.conn) == {}
 
 
-def test_the_query_ahead_keeps_nothing(repo: Path) -> None:
-    """build.peek's connection (the search's query ahead, beside a refresh) is read
-    only: a count it reads is not kept."""
+def test_the_query_ahead_keeps_nothing_and_still_answers(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """build.peek's connection (the search's query ahead, beside a refresh) keeps no
+    count it reads (its write would race the refresh beside it), and its hits are still
+    the search's when the index did not change (a read-only connection would fail on
+    the temporary table that stems words: the query would then run twice)."""
     memfiles.put(memfiles.personal(), "tabs and spaces", scope="personal")
     ws = homes.workspace(repo)
     with build.open_index(ws):
@@ -141,6 +145,19 @@ def test_the_query_ahead_keeps_nothing(repo: Path) -> None:
     with build.open_index(ws) as index:
         exists = index.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'term_counts'")
         assert exists.fetchone() is None
+    runs: list[bool] = []
+    real = engine.run_query
+
+    def counted(conn: sqlite3.Connection, *args: object, **kw: object) -> object:
+        runs.append(isinstance(conn, build.Peeked))
+        return real(conn, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "run_query", counted)
+    monkeypatch.setattr(engine, "_STEMS", {})  # words not stemmed yet by this process
+    monkeypatch.setattr(engine, "AHEAD_THREAD", False)
+    req = engine.SearchRequest("spaces", limit=20, ahead=True, record_access=False)
+    assert len(engine.search(ws, req).hits) == 1
+    assert runs == [True]  # the query ahead's hits, taken
 
 
 def test_a_large_refresh_or_a_rebuild_drops_the_counts(repo: Path, monkeypatch) -> None:

@@ -301,6 +301,12 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     return _fresh_memory(report), None
 
 
+class Peeked(sqlite3.Connection):
+    """peek's connection: it keeps no term count it reads (term_counts), as a write
+    from it would race the refresh beside it. Not `PRAGMA query_only`: the query
+    stems its words in a temporary table."""
+
+
 def peek(ws: Workspace) -> sqlite3.Connection | None:
     """A connection of its own to this workspace's index as it is: not refreshed, and
     nothing is created, rebuilt or kept. For a read made beside a refresh (the search
@@ -314,9 +320,8 @@ def peek(ws: Workspace) -> sqlite3.Connection | None:
         # mode=rw: an index deleted since is_file() is not made again, empty, here
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=rw", uri=True,
                                timeout=LOCK_WAIT_SECONDS, isolation_level=None,
-                               check_same_thread=False)
+                               check_same_thread=False, factory=Peeked)
         if _current(conn):
-            conn.execute("PRAGMA query_only = 1")  # no hint kept from here (termcounts)
             return conn
     except sqlite3.Error:
         pass
@@ -747,8 +752,9 @@ def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) 
 
 
 def term_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
-    """How many memories hold each term: termcounts.lookup, keeping what it reads."""
-    return termcounts.lookup(conn, terms, _unless_busy)
+    """How many memories hold each term: termcounts.lookup, keeping what it reads
+    (but from peek's connection)."""
+    return termcounts.lookup(conn, terms, None if isinstance(conn, Peeked) else _unless_busy)
 
 
 def write_many_if_free(conn: sqlite3.Connection, sql: str,

@@ -63,9 +63,8 @@ def lookup(conn: sqlite3.Connection, terms: Sequence[str],
     for term in missing:
         row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (term,)).fetchone()
         found[term] = int(row[0]) if row else 0
-    if (found and gen is not None and unless_busy is not None
-            and not conn.execute("PRAGMA query_only").fetchone()[0]):
-        _keep(conn, gen, found, unless_busy)  # not from a read-only connection (build.peek's)
+    if found and gen is not None and unless_busy is not None:
+        _keep(conn, gen, found, unless_busy)
     out.update(found)
     return out
 
