@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 from memex.core import fingerprint, gcpause, jsonout, lifecycle, model
 from memex.core.digest import blake2b
 from memex.core.errors import InvalidMemory
-from memex.index import listing, schema, tokens
+from memex.index import listing, schema, termcounts, tokens
 from memex.index.bodies import body_text, pack_body
 from memex.index.embed_text import passage_text, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
@@ -301,6 +301,12 @@ def _open_usable(ws: Workspace, report: Report) -> tuple[sqlite3.Connection, Pat
     return _fresh_memory(report), None
 
 
+class Peeked(sqlite3.Connection):
+    """peek's connection: it keeps no term count it reads (term_counts), as a write
+    from it would race the refresh beside it. Not `PRAGMA query_only`: the query
+    stems its words in a temporary table."""
+
+
 def peek(ws: Workspace) -> sqlite3.Connection | None:
     """A connection of its own to this workspace's index as it is: not refreshed, and
     nothing is created, rebuilt or kept. For a read made beside a refresh (the search
@@ -314,7 +320,7 @@ def peek(ws: Workspace) -> sqlite3.Connection | None:
         # mode=rw: an index deleted since is_file() is not made again, empty, here
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=rw", uri=True,
                                timeout=LOCK_WAIT_SECONDS, isolation_level=None,
-                               check_same_thread=False)
+                               check_same_thread=False, factory=Peeked)
         if _current(conn):
             return conn
     except sqlite3.Error:
@@ -745,6 +751,12 @@ def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) 
         conn.execute(sql, args)
 
 
+def term_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+    """How many memories hold each term: termcounts.lookup, keeping what it reads
+    (but from peek's connection)."""
+    return termcounts.lookup(conn, terms, None if isinstance(conn, Peeked) else _unless_busy)
+
+
 def write_many_if_free(conn: sqlite3.Connection, sql: str,
                        rows: Sequence[tuple[object, ...]]) -> None:
     """write_if_free for several rows, in one transaction."""
@@ -909,10 +921,12 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
             digest = ""  # not the digest of what this refresh applies
         if full:
             _clear(conn)
+        tally = termcounts.Tally(conn, full)
         # A build makes no reference cycles: the collector's passes over the rows
         # and memories it holds alive cost ~2% of a full build, for nothing.
         with gcpause.paused():
-            written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {})
+            written = _apply(conn, ws, plan, hashed, kinds, contents, progress, known or {},
+                             tally)
         # The files table now holds the walk's stamps but for the files recorded racy
         # (size -1), unless a file vanished before it was read: then no digest.
         racy = frozenset(path for path, (state, _) in written.items()
@@ -928,6 +942,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
                                                  OPTIMIZE_MIN_FILES)
         if large:
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+        tally.finish(conn, new_generation)
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                      (new_generation,))
         iostep.step("index commit", fails=False)
@@ -1136,7 +1151,8 @@ def _recorded(state: FileState, now_ns: int) -> tuple[int, int]:
     return size, state.mtime_ns
 
 
-def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
+def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str],
+                  tally: termcounts.Tally | None = None) -> set[str]:
     """Remove files (and their memories, with what capture's check kept of them:
     pair_cache) from the index; returns the ids removed."""
     ids: set[str] = set()
@@ -1147,6 +1163,8 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
             text = fts_row(stored_memory(json.loads(row[2]), body_text(row[3])))
             conn.execute("INSERT INTO fts (fts, rowid, title, tags, body, aliases) "
                          "VALUES ('delete', ?, ?, ?, ?, ?)", (row[0], *text))
+            if tally is not None:
+                tally.remove(text)
             conn.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
             conn.execute("DELETE FROM links WHERE src = ?", (row[0],))
             conn.execute("DELETE FROM pair_cache WHERE rowid = ?", (row[0],))
@@ -1231,12 +1249,13 @@ def fts_body(title: str, body: str) -> str:
 def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
            disk: dict[str, FileState], kinds: dict[str, str],
            contents: dict[str, bytes], progress: Progress | None,
-           known: Mapping[str, Known]) -> dict[str, tuple[FileState, str]]:
+           known: Mapping[str, Known], tally: termcounts.Tally | None = None
+           ) -> dict[str, tuple[FileState, str]]:
     """Apply the plan; returns the files rows written {path: (state, home kind)}.
     CONTENTS (the bytes read already) loses each file's bytes once its rows are made."""
     now_ns = time.time_ns()
     written: dict[str, tuple[FileState, str]] = {}
-    touched_ids = _delete_paths(conn, plan.deleted + plan.changed)
+    touched_ids = _delete_paths(conn, plan.deleted + plan.changed, tally)
     for src, dst in plan.moved:
         size, mtime = _recorded(disk[dst], now_ns)
         written[dst] = (FileState(size, mtime, disk[dst].hash), kinds[dst])
@@ -1291,7 +1310,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
             touched_ids.add(mid)
             next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
-            _flush(conn, files_rows, mem_rows, text_rows)
+            _flush(conn, files_rows, mem_rows, text_rows, tally)
             conn.executemany("INSERT INTO guards (path, id, kind, blob, body_hash) "
                              "VALUES (?, ?, ?, ?, ?)", guard_rows)
             guard_rows.clear()
@@ -1378,7 +1397,8 @@ def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
 
 
 def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
-           mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]]) -> None:
+           mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]],
+           tally: termcounts.Tally | None = None) -> None:
     iostep.step("index write", fails=False)
     conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, hash, problem)"
                      " VALUES (?, ?, ?, ?, ?, ?)", files_rows)
@@ -1390,6 +1410,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
         "VALUES (" + ", ".join("?" * 26) + ")", mem_rows)
     conn.executemany("INSERT INTO fts (rowid, title, tags, body, aliases) "
                      "VALUES (?, ?, ?, ?, ?)", text_rows)
+    if tally is not None:
+        tally.add(text_rows)
     files_rows.clear()
     mem_rows.clear()
     text_rows.clear()

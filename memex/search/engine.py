@@ -325,6 +325,9 @@ def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
     alternatives = {w: _alternatives(conn, w) if SYNONYMS else () for w in words}
     by_word = stems(conn, [*words, *(a for alts in alternatives.values() for a in alts)])
     counts = _counts(conn)
+    if counts is not None:  # all at once: most are kept by the index (termcounts)
+        asked = [st for its in by_word.values() for st in its if (False, st) not in counts]
+        counts.update(((False, st), n) for st, n in build.term_counts(conn, asked).items())
     out: list[_Term] = []
     for word in words:
         df = min((_df(conn, stem, counts) for stem in by_word[word]), default=0)

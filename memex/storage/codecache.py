@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import atexit
 import builtins
-import contextlib
 import dataclasses
 import marshal
 import os
 import sys
 from types import CodeType
 from typing import Any
+
+from memex.storage import atomic
 
 # More sources than this (a program making classes without end) are not written.
 MOST = 4096
@@ -88,16 +89,13 @@ def save() -> None:
     path = _state["path"]
     if path is None or not _state["new"] or sys.dont_write_bytecode or len(_codes) > MOST:
         return
-    temp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temp, "wb") as file:
-            marshal.dump(_codes, file)
-        os.replace(temp, path)  # a reader sees the old file or the new one, whole
+        # a reader sees the old file or the new one, whole; mode as open() would make it
+        atomic.replace(path, marshal.dumps(_codes), mode=0o666 & ~atomic.umask())
         _state["new"] = 0
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        pass
 
 
 def install(path: str | None = None) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from memex.core.digest import sha256
 from memex.core.errors import MemexError
-from memex.storage import gitio, settings
+from memex.storage import atomic, gitio, settings
 
 DEFAULT_DIR = ".memex"
 MEMEXCONFIG = ".memexconfig"
@@ -560,17 +560,8 @@ class _HomeVerdict:
             return
         deps = [(str(p), _stat(p)) for p in self._deps(found.repo, found.own)]
         text = json.dumps({"key": self.key, "at": self.started, "deps": deps})
-        tmp = self.path.with_name(f"{self.NAME}.{os.getpid()}.tmp")
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()  # a leftover of a process killed here, maybe another mode
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # any umask
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        with contextlib.suppress(OSError):  # mode 0600, whatever the umask
+            atomic.replace(self.path, text.encode("utf-8"))
 
     def _deps(self, repo: gitio.RepoInfo, own: bool) -> list[Path]:
         home = Path(self.home)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memex.core import masking, model, ulid
 from memex.core.errors import Ambiguous, InvalidMemory, MemexError, NotFound, UsageError
 from memex.core.ulid import is_ulid
-from memex.storage import iostep, journalfile
+from memex.storage import atomic, iostep, journalfile
 from memex.storage.homes import Workspace
 
 if TYPE_CHECKING:  # the parser is loaded where a file is read or written, not by a
@@ -426,11 +426,7 @@ def find_many(ws: Workspace, ids: Iterable[str], scopes: Iterable[str] | None = 
     return out
 
 
-def _umask() -> int:
-    """The process umask (reading it means setting it: put it straight back)."""
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
+_umask = atomic.umask
 
 
 class WriteFailed(MemexError, OSError):
@@ -455,7 +451,7 @@ def write_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-TEMP_SUFFIX = ".memex-tmp"
+TEMP_SUFFIX = atomic.TEMP_SUFFIX
 TEMP_DIR = "memex-tmp"
 
 
@@ -469,31 +465,11 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = 0o666 & ~_umask()
-    tmp: str | None = None
     try:
-        folder = temp_dir(path.parent)
-        iostep.step("create-temp")
-        import tempfile  # writes only (it imports random, shutil)
-
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX,
-                                   dir=folder)
-        with os.fdopen(fd, "wb") as handle:
-            iostep.step("write")
-            handle.write(data)
-            handle.flush()
-            iostep.step("fsync")
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, mode)
-        iostep.step("rename")
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise write_failed(exc, path) from None
-        raise
+        atomic.replace(path, data, folder=temp_dir(path.parent), mode=mode, durable=True,
+                       step=iostep.step)
+    except OSError as exc:
+        raise write_failed(exc, path) from None
 
 
 def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFailed]]:
