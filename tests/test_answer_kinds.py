@@ -55,6 +55,9 @@ def _texts(draw: st.DrawFn) -> str:
 @example("the 缓存 in Lisbon")
 @example("frozen in 2024")
 @example("built 1999-12")
+@example("\uff13 workers")  # a digit of another script: \\d holds it
+@example("build \u0663 of the image")
+@example("flew to Zurich")
 def test_a_text_holds_a_kind_as_the_rule_says(text: str) -> None:
     for kind in answers.KINDS:
         assert kind.answered_by(text) is _by_the_rule(kind, text), kind.name
@@ -94,3 +97,45 @@ def test_a_part_is_looked_for_only_where_its_need_is_held() -> None:
     assert kind.answered_by("x cd!") and looked == [r"(?:ab|cd)!"]
     looked.clear()
     assert not kind.answered_by("no answer") and looked == []
+
+
+def test_a_number_is_looked_for_only_in_a_text_holding_a_digit() -> None:
+    """The number part (~90 us a 3 KB text, tried at every place) only where the text
+    holds a digit: an ASCII text is asked for each of the ten, any other for \\d."""
+    [number] = [kind for kind in answers.KINDS if kind.name == "number"]
+    assert [needs for needs, _ in number.parts] == [answers.holds_a_digit]
+    looked: list[str] = []
+
+    class Counting:
+        def __init__(self, compiled: re.Pattern[str]) -> None:
+            self.compiled = compiled
+
+        def search(self, text: str) -> re.Match[str] | None:
+            looked.append(text)
+            return self.compiled.search(text)
+
+    counting = answers.AnswerKind("number", number.question, frozenset(), None, tuple(
+        (needs, Counting(part)) for needs, part in number.parts))  # type: ignore[misc]
+    assert not counting.answered_by("no numbers in this note, v-two") and looked == []
+    for text, held in [("it runs 12 workers", True), ("sha256 only", False),
+                       ("\uff13 workers", True), ("caf\u00e9 k8s", False),
+                       ("caf\u00e9 \u0663", True)]:
+        looked.clear()
+        assert counting.answered_by(text) is held
+        assert looked == [text]
+    assert not answers.holds_a_digit("caf\u00e9 \u2167")  # a Roman numeral is no digit
+
+
+def test_a_name_after_a_preposition_is_looked_for_only_in_a_text_with_a_capital() -> None:
+    """The place kind's first part needs a capital letter ([A-Z]): a text whose every
+    cased letter is lower case (str.islower) is passed over, any other is looked at."""
+    [place] = [kind for kind in answers.KINDS if kind.name == "place"]
+    needs, part = place.parts[0]
+    assert needs is answers.holds_a_capital and "[A-Z]" in part.pattern
+    for text, looked, held in [
+            ("we met in lisbon", False, False), ("we met in Lisbon", True, True),
+            ("in the LOUVRE", True, False), ("123 / - .", True, False),
+            ("\u01c5 in Rome", True, True), ("in \u00dcber", True, False),
+            ("\u00fcber in paris", False, False)]:
+        assert answers.holds_a_capital(text) is looked
+        assert (looked and part.search(text) is not None) is held
