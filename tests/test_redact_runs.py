@@ -334,3 +334,33 @@ def test_private_key_lines_found_from_their_dashes_are_the_regexes_matches(
         found = redact._search_from(regex, head, text, pos)
         expected = regex.search(text, pos)
         assert (found and found.span()) == (expected and expected.span())
+
+
+_WORD_PARTS = ["key", "Key", "KEY", "-key", "-", "token", "-token", "auth", "authorization",
+               "Authorization", "author", "kind:", "x", " ", "\u212aey", "İ", "密码", "密",
+               "密钥", "码", "パスワード", "パ", "暗証番号", "비밀번호", "비", "a"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_WORD_PARTS), max_size=25))
+def test_words_taken_from_the_places_of_shorter_words_are_each_words_places(
+        parts: list[str]) -> None:
+    """Places searched once for all detectors (and those derived from them: -key from
+    key, authorization from auth, Key in the text from key) are each word's own places;
+    a rare first character's search finds every place of a CJK key word."""
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    known: redact._Places = {}
+    for word, base, offset in (("-key", "key", 1), ("-token", "token", 1),
+                               ("authorization", "auth", 0)):
+        assert redact._places_around(low, word, base, offset, known) == \
+            redact._all_places(low, word)
+    for needle in redact._ASSIGN_WIDE:
+        assert redact._rare_places(text, needle) == redact._all_places(text, needle)
+    assert [at for at in redact._places(low, "key", known) if text.startswith("Key", at)] \
+        == redact._all_places(text, "Key")
+    found: list[redact._Cand] = []
+    redact._assignment_candidates(text, low, 0, found, known)
+    alone: list[redact._Cand] = []
+    redact._assignment_candidates(text, low, 0, alone)
+    assert found == alone

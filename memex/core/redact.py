@@ -431,6 +431,46 @@ def _all_places(text: str, needle: str) -> list[int]:
     return out
 
 
+# The places of words in one lowered text, each word searched once for all the detectors
+# that look for it (a search of 2 MB for a word of 3-5 letters costs ~1.5-3 ms)
+_Places = dict[str, list[int]]
+
+
+def _places(low: str, word: str, known: _Places | None = None) -> list[int]:
+    """``_all_places(low, word)``, taken from ``known`` when searched before (a word that
+    does not overlap itself: every place of it)."""
+    if known is None:
+        return _all_places(low, word)
+    found = known.get(word)
+    if found is None:
+        found = known[word] = _all_places(low, word)
+    return found
+
+
+def _places_around(low: str, word: str, base: str, offset: int, known: _Places | None
+                   ) -> list[int]:
+    """The places of ``word`` in ``low``, where ``base`` stands ``offset`` characters in
+    (``-key`` from ``key``): from the places of ``base``, not a search of its own."""
+    if known is None:
+        return _all_places(low, word)
+    return [at - offset for at in _places(low, base, known)
+            if at >= offset and low.startswith(word, at - offset)]
+
+
+def _rare_places(text: str, word: str) -> list[int]:
+    """``_all_places(text, word)`` for a word whose first character is rare (a CJK key
+    word in mostly ASCII text): a search for one character costs ~1/50 of a word's."""
+    out: list[int] = []
+    at = text.find(word[0])
+    while at != -1:
+        if text.startswith(word, at):
+            out.append(at)
+            at = text.find(word[0], at + len(word))
+        else:
+            at = text.find(word[0], at + 1)
+    return out
+
+
 def _named_values(text: str, low: str) -> list[_Named]:
     """The values of the names that hold a provider of :data:`secret_rules.NAMED_FORMATS`
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
@@ -898,11 +938,12 @@ _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "t
                                "test", "admin", "secret123", "password123"})
 
 
-def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
+def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand],
+                           known: _Places | None = None) -> None:
     """A key header's letters-only token, matched only where a header name stands (the
     case-blind regex over a whole staged file would cost more than the rest)."""
     for tail, heads in _KEY_HEADER_TAILS:  # one search for the names ending in -token
-        for dash in _all_places(low, tail):
+        for dash in _places_around(low, tail, tail[1:], 1, known):
             for head in heads:
                 at = dash - len(head)
                 if at < 0 or not low.startswith(head, at):
@@ -913,10 +954,11 @@ def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
                     out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
 
 
-def auth_headers(text: str, low: str) -> list[re.Match[str]]:
+def auth_headers(text: str, low: str, known: _Places | None = None) -> list[re.Match[str]]:
     """What ``_AUTH_HEADER.finditer(text)`` gives, matched only where the word stands in
     ``low`` (:func:`lowered`), not tried at every character by the case-blind regex."""
-    return _matches_at(_AUTH_HEADER, text, _all_places(low, "authorization"))
+    return _matches_at(_AUTH_HEADER, text,
+                       _places_around(low, "authorization", "auth", 0, known))
 
 
 def curl_users(text: str) -> list[re.Match[str]]:
@@ -929,12 +971,13 @@ def curl_users(text: str) -> list[re.Match[str]]:
                        [start for at in places for start in (at - 2, at - 1) if start >= 0] + [0])
 
 
-def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
+def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
+                        known: _Places | None = None) -> None:
     if "://" in text and "@" in text:
         _span_candidates(text, prio, _URL_KIND, list(_URL_CRED.finditer(text)), out, minimum=3)
-    _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low), out)
+    _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
     _span_candidates(text, prio, _BASIC_KIND, curl_users(text), out, minimum=4)
-    _key_header_candidates(text, low, prio, out)
+    _key_header_candidates(text, low, prio, out, known)
     if ":" in text:
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
@@ -995,7 +1038,8 @@ def _next_document(text: str, pos: int) -> int:
     return len(text) if end == -1 else end
 
 
-def assign_keys(low: str, text: str | None = None) -> list[re.Match[str]]:
+def assign_keys(low: str, text: str | None = None, known: _Places | None = None
+                ) -> list[re.Match[str]]:
     """What _ASSIGN_KEY.finditer(low) finds, tried only where a match can start: at each
     of the _ASSIGN_NEEDLES (str.find finds them), or before ``key`` where one of the
     words of _KEY_HEAD ends (``api_key``); the regex tried at every letter of prose cost
@@ -1004,30 +1048,27 @@ def assign_keys(low: str, text: str | None = None) -> list[re.Match[str]]:
     ``text`` (a match is all ASCII or all one of them, so the two never overlap)."""
     source = low if text is None else text
     starts: list[int] = []
-    for needle in _ASSIGN_ASCII_FOUND:
-        at = low.find(needle)
-        while at != -1:
-            starts.append(at)
-            at = low.find(needle, at + 1)
-    at = low.find("key")
-    while at != -1:
+    for needle in _ASSIGN_ASCII_FOUND:  # none overlaps itself: _places finds every place
+        starts += _places(low, needle, known)
+    for at in _places(low, "key", known):
         starts.append(at)
         head = _KEY_HEAD.search(low, max(0, at - _NEEDLE_BEFORE), at) if at else None
         if head is not None:
             starts.append(head.start())
-        at = low.find("key", at + 1)
     found = _matches_at(_ASSIGN_KEY, low, starts) if starts else []
     if not source.isascii():
-        wide = [m for needle in _ASSIGN_WIDE for at in _all_places(source, needle)
+        wide = [m for needle in _ASSIGN_WIDE for at in _rare_places(source, needle)
                 if (m := _ASSIGN_KEY.match(source, at)) is not None]
         if wide:
             found = sorted(found + wide, key=lambda m: m.start())
     return found
 
 
-def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
-    keys = assign_keys(low, text)
-    camel = _matches_at(_CAMEL_KEY, text, _all_places(text, "Key"))
+def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand],
+                           known: _Places | None = None) -> None:
+    keys = assign_keys(low, text, known)
+    camel = _matches_at(_CAMEL_KEY, text, [  # "Key" in ``text`` is "key" in ``low``
+        at for at in _places(low, "key", known) if text.startswith("Key", at)])
     reached = 0  # key words before this were part of an earlier key or value
     for key in sorted([*keys, *camel], key=lambda k: k.start()):
         if key.start() < reached:
@@ -1272,10 +1313,12 @@ def _detect(text: str) -> list[_Hit]:
     plain = text.encode("ascii", "replace")  # one byte a character: runs, bare, ascii_lowered
     _run_candidates(text, cands, plain)
     low = ascii_lowered(text, plain)
-    _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands)
-    key_low = low if "\u0131" not in text and "\u017f" not in text else \
-        ascii_lowered(text, plain, fold=False)
-    _assignment_candidates(text, key_low, len(_TOKEN_RULES) + 2, cands)
+    known: _Places = {}  # the words searched in ``low``
+    _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands, known)
+    key_low, key_known = low, known  # the key words' lower case: "ı" and "ſ" not folded
+    if "\u0131" in text or "\u017f" in text:
+        key_low, key_known = ascii_lowered(text, plain, fold=False), {}
+    _assignment_candidates(text, key_low, len(_TOKEN_RULES) + 2, cands, key_known)
     for start, end in bare_secrets.spans(text, plain):  # last: a format or a key word names it
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
