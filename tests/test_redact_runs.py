@@ -73,9 +73,13 @@ _KEY_PARTS = ["password", "passwd", "pwd", "passphrase", "secret", "token", "api
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(_KEY_PARTS), max_size=25))
 def test_key_words_found_in_windows_are_the_whole_texts_matches(parts: list[str]) -> None:
+    """Tried at their places (sparse) or one scan of the whole text (dense): both ways."""
     low = "".join(parts)
-    assert [m.span() for m in redact.assign_keys(low)] == \
-        [m.span() for m in redact._ASSIGN_KEY.finditer(low)]
+    expected = [m.span() for m in redact._ASSIGN_KEY.finditer(low)]
+    for dense in (0, 10**9):  # a place per 0 characters: always dense; per 10**9: never
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(redact, "_DENSE_KEYS", dense)
+            assert [m.span() for m in redact.assign_keys(low)] == expected
 
 
 def _key_word_alternatives() -> list[str]:
@@ -293,7 +297,11 @@ def test_ascii_lowered_texts_and_their_key_words(parts: list[str]) -> None:
     assert key_low == _lowered_as_ascii(text, fold=False)
     expected = [(m.span(), m.group()) for m in
                 redact._ASSIGN_KEY.finditer(text.replace("\u0130", "i").lower())]
-    assert [(m.span(), m.group()) for m in redact.assign_keys(key_low, text)] == expected
+    for dense in (0, 10**9):  # always or never one scan of the whole text
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(redact, "_DENSE_KEYS", dense)
+            assert [(m.span(), m.group()) for m in redact.assign_keys(key_low, text)] == \
+                expected
 
 
 def test_every_key_word_alternative_starts_with_a_needle_or_a_key_head() -> None:
