@@ -73,14 +73,16 @@ _KEY_PARTS = ["password", "passwd", "pwd", "passphrase", "secret", "token", "api
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(_KEY_PARTS), max_size=25))
 def test_key_words_found_in_windows_are_the_whole_texts_matches(parts: list[str]) -> None:
+    """Tried at their places (sparse) or one scan of the whole text (dense): both ways."""
     low = "".join(parts)
-    assert [m.span() for m in redact.assign_keys(low)] == \
-        [m.span() for m in redact._ASSIGN_KEY.finditer(low)]
+    expected = [m.span() for m in redact._ASSIGN_KEY.finditer(low)]
+    for dense in (0, 10**9):  # a place per 0 characters: always dense; per 10**9: never
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(redact, "_DENSE_KEYS", dense)
+            assert [m.span() for m in redact.assign_keys(low)] == expected
 
 
-def test_every_key_word_alternative_holds_a_needle() -> None:
-    """assign_keys searches only around the needles: a key word added to _ASSIGN_WORD
-    without one would never be found (add its word to _ASSIGN_NEEDLES)."""
+def _key_word_alternatives() -> list[str]:
     depth, start, alternatives = 0, 0, []
     source = redact._ASSIGN_WORD
     for at, char in enumerate(source):
@@ -90,6 +92,13 @@ def test_every_key_word_alternative_holds_a_needle() -> None:
             alternatives.append(source[start:at])
             start = at + 1
     alternatives.append(source[start:])
+    return alternatives
+
+
+def test_every_key_word_alternative_holds_a_needle() -> None:
+    """assign_keys searches only around the needles: a key word added to _ASSIGN_WORD
+    without one would never be found (add its word to _ASSIGN_NEEDLES)."""
+    alternatives = _key_word_alternatives()
     assert len(alternatives) > 10
     for alternative in alternatives:
         assert any(needle in alternative for needle in redact._ASSIGN_NEEDLES), alternative
@@ -118,9 +127,14 @@ _NEEDLE_PARTS = sorted({needle for needle, _ in redact._NEEDLES} |
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_NEEDLE_PARTS), max_size=30))
 def test_needle_groups_give_the_rules_every_needle_gives(parts: list[str]) -> None:
+    """Both ways: from the text's pairs of characters (short) and by each head (long)."""
     joined = "".join(parts)
-    assert redact.active_rules(joined) == sorted(
-        {i for needle, rules in redact._NEEDLES if needle in joined for i in rules})
+    expected = sorted({i for needle, rules in redact._NEEDLES if needle in joined
+                       for i in rules})
+    assert redact.active_rules(joined) == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redact, "_PAIRS_UP_TO", -1 if len(joined) <= 600 else 10**6)
+        assert redact.active_rules(joined) == expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -247,3 +261,119 @@ def test_token_rules_run_over_the_runs_with_a_needle_find_what_the_whole_scan_fi
         patch.setattr(redact, "needle_runs", lambda *_args: None)
         redact._run_candidates(text, whole)
     assert windowed == whole
+
+
+def _lowered_as_ascii(text: str, fold: bool = True) -> str:
+    """What ascii_lowered must give: lowered (or, not folding, the key words' lower case:
+    only "İ" made "i") with every character outside ASCII as "?"."""
+    low = redact.lowered(text) if fold else text.replace("\u0130", "i").lower()
+    return "".join(char if char.isascii() else "?" for char in low)
+
+
+def test_ascii_lowered_of_every_character_is_lowered_or_a_question_mark() -> None:
+    """Each code point alone, folded and not: _LOWER_TO_ASCII and _FOLDED are every letter
+    outside ASCII that lower-casing or a case-blind regex turns into an ASCII letter."""
+    for code in range(0x80, 0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        plain = char.encode("ascii", "replace")
+        for fold in (True, False):
+            assert redact.ascii_lowered(char, plain, fold) == _lowered_as_ascii(char, fold), \
+                (hex(code), fold)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS + _KEY_PARTS + ["\u212a", "KEY", "İ" * 3]),
+                max_size=25))
+def test_ascii_lowered_texts_and_their_key_words(parts: list[str]) -> None:
+    """The ASCII lower case of a text is lowered's, "?" outside ASCII; the key words found
+    in it (and those outside ASCII in the text) are the regex's matches over the key
+    words' lower case of the text, spans and words."""
+    text = "".join(parts)
+    plain = text.encode("ascii", "replace")
+    assert redact.ascii_lowered(text, plain) == _lowered_as_ascii(text)
+    key_low = redact.ascii_lowered(text, plain, fold=False)
+    assert key_low == _lowered_as_ascii(text, fold=False)
+    expected = [(m.span(), m.group()) for m in
+                redact._ASSIGN_KEY.finditer(text.replace("\u0130", "i").lower())]
+    for dense in (0, 10**9):  # always or never one scan of the whole text
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(redact, "_DENSE_KEYS", dense)
+            assert [(m.span(), m.group()) for m in redact.assign_keys(key_low, text)] == \
+                expected
+
+
+def test_every_key_word_alternative_starts_with_a_needle_or_a_key_head() -> None:
+    """assign_keys tries the regex only at a needle, or before "key" at a word of
+    _KEY_HEAD: an alternative that starts elsewhere would never be found."""
+    alternatives = _key_word_alternatives()
+    heads = re.findall(r"[a-z]+", redact._KEY_HEAD.pattern.split(")")[0])
+    assert len(alternatives) > 10 and len(heads) == 5
+    for alternative in alternatives:
+        head = re.fullmatch(r"([a-z]+)\[_-\]\?key", alternative)
+        assert any(alternative.startswith(needle) for needle in redact._ASSIGN_NEEDLES) or \
+            (head is not None and head.group(1) in heads), alternative
+
+
+_K8S_PARTS = ["kind:", "KIND:", "Kind: ", "k\u0130nd:", "kınd:", "\u212aind:", " ", "\t", "\n",
+              "\r\n", "secret", "Secret", "ſecret", "SECRET", '"', "'", "x", "kind", ":",
+              "data:", "ConfigMap", "\v", "\u2028", "\u3000"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_K8S_PARTS), max_size=20))
+def test_a_kubernetes_secret_found_from_its_kind_words_is_the_regexes_finding(
+        parts: list[str]) -> None:
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    assert redact.k8s_secret(text, low) == (redact._K8S_KIND.search(text) is not None)
+
+
+_PEM_LINES = ["-----BEGIN PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----",
+              "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END PRIVATE KEY-----",
+              "-----END RSA PRIVATE KEY-----", "-----BEGIN PUBLIC KEY-----", "-----BEGIN",
+              "-----END", "-----BEGIN x PRIVATE KEY-----", "------BEGIN PRIVATE KEY-----",
+              "\n", "MIIEvQ", "-", " "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PEM_LINES), max_size=12), st.data())
+def test_private_key_lines_found_from_their_dashes_are_the_regexes_matches(
+        parts: list[str], data: st.DataObject) -> None:
+    text = "".join(parts)
+    pos = data.draw(st.integers(0, len(text)))
+    for regex, head in ((redact._PEM_BEGIN, "-----BEGIN"), (redact._PEM_END, "-----END")):
+        found = redact._search_from(regex, head, text, pos)
+        expected = regex.search(text, pos)
+        assert (found and found.span()) == (expected and expected.span())
+
+
+_WORD_PARTS = ["key", "Key", "KEY", "-key", "-", "token", "-token", "auth", "authorization",
+               "Authorization", "author", "kind:", "x", " ", "\u212aey", "İ", "密码", "密",
+               "密钥", "码", "パスワード", "パ", "暗証番号", "비밀번호", "비", "a"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_WORD_PARTS), max_size=25))
+def test_words_taken_from_the_places_of_shorter_words_are_each_words_places(
+        parts: list[str]) -> None:
+    """Places searched once for all detectors (and those derived from them: -key from
+    key, authorization from auth, Key in the text from key) are each word's own places;
+    a rare first character's search finds every place of a CJK key word."""
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    known: redact._Places = {}
+    for word, base, offset in (("-key", "key", 1), ("-token", "token", 1),
+                               ("authorization", "auth", 0)):
+        assert redact._places_around(low, word, base, offset, known) == \
+            redact._all_places(low, word)
+    for needle in redact._ASSIGN_WIDE:
+        assert redact._rare_places(text, needle) == redact._all_places(text, needle)
+    assert [at for at in redact._places(low, "key", known) if text.startswith("Key", at)] \
+        == redact._all_places(text, "Key")
+    found: list[redact._Cand] = []
+    redact._assignment_candidates(text, low, 0, found, known)
+    alone: list[redact._Cand] = []
+    redact._assignment_candidates(text, low, 0, alone)
+    assert found == alone

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memex.core import frontmatter, model
+from memex.core import frontmatter, masking, model, redact
 from memex.core.ulid import new_ulid
 from memex.storage import homes, store
 from memex.workflows import agent, file_merge, keywords
@@ -46,7 +46,7 @@ def test_mask_memory_masks_every_free_text_field() -> None:
         status_history=[{"at": "2026-01-01T00:00:00Z", "by": "a", "from": "active",
                          "to": "deprecated", "note": SECRET}],
         extra={"x_note": SECRET, "x_list": [SECRET]})
-    masked = store.mask_memory(memory)
+    masked = masking.mask_memory(memory)
     text = frontmatter.rewrite(masked, None)
     assert TAIL not in text
     assert masked.id == memory.id and masked.scope == "personal"
@@ -57,7 +57,7 @@ def test_mask_memory_masks_every_free_text_field() -> None:
 def test_private_block_in_a_tag_stays_a_valid_tag() -> None:
     memory = model.Memory(id=new_ulid(), scope="personal", body="b",
                           tags=["<private>secret</private>"])
-    masked = store.mask_memory(memory)
+    masked = masking.mask_memory(memory)
     assert masked.tags == ["REDACTED"]
     model.validate(masked)
 
@@ -68,7 +68,7 @@ def test_private_block_in_a_path_is_no_glob_class(repo: Path, memex_home: Path) 
     `src/R/a.py`. A private block in a path is stored as in a tag: REDACTED."""
     memory = model.Memory(id=new_ulid(), scope="personal", body="b",
                           paths=["src/<private>billing</private>/a.py", "docs/*.md"])
-    assert store.mask_memory(memory).paths == ["src/REDACTED/a.py", "docs/*.md"]
+    assert masking.mask_memory(memory).paths == ["src/REDACTED/a.py", "docs/*.md"]
     out = invoke_json("capture", "--scope", "personal", "--paths",
                       "src/<private>billing</private>/a.py", "a note on the module")
     assert invoke_json("show", out["id"])["paths"] == ["src/REDACTED/a.py"]
@@ -387,3 +387,36 @@ def test_import_stores_a_private_block_in_a_path_as_a_write_does(
     assert result.exit_code == 0, result.stderr
     assert invoke_json("show", mid)["paths"] == ["src/REDACTED/a.py", "docs/x.md"]
     assert "private block in its paths" in result.stderr
+
+
+def test_the_masking_of_a_memory_has_one_name() -> None:
+    """`masking.mask_memory` is the one masking step of a memory; storage kept a second
+    name that only passed it on (stop 31)."""
+    assert not hasattr(store, "mask_memory")
+
+
+@pytest.mark.parametrize("ours_note", ["", "# a note\n"])
+def test_the_plain_text_fallback_scans_its_text_once(
+        monkeypatch: pytest.MonkeyPatch, ours_note: str) -> None:
+    """The merge driver's plain-text fallback redacted the merged text for its notice,
+    then masked it again (a search for secrets, then a second redaction): three scans
+    where one gives the same text. One redaction now: its detection pass, and the pass
+    that finds nothing left."""
+    from tests.helpers.memfiles import memory
+
+    base = frontmatter.emit(memory())
+    ours = ours_note + base.replace("Line three.", "Line three, key " + SECRET + ".")
+    theirs = "# a note\n" + base.replace("tags: [tooling]", "tags: [<private>m</private>]")
+    expected = file_merge.merge_texts_or_text(base, ours, theirs)
+    calls: list[str] = []
+    detect = redact._detect
+
+    def counted(text: str) -> list[redact._Hit]:
+        calls.append(text)
+        return detect(text)
+
+    monkeypatch.setattr(redact, "_detect", counted)
+    result = file_merge.merge_texts_or_text(base, ours, theirs)
+    assert result.fallback and result.text == expected.text
+    assert result.notices == expected.notices and TAIL not in result.text
+    assert len(calls) == 2

@@ -436,18 +436,21 @@ def _quoted_pair_start(text: str, begin: int, end: int) -> int:
         else begin
 
 
-def _suspects(text: str) -> list[int]:
-    """Where the prefilter's suspects start in ``text``, in order."""
-    classes = text.encode("ascii", "replace").translate(_CLASS_TABLE)  # a byte a character
+def _suspects(text: str, plain: bytes | None = None) -> list[int]:
+    """Where the prefilter's suspects start in ``text``, in order (``plain``: ``text``
+    encoded as here, when the caller has it)."""
+    if plain is None:
+        plain = text.encode("ascii", "replace")  # a byte a character
+    classes = plain.translate(_CLASS_TABLE)
     return sorted({m.start() for suspect in _SUSPECTS for m in suspect.finditer(classes)})
 
 
-def _runs(text: str) -> list[tuple[int, int]]:
+def _runs(text: str, plain: bytes | None = None) -> list[tuple[int, int]]:
     """The runs of token characters (at least :data:`MIN_RUN` long) that hold a suspect,
     found from the suspects outwards, so the cost follows the suspects, not the text."""
     out: list[tuple[int, int]] = []
     end = 0
-    for at in _suspects(text):
+    for at in _suspects(text, plain):
         if at < end:
             continue  # inside the run just taken
         start = at
@@ -469,11 +472,12 @@ _SPARED_SHAPE = lazyre.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z|[0-7][0-9A-HJKMNP-TV-Z]{25}")
 
 
-def spans(text: str) -> list[tuple[int, int]]:
+def spans(text: str, plain: bytes | None = None) -> list[tuple[int, int]]:
     """The random tokens of ``text`` as (start, end) offsets; tokens on consecutive lines
-    (a key wrapped at 64 columns) are one span."""
+    (a key wrapped at 64 columns) are one span. ``plain``: ``text.encode("ascii",
+    "replace")`` when the caller has it (one byte a character)."""
     out: list[tuple[int, int]] = []
-    runs = _runs(text)
+    runs = _runs(text, plain)
     if not runs:
         return out
     skip: list[tuple[int, int]] = []

@@ -208,10 +208,28 @@ def _needle_groups() -> tuple[tuple[str, tuple[tuple[str, tuple[int, ...]], ...]
 _NEEDLE_GROUPS = _needle_groups()
 
 
+# The groups by their pair of first characters, as a pair of characters (a needle of one
+# character, ":" or "|", has a group of its own, always looked at)
+_HEAD_PAIRS = {(head[0], head[1]): members for head, members in _NEEDLE_GROUPS if len(head) == 2}
+_SHORT_GROUPS = tuple(members for head, members in _NEEDLE_GROUPS if len(head) < 2)
+_PAIRS_UP_TO = 600  # longer: each head searched for (the set of pairs costs ~100 ns a pair)
+
+
 def active_rules(joined: str) -> list[int]:
     """The token rules whose needles occur in ``joined`` (the keyword prefilter), in
-    order: what checking every needle of :data:`_NEEDLES` gives."""
+    order: what checking every needle of :data:`_NEEDLES` gives. A short ``joined`` (a
+    memory's runs: ~60 characters) is read once into its pairs of characters, and only
+    the groups whose head is among them are looked at (a search for each of ~90 heads
+    cost more than the rest of the token rules)."""
     active: set[int] = set()
+    if len(joined) <= _PAIRS_UP_TO:
+        pairs = set(zip(joined, joined[1:], strict=False)) & _HEAD_PAIRS.keys()
+        groups = [*(_HEAD_PAIRS[pair] for pair in pairs), *_SHORT_GROUPS]
+        for members in groups:
+            for needle, rules in members:
+                if needle in joined:
+                    active.update(rules)
+        return sorted(active)
     for head, members in _NEEDLE_GROUPS:
         if len(members) > 1 and head not in joined:
             continue
@@ -237,15 +255,21 @@ _ASSIGN_WORD = (
     r"|密码|口令|密钥|パスワード|暗証番号|비밀번호"
 )
 _ASSIGN_KEY = lazyre.compile(_ASSIGN_WORD)  # run on the lower-cased text
-# Every match of _ASSIGN_WORD holds one of these words, at most _NEEDLE_BEFORE characters
-# after its start ("account_key"), and ends at most 6 characters after the word's end
-# ("passphrase"), with at most 5 more looked at after it (" was "): so _ASSIGN_KEY is run
-# only over the windows around these words, which str.find finds (_assign_keys;
+# Every match of _ASSIGN_WORD starts with one of these words, or with one of the words of
+# _KEY_HEAD before "key" (at most _NEEDLE_BEFORE characters before it: "account_key"):
+# so _ASSIGN_KEY is tried only there, where str.find finds them (assign_keys;
 # tests/test_redact_runs.py holds each alternative of _ASSIGN_WORD to this).
 _ASSIGN_NEEDLES = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "login",
                    "密码", "口令", "密钥", "パスワード", "暗証番号", "비밀번호")
-_ASSIGN_ASCII_NEEDLES = tuple(needle for needle in _ASSIGN_NEEDLES if needle.isascii())
-_NEEDLE_BEFORE, _NEEDLE_AFTER = 8, 11
+_KEY_HEAD = lazyre.compile(r"(?:api|access|auth|account|private)[_-]?\Z")
+_KEY_HEAD_ENDS = frozenset("isthe")  # the last letters of its words
+# A key word in every this many characters or more: the key-word regex is run over the
+# whole text (~20 ns a character) rather than tried at each place (~1.5-3 us a place)
+_DENSE_KEYS = 64
+_NEEDLE_BEFORE = 8
+_ASSIGN_ASCII_FOUND = tuple(  # and "key", with its heads
+    needle for needle in _ASSIGN_NEEDLES if needle.isascii() and needle != "key")
+_ASSIGN_WIDE = tuple(needle for needle in _ASSIGN_NEEDLES if not needle.isascii())
 _PASSWORD_WORD = lazyre.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
 _CAMEL_KEY = lazyre.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
@@ -429,6 +453,46 @@ def _all_places(text: str, needle: str) -> list[int]:
     return out
 
 
+# The places of words in one lowered text, each word searched once for all the detectors
+# that look for it (a search of 2 MB for a word of 3-5 letters costs ~1.5-3 ms)
+_Places = dict[str, list[int]]
+
+
+def _places(low: str, word: str, known: _Places | None = None) -> list[int]:
+    """``_all_places(low, word)``, taken from ``known`` when searched before (a word that
+    does not overlap itself: every place of it)."""
+    if known is None:
+        return _all_places(low, word)
+    found = known.get(word)
+    if found is None:
+        found = known[word] = _all_places(low, word)
+    return found
+
+
+def _places_around(low: str, word: str, base: str, offset: int, known: _Places | None
+                   ) -> list[int]:
+    """The places of ``word`` in ``low``, where ``base`` stands ``offset`` characters in
+    (``-key`` from ``key``): from the places of ``base``, not a search of its own."""
+    if known is None:
+        return _all_places(low, word)
+    return [at - offset for at in _places(low, base, known)
+            if at >= offset and low.startswith(word, at - offset)]
+
+
+def _rare_places(text: str, word: str) -> list[int]:
+    """``_all_places(text, word)`` for a word whose first character is rare (a CJK key
+    word in mostly ASCII text): a search for one character costs ~1/50 of a word's."""
+    out: list[int] = []
+    at = text.find(word[0])
+    while at != -1:
+        if text.startswith(word, at):
+            out.append(at)
+            at = text.find(word[0], at + len(word))
+        else:
+            at = text.find(word[0], at + 1)
+    return out
+
+
 def _named_values(text: str, low: str) -> list[_Named]:
     """The values of the names that hold a provider of :data:`secret_rules.NAMED_FORMATS`
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
@@ -440,8 +504,6 @@ def _named_values(text: str, low: str) -> list[_Named]:
         # ("discord=" * 2000: 2.5 s).
         covered = 0
         for name, forms in names:
-            if name not in low:
-                continue
             for found in _all_places(low, name):  # then the name's forms in ``text``
                 if found < covered or text[found : found + len(name)] not in forms:
                     continue
@@ -661,6 +723,20 @@ _Cand = tuple[int, int, int, str, bool]
 _Hit = tuple[int, int, str]
 
 
+def _search_from(regex: re.Pattern[str], head: str, text: str, pos: int
+                 ) -> re.Match[str] | None:
+    """``regex.search(text, pos)`` for a regex whose every match starts with ``head``:
+    tried only where str.find finds it (the regex's own scan of a 2 MB text for its
+    prefix cost ~1.5 ms a search, str.find a fifth of that)."""
+    at = text.find(head, pos)
+    while at != -1:
+        m = regex.match(text, at)
+        if m is not None:
+            return m
+        at = text.find(head, at + 1)
+    return None
+
+
 def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     if "PRIVATE KEY" not in text:
         return
@@ -668,13 +744,13 @@ def _pem_candidates(text: str, prio: int, out: list[_Cand]) -> None:
     end_m: re.Match[str] | None = None
     end_known = False  # end_m is the first END at or after the current position
     while True:
-        begin = _PEM_BEGIN.search(text, pos)
+        begin = _search_from(_PEM_BEGIN, "-----BEGIN", text, pos)
         if begin is None:
             return
         if not end_known or (end_m is not None and end_m.start() < begin.end()):
-            end_m = _PEM_END.search(text, begin.end())
+            end_m = _search_from(_PEM_END, "-----END", text, begin.end())
             end_known = True
-        nxt = _PEM_BEGIN.search(text, begin.end())
+        nxt = _search_from(_PEM_BEGIN, "-----BEGIN", text, begin.end())
         if end_m is not None and (nxt is None or end_m.start() < nxt.start()):
             body_start, body_end, pos = begin.end(), end_m.start(), end_m.end()
         else:
@@ -741,11 +817,13 @@ _RUN_TABLE = bytes(0x61 if re.fullmatch(f"[{_RUN_CHARS}]", chr(i)) else 0x20
 _RUN_NEEDLE = b"a" * _RUN_MIN
 
 
-def runs(text: str) -> list[tuple[int, int]]:
+def runs(text: str, plain: bytes | None = None) -> list[tuple[int, int]]:
     """The (start, end) of every _RUN in ``text``, in order: what _RUN.finditer gives.
     A character outside ASCII, never a run character, is encoded as one ``?`` (one byte a
-    character: positions are kept)."""
-    marks = text.encode("ascii", "replace").translate(_RUN_TABLE)
+    character: positions are kept); ``plain`` is that encoding when the caller has it."""
+    if plain is None:
+        plain = text.encode("ascii", "replace")
+    marks = plain.translate(_RUN_TABLE)
     out: list[tuple[int, int]] = []
     at = marks.find(_RUN_NEEDLE)
     while at != -1:
@@ -756,13 +834,14 @@ def runs(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _run_candidates(text: str, out: list[_Cand]) -> None:
-    """The token rules over the long runs of ``text`` (spans mapped back to ``text``)."""
+def _run_candidates(text: str, out: list[_Cand], plain: bytes | None = None) -> None:
+    """The token rules over the long runs of ``text`` (spans mapped back to ``text``;
+    ``plain`` is ``text`` as :func:`runs` encodes it)."""
     starts: list[int] = []  # where each run starts in ``text``
     joined_starts: list[int] = []  # ... and in ``joined``
     pieces: list[str] = []
     pos = 0
-    for start, end in runs(text):
+    for start, end in runs(text, plain):
         starts.append(start)
         joined_starts.append(pos)
         pieces.append(text[start:end])
@@ -881,11 +960,12 @@ _URL_PLACEHOLDERS = frozenset({"password", "pass", "passwd", "pwd", "secret", "t
                                "test", "admin", "secret123", "password123"})
 
 
-def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
+def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand],
+                           known: _Places | None = None) -> None:
     """A key header's letters-only token, matched only where a header name stands (the
     case-blind regex over a whole staged file would cost more than the rest)."""
     for tail, heads in _KEY_HEADER_TAILS:  # one search for the names ending in -token
-        for dash in _all_places(low, tail):
+        for dash in _places_around(low, tail, tail[1:], 1, known):
             for head in heads:
                 at = dash - len(head)
                 if at < 0 or not low.startswith(head, at):
@@ -896,10 +976,11 @@ def _key_header_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
                     out.append((prio, m.start("s"), m.end("s"), _AUTH_KIND, False))
 
 
-def auth_headers(text: str, low: str) -> list[re.Match[str]]:
+def auth_headers(text: str, low: str, known: _Places | None = None) -> list[re.Match[str]]:
     """What ``_AUTH_HEADER.finditer(text)`` gives, matched only where the word stands in
     ``low`` (:func:`lowered`), not tried at every character by the case-blind regex."""
-    return _matches_at(_AUTH_HEADER, text, _all_places(low, "authorization"))
+    return _matches_at(_AUTH_HEADER, text,
+                       _places_around(low, "authorization", "auth", 0, known))
 
 
 def curl_users(text: str) -> list[re.Match[str]]:
@@ -912,17 +993,18 @@ def curl_users(text: str) -> list[re.Match[str]]:
                        [start for at in places for start in (at - 2, at - 1) if start >= 0] + [0])
 
 
-def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
+def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
+                        known: _Places | None = None) -> None:
     if "://" in text and "@" in text:
         _span_candidates(text, prio, _URL_KIND, list(_URL_CRED.finditer(text)), out, minimum=3)
-    _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low), out)
+    _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
     _span_candidates(text, prio, _BASIC_KIND, curl_users(text), out, minimum=4)
-    _key_header_candidates(text, low, prio, out)
+    _key_header_candidates(text, low, prio, out, known)
     if ":" in text:
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
-    if ("ecret" in text or "ECRET" in text) and "ata:" in text and _K8S_KIND.search(text):
+    if k8s_secret(text, low) and ("ecret" in text or "ECRET" in text) and "ata:" in text:
         for block in _K8S_DATA.finditer(text):
             if _k8s_kind_of(text, block.start()):
                 _span_candidates(block.group(), prio, "kubernetes-secret",
@@ -951,6 +1033,18 @@ def _pair_candidates(text: str, prio: int, out: list[_Cand]) -> None:
         out.append((prio, user.start(), end, _BASIC_KIND, _is_masked(text[user.start() : end])))
 
 
+def k8s_secret(text: str, low: str) -> bool:
+    """Does ``_K8S_KIND.search(text)`` find a match? Tried only at the start of the lines
+    where ``kind:`` stands after blanks in ``low`` (:func:`lowered`): the case-blind
+    regex tried at every character of a staged file cost ~25 ms per 2 MB. A match's
+    leading blanks may span lines; the last line start among them gives the same match."""
+    for at in _all_places(low, "kind:"):
+        line = text.rfind("\n", 0, at) + 1
+        if (line == at or text[line:at].isspace()) and _K8S_KIND.match(text, line):
+            return True
+    return False
+
+
 def _k8s_kind_of(text: str, pos: int) -> bool:
     """Is the YAML document holding ``pos`` a ``kind: Secret`` (not a ConfigMap after a
     Secret in the same file)?"""
@@ -966,37 +1060,49 @@ def _next_document(text: str, pos: int) -> int:
     return len(text) if end == -1 else end
 
 
-def assign_keys(low: str) -> list[re.Match[str]]:
-    """What _ASSIGN_KEY.finditer(low) finds, searched only in the windows around the
-    _ASSIGN_NEEDLES (~2x faster over prose: the regex tries its alternatives at every
-    letter that may start one). Merged windows hold whole matches and what their
-    lookarounds read (a lookbehind reads before a search's start), so the scan of each
-    finds what the scan of the whole text finds there."""
-    windows: list[tuple[int, int]] = []
-    for needle in _ASSIGN_NEEDLES if not low.isascii() else _ASSIGN_ASCII_NEEDLES:
-        at = low.find(needle)
-        while at != -1:
-            windows.append((max(0, at - _NEEDLE_BEFORE), at + len(needle) + _NEEDLE_AFTER))
-            at = low.find(needle, at + 1)
-    if not windows:
-        return []
-    windows.sort()
-    found: list[re.Match[str]] = []
-    start, end = windows[0]
-    for begin, stop in windows[1:]:
-        if begin > end:
-            found.extend(_ASSIGN_KEY.finditer(low, start, end))
-            start = begin
-        end = max(end, stop)
-    found.extend(_ASSIGN_KEY.finditer(low, start, end))
+def assign_keys(low: str, text: str | None = None, known: _Places | None = None
+                ) -> list[re.Match[str]]:
+    """What _ASSIGN_KEY.finditer(low) finds, tried only where a match can start: at each
+    of the _ASSIGN_NEEDLES (str.find finds them), or before ``key`` where one of the
+    words of _KEY_HEAD ends (``api_key``); the regex tried at every letter of prose cost
+    ~3x, over merged windows around the needles ~1.5x. ``low`` may be
+    :func:`ascii_lowered` of ``text``: the key words outside ASCII are then found in
+    ``text`` (a match is all ASCII or all one of them, so the two never overlap)."""
+    source = low if text is None else text
+    starts: list[int] = []
+    for needle in _ASSIGN_ASCII_FOUND:  # none overlaps itself: _places finds every place
+        starts += _places(low, needle, known)
+    keys = _places(low, "key", known)
+    if (len(starts) + len(keys)) * _DENSE_KEYS > len(low):  # one scan of all is cheaper
+        found = list(_ASSIGN_KEY.finditer(low))
+        if source is low:
+            return found  # the key words outside ASCII too
+    else:
+        starts += keys
+        for at in keys:
+            before = low[at - 1 : at]  # a head's last letter ("api_": i), "" at the start
+            if before == "_" or before == "-":
+                before = low[at - 2 : at - 1] if at >= 2 else ""
+            if before in _KEY_HEAD_ENDS:
+                head = _KEY_HEAD.search(low, max(0, at - _NEEDLE_BEFORE), at)
+                if head is not None:
+                    starts.append(head.start())
+        found = _matches_at(_ASSIGN_KEY, low, starts) if starts else []
+    if not source.isascii():
+        wide = [m for needle in _ASSIGN_WIDE for at in _rare_places(source, needle)
+                if (m := _ASSIGN_KEY.match(source, at)) is not None]
+        if wide:
+            found = sorted(found + wide, key=lambda m: m.start())
     return found
 
 
-def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> None:
-    keys = assign_keys(low)
-    camel = _matches_at(_CAMEL_KEY, text, _all_places(text, "Key"))
+def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand],
+                           known: _Places | None = None) -> None:
+    keys = assign_keys(low, text, known)
+    camel = _matches_at(_CAMEL_KEY, text, [  # "Key" in ``text`` is "key" in ``low``
+        at for at in _places(low, "key", known) if text.startswith("Key", at)])
     reached = 0  # key words before this were part of an earlier key or value
-    for key in sorted([*keys, *camel], key=lambda k: k.start()):
+    for key in sorted([*keys, *camel], key=lambda k: k.start()) if camel else keys:
         if key.start() < reached:
             continue
         reached = key.end()
@@ -1004,12 +1110,19 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand]) -> 
             suffix = _ASSIGN_SUFFIX.match(text, reached)
             reached = suffix.end() if suffix else reached
         m = _ASSIGN_VALUE.match(text, reached)
-        option = _PASSWORD_WORD.search(key.group()) is not None and _option(text, key.start())
         spaced = False  # --password VALUE: only this rule gives the value
-        if m is None and option:
+        if m is None:  # most key words in prose: no option either, as a rule
+            if _PASSWORD_WORD.search(key.group()) is None or not _option(text, key.start()):
+                continue
+            option = True
             m = _OPTION_VALUE.match(text, reached)
-            spaced = m is not None
-        if m is None or _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
+            if m is None:
+                continue
+            spaced = True
+        else:
+            option = _PASSWORD_WORD.search(key.group()) is not None and \
+                _option(text, key.start())
+        if _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
         if _listed(text, key.start(), m):
             continue
@@ -1206,26 +1319,44 @@ def lowered(text: str) -> str:
     return text.lower()
 
 
-def _key_lowered(text: str) -> str:
-    """``text`` in lower case one character for one, folding nothing but "İ" (whose lower
-    case is two characters): the key words' lookarounds see "ı" and "ſ" as no ASCII
-    letter, as str.lower leaves them, so "ıcreds=..." stays an assignment (a mask is the
-    safer error; :func:`lowered` folds them, for finding words a case-blind regex finds)."""
+# The letters outside ASCII whose lower case holds an ASCII letter (``İ``: ``i`` and a
+# combining dot; the Kelvin sign: ``k``; tests/test_redact_runs.py holds the list whole)
+_LOWER_TO_ASCII = {"\u0130": "i", "\u212a": "k"}
+
+
+def ascii_lowered(text: str, plain: bytes, fold: bool = True) -> str:
+    """``text`` in lower case as an ASCII string, one character for one, from ``plain``
+    (``text.encode("ascii", "replace")``): at each character where :func:`lowered` gives
+    an ASCII letter, that letter, and ``?`` where it gives none; with ``fold`` False ``ı``
+    and ``ſ`` stay ``?`` (the key words' lookarounds see them as no ASCII letter, as
+    str.lower leaves them, so "ıcreds=..." stays an assignment: a mask is the safer error).
+    A search for an ASCII word in it finds what it finds in :func:`lowered`, without
+    lower-casing a text of two-byte characters (~10x the cost of ASCII bytes)."""
     if text.isascii():
         return text.lower()
-    return text.replace("\u0130", "i").lower()
+    letters = text
+    for char, letter in (*_LOWER_TO_ASCII.items(), *(_FOLDED.items() if fold else ())):
+        if char in letters:  # a search for one character: ~1/50 of a word's
+            letters = letters.replace(char, letter)
+    if letters is not text:
+        plain = letters.encode("ascii", "replace")
+    return plain.lower().decode("ascii")
 
 
 def _detect(text: str) -> list[_Hit]:
     """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
     cands: list[_Cand] = []
     _pem_candidates(text, 0, cands)
-    _run_candidates(text, cands)
-    low = lowered(text)
-    _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands)
-    _assignment_candidates(text, low if text.isascii() else _key_lowered(text),
-                           len(_TOKEN_RULES) + 2, cands)
-    for start, end in bare_secrets.spans(text):  # last: a format or a key word names it better
+    plain = text.encode("ascii", "replace")  # one byte a character: runs, bare, ascii_lowered
+    _run_candidates(text, cands, plain)
+    low = ascii_lowered(text, plain)
+    known: _Places = {}  # the words searched in ``low``
+    _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands, known)
+    key_low, key_known = low, known  # the key words' lower case: "ı" and "ſ" not folded
+    if "\u0131" in text or "\u017f" in text:
+        key_low, key_known = ascii_lowered(text, plain, fold=False), {}
+    _assignment_candidates(text, key_low, len(_TOKEN_RULES) + 2, cands, key_known)
+    for start, end in bare_secrets.spans(text, plain):  # last: a format or a key word names it
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
                        _is_masked_block(text[start:end])))
     named = _named_values(text, low)

@@ -25,6 +25,7 @@ from memex.storage.homes import Workspace
 if TYPE_CHECKING:  # the parser is loaded where a file is read or written, not by a
     # no-change refresh (its 16 patterns cost ~5 ms of a search's start)
     from memex.core import frontmatter
+    from memex.core.redact import Redaction
 
 HOME_KINDS = ("personal", "outbox", "repo", "org", "org-outbox")
 SCOPE_OF_HOME = {"personal": "personal", "outbox": "project", "repo": "project", "org": "org",
@@ -731,30 +732,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def mask_memory(memory: model.Memory) -> model.Memory:
-    """The memory with every free-text string masked (`core.masking.mask_memory`, the
-    one masking step of every write: `save` and `render` apply it, so no path that
-    writes a memory can store a secret the detectors know)."""
-    return masking.mask_memory(memory)
-
-
-def mask_text(text: str) -> str:
+def mask_text(text: str, redaction: Redaction | None = None) -> str:
     """A whole memory file's text with every secret in it masked (comments, a merge
     result, a migrated or an imported file): a text that is a memory has its fields
-    masked by `mask_memory` first (a private block in a tag becomes a tag, as on every
-    write), then the rest (comments, a file that does not parse) as text."""
+    masked by `masking.mask_memory` first (a private block in a tag becomes a tag, as on
+    every write), then the rest (comments, a file that does not parse) as text.
+    REDACTION: `redact.redact(text)` when the caller has it (the text is not scanned
+    again)."""
     from memex.core import redact
 
-    if not redact.find_secrets(text):
+    if redaction is None:
+        if not redact.find_secrets(text):
+            return text
+    elif not redaction.changed:
         return text
     fields = _fields_masked(text)
     if fields is None:  # conflict markers, broken YAML, anything: masked as text
-        return _header_as_tags(redact.redact(text).text)
+        return _header_as_tags((redaction or redact.redact(text)).text)
     return redact.redact(fields).text
 
 
 def _fields_masked(text: str) -> str | None:
-    """TEXT written again with its memory's fields masked (`mask_memory`) when masking
+    """TEXT written again with its memory's fields masked (`masking.mask_memory`) when masking
     changes a field, TEXT as it is when it changes none; None when TEXT is no memory."""
     from memex.core import frontmatter
 
@@ -762,7 +761,7 @@ def _fields_masked(text: str) -> str | None:
         memory, parsed = frontmatter.load(text)
     except Exception:  # the merge driver must never fail on what it writes
         return None
-    masked = mask_memory(memory)
+    masked = masking.mask_memory(memory)
     return text if masked is memory else frontmatter.rewrite(masked, parsed)
 
 
@@ -789,7 +788,7 @@ def render(memory: model.Memory, parsed: frontmatter.Parsed | None = None
     """(masked memory, file text): what every memory write stores."""
     from memex.core import frontmatter
 
-    memory = mask_memory(memory)
+    memory = masking.mask_memory(memory)
     model.validate(memory)
     return memory, mask_text(frontmatter.rewrite(memory, parsed))
 
@@ -803,7 +802,7 @@ def write_memory_text(path: Path, text: str) -> str:
 
 def save(loaded: Loaded) -> str:
     """Write a memory back to its file (round trip when hand-edited); returns the text.
-    The stored strings are masked (`mask_memory`), and `loaded.memory` becomes what was
+    The stored strings are masked (`masking.mask_memory`), and `loaded.memory` becomes what was
     stored, so nothing shown afterwards holds the secret either."""
     from memex.core import frontmatter
 

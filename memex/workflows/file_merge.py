@@ -114,5 +114,5 @@ def _fallback(base_text: str, ours_text: str, theirs_text: str, message: str,
     redaction = redact.redact(result.text)
     notices = [f"file: {redaction.notice()}"] if redaction.changed else []
     conflict = FieldConflict("file", message, None, None, "parse")
-    text = store.mask_text(result.text) if redaction.changed else result.text
+    text = store.mask_text(result.text, redaction)  # scanned once, above
     return MergeResult(text, None, [conflict], notices, fallback=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memex.core import clock, lifecycle, model, policy, redact
+from memex.core import clock, lifecycle, masking, model, policy, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import new_ulid
 from memex.storage import store, usage, writelock
@@ -249,7 +249,7 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
         memory.extra[PENDING] = req.pending_supersedes
     model.validate(memory)
     path = store.new_path(home, memory.id)
-    memory = store.mask_memory(memory)  # what is shown (a dry run too) is what is stored
+    memory = masking.mask_memory(memory)  # what is shown (a dry run too) is what is stored
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
     _note_conflicts(ws, result, [g for g in seen.gated if g.id != req.supersedes], version)
