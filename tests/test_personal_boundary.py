@@ -13,13 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from memex.storage import homes
 from memex.storage.homes import Workspace
 from memex.workflows import scan
 from tests.helpers import git_proc, invoke, invoke_json
 from tests.helpers.memfiles import memory, put, write
-from tests.test_hooks import BIN, _env, _local_config
+from tests.test_hooks import BIN, ROOT, _env, _local_config
 
 BODY = "My bank PIN reminder: the blue notebook in the second drawer"
 
@@ -976,3 +977,84 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
         return
     with pytest.raises(MemexError, match="does not ignore it"):
         homes.check_home(ws)
+
+
+def _framework_hook_types() -> list[str]:
+    """The git hook types the published framework hooks run at: what a clone installs
+    (`pre-commit install --hook-type T` for each, or default_install_hook_types)."""
+    published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    return sorted({stage for hook in published
+                   for stage in hook.get("stages", ["pre-commit"]) if stage != "manual"})
+
+
+@pytest.mark.parametrize("stop", ["edit", "conflict"])
+def test_the_framework_scans_a_rebase_continue(repo: Path, tmp_path: Path, stop: str) -> None:
+    """audit31: the pre-commit framework's hooks ran at the pre-commit stage only, which
+    `git rebase --continue` skips (git 2.39), so a personal copy staged at a stop was
+    committed. The published hooks name the prepare-commit-msg stage too (a scan that
+    runs only while a stop is continued); installed for every stage they name, the
+    continue is refused, and an ordinary commit is scanned once, not twice."""
+    env = dict(_env(tmp_path), GIT_EDITOR="true")
+    assert invoke("init", "--yes").exit_code == 0
+    _local_config(repo)
+    types = [arg for kind in _framework_hook_types() for arg in ("--hook-type", kind)]
+    subprocess.run([str(BIN / "pre-commit"), "install", *types], cwd=repo, env=env,
+                   check=True, capture_output=True)
+    _setup_commit(repo)
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    proc = git_proc("commit", "-m", "base", cwd=repo, env=env)
+    assert (proc.stdout + proc.stderr).count("Passed") >= 1
+    assert (proc.stdout + proc.stderr).count("secret scan of memory files") == 1
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
+    if stop == "conflict":
+        _main_moved_on(repo, env)
+        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    else:
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _staged_copy_blocks_the_continue(repo, env)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_doctor_tells_a_framework_user_how_to_close_each_gap(repo: Path,
+                                                             tmp_path: Path) -> None:
+    """audit31: with the pre-commit framework doctor said "ok" whatever it left unscanned.
+    It names each gap with its line: the prepare-commit-msg hook type (rebase --continue),
+    and, since the framework has no pre-applypatch hook type, git-memex's plain one
+    beside the framework's (init --git-hooks leaves the framework's hooks alone); then
+    `git am` of a patch adding a personal copy is refused."""
+    env = dict(_env(tmp_path), PATH=f"{BIN}:/usr/bin:/bin")
+    assert invoke("init", "--yes").exit_code == 0
+    _local_config(repo)
+    subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    _setup_commit(repo)
+    line = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "hooks")
+    assert line["level"] == "warn", line
+    assert "git rebase --continue" in line["message"] and "git am" in line["message"]
+    assert "pre-commit install --hook-type pre-commit --hook-type prepare-commit-msg" \
+        in line["hint"] and "git memex init --git-hooks" in line["hint"]
+    subprocess.run([str(BIN / "pre-commit"), "install", "--hook-type", "prepare-commit-msg"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    result = invoke("init", "--yes", "--git-hooks")
+    assert "is the pre-commit framework's; left alone" in result.stdout + result.stderr
+    hooks = repo / ".git" / "hooks"
+    assert "pre-commit.com" in (hooks / "pre-commit").read_text()
+    line = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "hooks")
+    assert line["level"] == "ok", line
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "notes.md", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "copy", cwd=repo, env=env)
+    patch = git_proc("format-patch", "-1", "--stdout", "HEAD", cwd=repo).stdout
+    git_proc("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    proc = subprocess.run(["git", "am"], input=patch, cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
