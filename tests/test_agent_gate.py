@@ -164,6 +164,33 @@ def test_writes_refuse_control_characters_in_tags_and_paths(repo: Path, memex_ho
     assert not list(homes.workspace().outbox_dir.glob("*.md"))
 
 
+@pytest.mark.parametrize("bad", ["../secrets/*.md", "src/../../etc", "..", "/etc/passwd",
+                                 "/work/repo/src/*.py", "~/notes"])
+def test_writes_refuse_paths_outside_the_repository(repo: Path, memex_home: Path,
+                                                    bad: str) -> None:
+    """audit31 (left by audit30): a `paths` glob with a `..` part or an absolute one was
+    stored from MCP and the CLI; paths are globs relative to the repository's top, so it
+    never matched (and review's stale-path check read `../x` as `x`). Refused as every
+    other bad argument: a tool error / exit 2, one line, nothing written."""
+    mine = put(personal(memex_home), "personal", "I like tea")
+    before = sorted(p.read_bytes() for p in personal(memex_home).glob("*.md"))
+    for call in (lambda: agent.add(ws(), "some text", paths=["src", bad]),
+                 lambda: agent.update(ws(), mine.id, paths=[bad])):
+        with pytest.raises(UsageError, match="relative to the repository") as raised:
+            call()
+        assert "\n" not in str(raised.value)
+    for args in (("capture", "--paths", bad, "text"),
+                 ("supersede", mine.id, "--paths", bad, "new text")):
+        result = invoke(*args)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert "relative to the repository" in result.stderr, args
+        assert len(result.stderr.strip().splitlines()) == 1, args
+    assert sorted(p.read_bytes() for p in personal(memex_home).glob("*.md")) == before
+    assert not list(homes.workspace().outbox_dir.glob("*.md"))
+    kept = agent.add(ws(), "other text", paths=["./src/*.py", "docs/a..b.md"])
+    assert agent.get(ws(), kept["id"])["paths"] == ["./src/*.py", "docs/a..b.md"]
+
+
 @pytest.mark.parametrize("bad", _CONTROLS)
 def test_writes_refuse_control_characters_in_review_and_status_notes(
         repo: Path, memex_home: Path, bad: str) -> None:

@@ -384,10 +384,30 @@ def normalise_paths(paths: list[str]) -> list[str]:
     path with a control character, past MAX_PATH_CHARS or past MAX_PATHS."""
     out = list(dict.fromkeys(p.strip() for p in paths if p.strip()))
     for path in out:
-        if problem := value_problem("path", path):
+        if problem := value_problem("path", path) or outside_problem(path):
             raise InvalidMemory(problem)
     check_count("paths", out, MAX_PATHS)
     return out
+
+
+def outside_problem(path: str) -> str | None:
+    """Why a `paths` glob names nothing in the repository: absolute (`/`, `~`) or with a
+    `..` part. Paths are globs relative to the repository's top; such a glob never
+    matches (None: it is fine)."""
+    if path.startswith(("/", "~", "\\")) or ".." in re.split(r"[/\\]", path):
+        return (f"path {_quoted(path, 45)} is not relative to the repository's top (no "
+                "leading / or ~, no .. part): paths are globs of the repository's files")
+    return None
+
+
+def glob_pattern(glob: str) -> str:
+    """A `paths` glob as matched against repository-relative file names: stripped, each
+    leading `./` and any leading or trailing `/` dropped (a dot-folder such as `.github`
+    keeps its dot). Search's cwd boost and review's stale-path check both read it so."""
+    pattern = glob.strip()
+    while pattern.startswith("./"):
+        pattern = pattern[2:].lstrip("/")
+    return pattern.strip("/")
 
 
 def normalise_aliases(aliases: list[str]) -> list[str]:
