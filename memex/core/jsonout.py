@@ -9,7 +9,11 @@ and long texts go through slower paths. Pure: no I/O.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from memex.core import lazyre
+from memex.core.model import LAYOUT_CONTROLS
 
 # The C encoder (json's when there is no indent) writes an element's scalars and empty
 # containers exactly as indent=2 does when its item separator carries the newline and
@@ -166,3 +170,32 @@ def string_bytes(raw: bytes) -> bytes:
 def string(text: str) -> str:
     """The JSON string element writes for TEXT."""
     return _string(text)
+
+
+# What JSON (ensure_ascii=False) writes raw that changes how a terminal lays text out:
+# DEL, C1 controls, line and paragraph separators, bidi controls. Each can stand only
+# inside a JSON string (the rest of JSON is ASCII punctuation), so writing it as its
+# \\uXXXX escape leaves the JSON's value exactly as it was.
+_LAYOUT = lazyre.compile(f"[{LAYOUT_CONTROLS}]")
+
+
+def _layout_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def escape_layout(text: str) -> str:
+    """The JSON text TEXT with every layout control written as its \\uXXXX escape: what
+    `--json`, `export` and the MCP tools print, parsing to the same value."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _LAYOUT.sub(_layout_escape, text)
+
+
+def escape_layout_bytes(raw: bytes) -> bytes:
+    """escape_layout of the UTF-8 JSON text RAW, as UTF-8 (an index's kept listing)."""
+    if raw.isascii() and b"\x7f" not in raw:
+        return raw
+    text = raw.decode("utf-8")
+    if _LAYOUT.search(text) is None:
+        return raw
+    return _LAYOUT.sub(_layout_escape, text).encode("utf-8")

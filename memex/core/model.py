@@ -201,7 +201,9 @@ _TIME_FIELDS = operator.attrgetter(*_TIME_NAMES)
 
 # Characters that change how a terminal or a reader lays text out: C0/C1 controls
 # (newline, escape, carriage return), line and paragraph separators, bidi overrides.
-_CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# LAYOUT_CONTROLS: those but C0, which JSON escapes itself (jsonout escapes these).
+LAYOUT_CONTROLS = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROLS = "\x00-\x1f" + LAYOUT_CONTROLS
 _CONTROL = lazyre.compile(f"[{_CONTROLS}]")
 # The same but tab and newline: what multi-line text (a body) may hold as it is.
 _TEXT_CONTROL = lazyre.compile(f"(?![\t\n])[{_CONTROLS}]")
