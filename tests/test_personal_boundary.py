@@ -966,7 +966,9 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
             }.get(defect, [[str(index), homes._stat(index)]])
     at = 2 ** 62 if defect == "from the future" else time.time_ns()
     kept = home / "index" / ".home-check"
-    kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps}),
+    assert verdict.user is not None
+    bare = [homes._stat(verdict.user), homes.bare_candidates(verdict.user)]
+    kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps, "bare": bare}),
                     encoding="utf-8")
     kept.chmod(0o664 if defect == "group-writable" else 0o600)
     if defect == "another user's":
@@ -1058,3 +1060,111 @@ def test_doctor_tells_a_framework_user_how_to_close_each_gap(repo: Path,
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "a copy of personal memory" in proc.stdout + proc.stderr
     assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+
+
+def _bare_dotfiles(userhome: Path, kind: str) -> Path:
+    """A dotfiles repository kept bare in the user's home, its work tree the home: as
+    `git --git-dir=~/.cfg --work-tree=~` (the alias way: core.bare, an index from its
+    first add) or with core.worktree set in it (yadm, vcsh). Its git dir."""
+    cfg = userhome / ".cfg"
+    git_proc("init", "-q", "--bare", "-b", "main", str(cfg), cwd=userhome)
+    if kind == "core.worktree":
+        git_proc("--git-dir", str(cfg), "config", "core.bare", "false", cwd=userhome)
+        git_proc("--git-dir", str(cfg), "config", "core.worktree", str(userhome),
+                 cwd=userhome)
+    (userhome / ".bashrc").write_text("alias l=ls\n", encoding="utf-8")
+    dot = ["--git-dir", str(cfg), "--work-tree", str(userhome)]
+    git_proc(*dot, "config", "status.showUntrackedFiles", "no", cwd=userhome)
+    git_proc(*dot, "add", ".bashrc", cwd=userhome)
+    git_proc(*dot, "commit", "-q", "--no-verify", "-m", "rc", cwd=userhome)
+    return cfg
+
+
+@pytest.mark.parametrize("kind", ["alias", "core.worktree"])
+def test_a_home_in_a_bare_dotfiles_repo_is_refused_until_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """audit31 (left by audit30): a dotfiles repository kept bare (`~/.cfg`, its work
+    tree the user's home by `--work-tree=~` or core.worktree) has no `.git` above the
+    git-memex home, so the home was never checked and `git --git-dir=~/.cfg
+    --work-tree=~ add -A` committed personal memories. Such a repository in the user's
+    home is found (a git dir among the home's folders); the home is refused, naming its
+    exclude file, until that ignores it; then the verdict is kept (no git process)."""
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    cfg = _bare_dotfiles(userhome, kind)
+    _project(tmp_path, monkeypatch)
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert "does not ignore it" in result.stderr
+    assert f"{cfg / 'info' / 'exclude'}" in result.stderr
+    assert result.stderr.rstrip().endswith(
+        ": /.local/share/git-memex/  (or set GIT_MEMEX_HOME to a folder outside the "
+        "repository)")
+    doctor = invoke("doctor", "--json")
+    home = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "home")
+    assert home["level"] == "fail" and home["hint"].endswith(": /.local/share/git-memex/")
+    with (cfg / "info" / "exclude").open("a", encoding="utf-8") as handle:
+        handle.write("/.local/share/git-memex/\n")
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []
+    git_proc("--git-dir", str(cfg), "--work-tree", str(userhome), "add", "-A",
+             cwd=userhome)
+    staged = git_proc("--git-dir", str(cfg), "--work-tree", str(userhome), "diff",
+                      "--cached", "--name-only", cwd=userhome).stdout
+    assert "git-memex" not in staged
+
+
+def test_a_kept_home_verdict_sees_a_bare_dotfiles_repo_made_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit31: a verdict kept for a home that a dotfiles repository at the user's home
+    ignores is thrown away when a git dir kept apart appears in that home (`git init
+    --bare ~/.cfg`, used with `--work-tree=~`), which does not ignore it: refused."""
+    from memex.core.errors import MemexError
+
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    git_proc("init", "-q", "-b", "main", cwd=userhome)
+    (userhome / ".git" / "info" / "exclude").write_text("/.local/share/git-memex/\n",
+                                                       encoding="utf-8")
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []
+    _bare_dotfiles(userhome, "alias")
+    with pytest.raises(MemexError, match=r"\.cfg/info/exclude"):
+        homes.check_home(ws)
+
+
+def test_a_kept_home_verdict_sees_a_branch_switch_an_include_depends_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit31 (left by fix30b): `[includeIf "onbranch:..."]` applies by the dotfiles
+    repository's HEAD, which was no dependency of the kept verdict: switching to a branch
+    whose include points core.excludesFile at an empty file exposed the home unseen.
+    With such an include the repository's HEAD is a dependency too."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    git_proc("commit", "-q", "--allow-empty", "-m", "d", cwd=dotfiles)
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
+    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    included = tmp_path / "other.gitconfig"
+    included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
+    with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as out:
+        out.write(f'[core]\n\texcludesFile = {ignore}\n'
+                  f'[includeIf "onbranch:other"]\n\tpath = {included}\n')
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []  # kept
+    git_proc("branch", "other", cwd=dotfiles)
+    calls.clear()
+    homes.check_home(ws)
+    assert calls == []  # a new branch changes nothing
+    # on the branch (HEAD alone changed: a checkout that rewrites the index is seen anyway)
+    git_proc("symbolic-ref", "HEAD", "refs/heads/other", cwd=dotfiles)
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
