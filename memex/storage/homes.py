@@ -450,6 +450,12 @@ class HomeCheck:
     repo: gitio.RepoInfo | None = field(default=None, repr=False, compare=False)
     where: str = ""  # what git would commit: "the git-memex home H" or a link of it
 
+    def problem(self) -> str:
+        """The one sentence an exposed home is refused with (commands, doctor)."""
+        return (f"{self.where} is inside the work tree of {self.work_tree} and git does "
+                "not ignore it: `git add -A` would commit your personal memories and "
+                "usage log")
+
 
 def home_check(ws: Workspace) -> HomeCheck:
     """Whether git would commit the home. It lies inside a work tree (this repo's, a
@@ -567,11 +573,8 @@ def check_home(ws: Workspace) -> None:
     if found.line is None:
         verdict.keep(found)
         return
-    raise MemexError(
-        f"{found.where} is inside the work tree of {found.work_tree} and "
-        "git does not ignore it: `git add -A` would commit your personal memories and usage "
-        f"log. {found.fix}  "
-        "(or set GIT_MEMEX_HOME to a folder outside the repository)")
+    raise MemexError(f"{found.problem()}. {found.fix}  "
+                     "(or set GIT_MEMEX_HOME to a folder outside the repository)")
 
 
 # Git's variables that say who runs git and how, never where a repository or its

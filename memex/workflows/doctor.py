@@ -227,9 +227,7 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
     if found is None or found.line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
     fix = found.fix
-    return [Check("home", "fail", f"{found.where} is inside the work tree of "
-                  f"{found.work_tree} and git does not ignore it: `git add -A` would "
-                  "commit personal memories and the usage log; every other command refuses to run",
+    return [Check("home", "fail", f"{found.problem()}; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
 
 
