@@ -1168,3 +1168,38 @@ def test_a_kept_home_verdict_sees_a_branch_switch_an_include_depends_on(
     git_proc("symbolic-ref", "HEAD", "refs/heads/other", cwd=dotfiles)
     with pytest.raises(MemexError, match="does not ignore it"):
         homes.check_home(ws)
+
+
+def test_a_rebase_apply_scans_only_what_differs_from_the_commits_it_replays(
+        repo: Path, tmp_path: Path) -> None:
+    """audit31 (left by fix30b): pre-applypatch started the scanner for every patch of
+    `git rebase --apply` (~0.2 CPU s each: a 20-commit rebase took 4-5 CPU s), though a
+    clean patch replays a commit already in the history. The hook skips a patch whose
+    staged change is the original commit's (patch ids equal); a conflict's resolution,
+    or anything staged beside it, is scanned (and a personal copy blocked:
+    test_rebase_apply_continue_with_a_staged_copy_is_blocked); `git am` scans every
+    patch."""
+    env = _topic_branch(repo)
+    for i in range(3):
+        (repo / f"g{i}.txt").write_text(f"{i}\n", encoding="utf-8")
+        git_proc("add", f"g{i}.txt", cwd=repo)
+        git_proc("commit", "-q", "-m", f"g{i}", cwd=repo, env=env)
+    _main_moved_on(repo, env)
+    log = tmp_path / "scans"
+    fake = tmp_path / "git-memex-scan"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 0\n', encoding="utf-8")
+    fake.chmod(0o755)
+    git_proc("config", "memex.hookScanner", str(fake), cwd=repo)
+    assert git_proc("rebase", "--apply", "main", cwd=repo, env=env,
+                    check=False).returncode != 0  # the topic commit conflicts
+    (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text(encoding="utf-8").split() == ["--staged"]  # the resolution only
+    patch = git_proc("format-patch", "-1", "--stdout", "HEAD", cwd=repo).stdout
+    git_proc("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    proc = subprocess.run(["git", "am"], input=patch, cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text(encoding="utf-8").split() == ["--staged", "--staged"]
