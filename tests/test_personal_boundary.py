@@ -1203,3 +1203,26 @@ def test_a_rebase_apply_scans_only_what_differs_from_the_commits_it_replays(
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert log.read_text(encoding="utf-8").split() == ["--staged", "--staged"]
+
+
+@pytest.mark.parametrize("name", [".github/workflows/ci.yml", ".gitlab-ci.yml",
+                                  ".git-blame-ignore-revs"])
+def test_a_project_with_only_dot_git_files_is_not_the_homes_own_repository(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """audit31 (left by audit30: the home's own repository is recognised by its files):
+    `.git*` counted as the home's own, so a new project holding only a CI workflow (and
+    a README) whose top was made the home passed as the home's own repository, and its
+    `git add -A` would put personal memories in the team's history. Only a .gitignore
+    and .gitattributes are the home's own."""
+    home = tmp_path / "mx"
+    home.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=home)
+    (home / ".gitignore").write_text("/index/\n", encoding="utf-8")
+    (home / ".gitattributes").write_text("*.md text\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    _project(tmp_path, monkeypatch)
+    assert invoke("list").exit_code == 0  # the home's own: allowed
+    (home / name).parent.mkdir(parents=True, exist_ok=True)
+    (home / name).write_text("x\n", encoding="utf-8")
+    result = invoke("list")
+    assert result.exit_code == 1 and "does not ignore it" in result.stderr

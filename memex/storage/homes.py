@@ -284,7 +284,7 @@ _LINKED_PROBES = ("01AAAAAAAAAAAAAAAAAAAAAAAA.md", "x/01AAAAAAAAAAAAAAAAAAAAAAAA
 # What a home holds at its top (its own files: git-memex's and a repository's own
 # .gitignore / README), as pathspecs: a repository holding nothing else is the home's own.
 _HOME_OWN = ("personal", "outbox", "index", ".migrate-backup", "usage.jsonl*", "export.key",
-             "hook-errors.jsonl*", ".*.lock", ".git*", "README*")
+             "hook-errors.jsonl*", ".*.lock", ".gitignore", ".gitattributes", "README*")
 
 
 @dataclass(frozen=True)
