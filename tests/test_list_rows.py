@@ -410,8 +410,10 @@ def test_a_listing_goes_on_when_the_kept_connection_is_dropped_between_pages(
     assert got == expected
 
 
-_LAYOUT_CHARS = st.sampled_from(["\x7f", "\x85", "\x9f", "\u2028", "\u2029", "\u202a",
-                                 "\u202e", "\u2066", "\u2069", "\u00a0", "é", "\n", "a"])
+_LAYOUT_CHARS = st.sampled_from(["\x7f", "\x80", "\x85", "\x9f", "\u2028", "\u2029",
+                                 "\u202a", "\u202e", "\u2066", "\u2069", "\u00a0", "é",
+                                 "\n", "a", "\u2027", "\u202f", "\u2065", "\u206a",
+                                 "\u2026", "\u2080", "\u00c2"])
 
 
 @settings(max_examples=300, deadline=None)

@@ -191,11 +191,32 @@ def escape_layout(text: str) -> str:
     return _LAYOUT.sub(_layout_escape, text)
 
 
+def _has_layout(raw: bytes) -> bool:
+    """Whether the UTF-8 text RAW holds a layout control (DEL 7F; C1 C2 80-9F; U+2028-U+202E
+    E2 80 A8-AE; U+2066-U+2069 E2 81 A6-A9): a search for each lead byte
+    (as fast as memchr; a two-byte needle is five times slower, a search of the decoded
+    text ten times: a listing's elements hold `…`, E2 80 A6, in most summaries)."""
+    if b"\x7f" in raw:
+        return True
+    if raw.isascii():
+        return False
+    end = len(raw) - 1
+    at = raw.find(0xc2)
+    while 0 <= at < end:
+        if 0x80 <= raw[at + 1] <= 0x9f:
+            return True
+        at = raw.find(0xc2, at + 1)
+    at = raw.find(0xe2)
+    while 0 <= at < end - 1:
+        second, third = raw[at + 1], raw[at + 2]
+        if second == 0x80 and 0xa8 <= third <= 0xae or second == 0x81 and 0xa6 <= third <= 0xa9:
+            return True
+        at = raw.find(0xe2, at + 1)
+    return False
+
+
 def escape_layout_bytes(raw: bytes) -> bytes:
     """escape_layout of the UTF-8 JSON text RAW, as UTF-8 (an index's kept listing)."""
-    if raw.isascii() and b"\x7f" not in raw:
+    if not _has_layout(raw):
         return raw
-    text = raw.decode("utf-8")
-    if _LAYOUT.search(text) is None:
-        return raw
-    return _LAYOUT.sub(_layout_escape, text).encode("utf-8")
+    return _LAYOUT.sub(_layout_escape, raw.decode("utf-8")).encode("utf-8")
