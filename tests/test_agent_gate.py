@@ -164,6 +164,33 @@ def test_writes_refuse_control_characters_in_tags_and_paths(repo: Path, memex_ho
     assert not list(homes.workspace().outbox_dir.glob("*.md"))
 
 
+@pytest.mark.parametrize("bad", ["../secrets/*.md", "src/../../etc", "..", "/etc/passwd",
+                                 "/work/repo/src/*.py", "~/notes"])
+def test_writes_refuse_paths_outside_the_repository(repo: Path, memex_home: Path,
+                                                    bad: str) -> None:
+    """audit31 (left by audit30): a `paths` glob with a `..` part or an absolute one was
+    stored from MCP and the CLI; paths are globs relative to the repository's top, so it
+    never matched (and review's stale-path check read `../x` as `x`). Refused as every
+    other bad argument: a tool error / exit 2, one line, nothing written."""
+    mine = put(personal(memex_home), "personal", "I like tea")
+    before = sorted(p.read_bytes() for p in personal(memex_home).glob("*.md"))
+    for call in (lambda: agent.add(ws(), "some text", paths=["src", bad]),
+                 lambda: agent.update(ws(), mine.id, paths=[bad])):
+        with pytest.raises(UsageError, match="relative to the repository") as raised:
+            call()
+        assert "\n" not in str(raised.value)
+    for args in (("capture", "--paths", bad, "text"),
+                 ("supersede", mine.id, "--paths", bad, "new text")):
+        result = invoke(*args)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert "relative to the repository" in result.stderr, args
+        assert len(result.stderr.strip().splitlines()) == 1, args
+    assert sorted(p.read_bytes() for p in personal(memex_home).glob("*.md")) == before
+    assert not list(homes.workspace().outbox_dir.glob("*.md"))
+    kept = agent.add(ws(), "other text", paths=["./src/*.py", "docs/a..b.md"])
+    assert agent.get(ws(), kept["id"])["paths"] == ["./src/*.py", "docs/a..b.md"]
+
+
 @pytest.mark.parametrize("bad", _CONTROLS)
 def test_writes_refuse_control_characters_in_review_and_status_notes(
         repo: Path, memex_home: Path, bad: str) -> None:
@@ -188,6 +215,44 @@ def test_writes_refuse_control_characters_in_review_and_status_notes(
         assert "control character" in result.stderr, args
         assert len(result.stderr.strip().splitlines()) == 1, args
     assert [p.read_bytes() for p in files] == before
+
+
+# What JSON may hold raw that changes how a terminal lays text out: DEL, C1 controls,
+# line and paragraph separators, bidi controls (JSON escapes C0 itself).
+_LAYOUT = ["\x7f", "\x85", "\x9b", "\u2028", "\u2029", "\u202e", "\u2066"]
+
+
+def test_machine_output_escapes_layout_characters_and_stays_exact(repo: Path,
+                                                                  memex_home: Path) -> None:
+    """audit31 (left by audit30): `--json` and `export` printed U+202E, C1 controls and
+    U+2028/9 raw from a memory that arrived by git. Now written as \\uXXXX escapes: no
+    raw one on stdout, and the JSON parses to the exact text (listing from a fresh
+    index and from the one kept, show, search, export; the export imports as
+    unchanged)."""
+    hostile = "".join(f"x{c}" for c in _LAYOUT)
+    body = f"zanzibar body {hostile} end"
+    forged = put(shared(repo), "project", body, title=f"zanzibar {hostile}",
+                 tags=[f"t{hostile}"])
+    outputs = {}
+    for args in (("list", "--json"), ("list", "--json"), ("show", forged.id, "--json"),
+                 ("search", "zanzibar", "--json"), ("export",)):
+        result = invoke(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert not [c for c in _LAYOUT if c in result.stdout], args
+        outputs[args[0]] = result.stdout
+    [listed] = [m for m in json.loads(outputs["list"]) if m["id"] == forged.id]
+    assert listed["title"] == forged.title and listed["tags"] == forged.tags
+    shown = json.loads(outputs["show"])
+    assert shown["body"].rstrip("\n") == body and shown["title"] == forged.title
+    [hit] = json.loads(outputs["search"])
+    assert hit["title"] == forged.title
+    entries = [json.loads(line) for line in outputs["export"].splitlines()[1:]]
+    [entry] = [e for e in entries if e["id"] == forged.id]
+    assert entry["text"] == (shared(repo) / f"{forged.id}.md").read_text(encoding="utf-8")
+    archive = repo.parent / "archive.jsonl"
+    archive.write_text(outputs["export"], encoding="utf-8")
+    report = invoke_json("import", str(archive))
+    assert [u for u in report["unchanged"] if forged.id in str(u)], report
 
 
 def test_displays_escape_a_forged_title_that_arrived_by_git(repo: Path) -> None:

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import random
+import re
 import sqlite3
 import tracemalloc
 from collections.abc import Iterator
@@ -143,10 +144,14 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
 
 
 def _reference(items: list[object]) -> str:
-    """json.dumps's text, the reference (indented, it is the standard library's Python
-    encoder: run without coverage's tracer, tests/helpers/tracing.py)."""
+    """json.dumps's text with its layout controls escaped (what emit_json writes), the
+    reference (indented, it is the standard library's Python encoder: run without
+    coverage's tracer, tests/helpers/tracing.py); it parses to what json.dumps's does."""
     with untraced():
-        return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+        plain = json.dumps(items, ensure_ascii=False, indent=2)
+    escaped = jsonout.escape_layout(plain)
+    assert json.dumps(json.loads(escaped)) == json.dumps(json.loads(plain))
+    return escaped + "\n"
 
 
 @settings(max_examples=300, deadline=None)
@@ -401,3 +406,21 @@ def test_a_listing_goes_on_when_the_kept_connection_is_dropped_between_pages(
             else:
                 monkeypatch.setattr(build, "_current", _busy_once(monkeypatch))
     assert got == expected
+
+
+_LAYOUT_CHARS = st.sampled_from(["\x7f", "\x80", "\x85", "\x9f", "\u2028", "\u2029",
+                                 "\u202a", "\u202e", "\u2066", "\u2069", "\u00a0", "é",
+                                 "\n", "a", "\u2027", "\u202f", "\u2065", "\u206a",
+                                 "\u2026", "\u2080", "\u00c2"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(_LAYOUT_CHARS, max_size=8) | st.text(max_size=8), max_size=4))
+def test_layout_controls_are_escaped_and_the_json_kept_exact(texts: list[str]) -> None:
+    """audit31: escape_layout writes DEL, C1, U+2028/9 and bidi controls as \\uXXXX; the
+    JSON parses to the same value, and the byte form writes the same bytes."""
+    plain = json.dumps(texts, ensure_ascii=False)
+    escaped = jsonout.escape_layout(plain)
+    assert json.loads(escaped) == texts
+    assert not re.search("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", escaped)
+    assert jsonout.escape_layout_bytes(plain.encode()) == escaped.encode()

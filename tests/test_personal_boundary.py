@@ -13,13 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from memex.storage import homes
 from memex.storage.homes import Workspace
 from memex.workflows import scan
 from tests.helpers import git_proc, invoke, invoke_json
 from tests.helpers.memfiles import memory, put, write
-from tests.test_hooks import BIN, _env, _local_config
+from tests.test_hooks import BIN, ROOT, _env, _local_config
 
 BODY = "My bank PIN reminder: the blue notebook in the second drawer"
 
@@ -965,7 +966,9 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
             }.get(defect, [[str(index), homes._stat(index)]])
     at = 2 ** 62 if defect == "from the future" else time.time_ns()
     kept = home / "index" / ".home-check"
-    kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps}),
+    assert verdict.user is not None
+    bare = [homes._stat(verdict.user), homes.bare_candidates(verdict.user)]
+    kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps, "bare": bare}),
                     encoding="utf-8")
     kept.chmod(0o664 if defect == "group-writable" else 0o600)
     if defect == "another user's":
@@ -976,3 +979,250 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
         return
     with pytest.raises(MemexError, match="does not ignore it"):
         homes.check_home(ws)
+
+
+def _framework_hook_types() -> list[str]:
+    """The git hook types the published framework hooks run at: what a clone installs
+    (`pre-commit install --hook-type T` for each, or default_install_hook_types)."""
+    published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    return sorted({stage for hook in published
+                   for stage in hook.get("stages", ["pre-commit"]) if stage != "manual"})
+
+
+@pytest.mark.parametrize("stop", ["edit", "conflict"])
+def test_the_framework_scans_a_rebase_continue(repo: Path, tmp_path: Path, stop: str) -> None:
+    """audit31: the pre-commit framework's hooks ran at the pre-commit stage only, which
+    `git rebase --continue` skips (git 2.39), so a personal copy staged at a stop was
+    committed. The published hooks name the prepare-commit-msg stage too (a scan that
+    runs only while a stop is continued); installed for every stage they name, the
+    continue is refused, and an ordinary commit is scanned once, not twice."""
+    env = dict(_env(tmp_path), GIT_EDITOR="true")
+    assert invoke("init", "--yes").exit_code == 0
+    _local_config(repo)
+    types = [arg for kind in _framework_hook_types() for arg in ("--hook-type", kind)]
+    subprocess.run([str(BIN / "pre-commit"), "install", *types], cwd=repo, env=env,
+                   check=True, capture_output=True)
+    _setup_commit(repo)
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    proc = git_proc("commit", "-m", "base", cwd=repo, env=env)
+    assert (proc.stdout + proc.stderr).count("Passed") >= 1
+    assert (proc.stdout + proc.stderr).count("secret scan of memory files") == 1
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
+    if stop == "conflict":
+        _main_moved_on(repo, env)
+        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    else:
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _staged_copy_blocks_the_continue(repo, env)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_doctor_tells_a_framework_user_how_to_close_each_gap(repo: Path,
+                                                             tmp_path: Path) -> None:
+    """audit31: with the pre-commit framework doctor said "ok" whatever it left unscanned.
+    It names each gap with its line: the prepare-commit-msg hook type (rebase --continue),
+    and, since the framework has no pre-applypatch hook type, git-memex's plain one
+    beside the framework's (init --git-hooks leaves the framework's hooks alone); then
+    `git am` of a patch adding a personal copy is refused."""
+    env = dict(_env(tmp_path), PATH=f"{BIN}:/usr/bin:/bin")
+    assert invoke("init", "--yes").exit_code == 0
+    _local_config(repo)
+    subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    _setup_commit(repo)
+    line = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "hooks")
+    assert line["level"] == "warn", line
+    assert "git rebase --continue" in line["message"] and "git am" in line["message"]
+    assert "pre-commit install --hook-type pre-commit --hook-type prepare-commit-msg" \
+        in line["hint"] and "git memex init --git-hooks" in line["hint"]
+    subprocess.run([str(BIN / "pre-commit"), "install", "--hook-type", "prepare-commit-msg"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    result = invoke("init", "--yes", "--git-hooks")
+    assert "is the pre-commit framework's; left alone" in result.stdout + result.stderr
+    hooks = repo / ".git" / "hooks"
+    assert "pre-commit.com" in (hooks / "pre-commit").read_text()
+    line = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "hooks")
+    assert line["level"] == "ok", line
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "notes.md", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "copy", cwd=repo, env=env)
+    patch = git_proc("format-patch", "-1", "--stdout", "HEAD", cwd=repo).stdout
+    git_proc("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    proc = subprocess.run(["git", "am"], input=patch, cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+
+
+def _bare_dotfiles(userhome: Path, kind: str) -> Path:
+    """A dotfiles repository kept bare in the user's home, its work tree the home: as
+    `git --git-dir=~/.cfg --work-tree=~` (the alias way: core.bare, an index from its
+    first add) or with core.worktree set in it (yadm, vcsh). Its git dir."""
+    cfg = userhome / ".cfg"
+    git_proc("init", "-q", "--bare", "-b", "main", str(cfg), cwd=userhome)
+    if kind == "core.worktree":
+        git_proc("--git-dir", str(cfg), "config", "core.bare", "false", cwd=userhome)
+        git_proc("--git-dir", str(cfg), "config", "core.worktree", str(userhome),
+                 cwd=userhome)
+    (userhome / ".bashrc").write_text("alias l=ls\n", encoding="utf-8")
+    dot = ["--git-dir", str(cfg), "--work-tree", str(userhome)]
+    git_proc(*dot, "config", "status.showUntrackedFiles", "no", cwd=userhome)
+    git_proc(*dot, "add", ".bashrc", cwd=userhome)
+    git_proc(*dot, "commit", "-q", "--no-verify", "-m", "rc", cwd=userhome)
+    return cfg
+
+
+@pytest.mark.parametrize("kind", ["alias", "core.worktree"])
+def test_a_home_in_a_bare_dotfiles_repo_is_refused_until_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """audit31 (left by audit30): a dotfiles repository kept bare (`~/.cfg`, its work
+    tree the user's home by `--work-tree=~` or core.worktree) has no `.git` above the
+    git-memex home, so the home was never checked and `git --git-dir=~/.cfg
+    --work-tree=~ add -A` committed personal memories. Such a repository in the user's
+    home is found (a git dir among the home's folders); the home is refused, naming its
+    exclude file, until that ignores it; then the verdict is kept (no git process)."""
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    cfg = _bare_dotfiles(userhome, kind)
+    _project(tmp_path, monkeypatch)
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1, result.stdout
+    assert "does not ignore it" in result.stderr
+    assert f"{cfg / 'info' / 'exclude'}" in result.stderr
+    assert result.stderr.rstrip().endswith(
+        ": /.local/share/git-memex/  (or set GIT_MEMEX_HOME to a folder outside the "
+        "repository)")
+    doctor = invoke("doctor", "--json")
+    home = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "home")
+    assert home["level"] == "fail" and home["hint"].endswith(": /.local/share/git-memex/")
+    with (cfg / "info" / "exclude").open("a", encoding="utf-8") as handle:
+        handle.write("/.local/share/git-memex/\n")
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []
+    git_proc("--git-dir", str(cfg), "--work-tree", str(userhome), "add", "-A",
+             cwd=userhome)
+    staged = git_proc("--git-dir", str(cfg), "--work-tree", str(userhome), "diff",
+                      "--cached", "--name-only", cwd=userhome).stdout
+    assert "git-memex" not in staged
+
+
+def test_a_kept_home_verdict_sees_a_bare_dotfiles_repo_made_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit31: a verdict kept for a home that a dotfiles repository at the user's home
+    ignores is thrown away when a git dir kept apart appears in that home (`git init
+    --bare ~/.cfg`, used with `--work-tree=~`), which does not ignore it: refused."""
+    from memex.core.errors import MemexError
+
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    git_proc("init", "-q", "-b", "main", cwd=userhome)
+    (userhome / ".git" / "info" / "exclude").write_text("/.local/share/git-memex/\n",
+                                                       encoding="utf-8")
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []
+    _bare_dotfiles(userhome, "alias")
+    with pytest.raises(MemexError, match=r"\.cfg/info/exclude"):
+        homes.check_home(ws)
+
+
+def test_a_kept_home_verdict_sees_a_branch_switch_an_include_depends_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit31 (left by fix30b): `[includeIf "onbranch:..."]` applies by the dotfiles
+    repository's HEAD, which was no dependency of the kept verdict: switching to a branch
+    whose include points core.excludesFile at an empty file exposed the home unseen.
+    With such an include the repository's HEAD is a dependency too."""
+    from memex.core.errors import MemexError
+
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    git_proc("commit", "-q", "--allow-empty", "-m", "d", cwd=dotfiles)
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
+    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    included = tmp_path / "other.gitconfig"
+    included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
+    with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as out:
+        out.write(f'[core]\n\texcludesFile = {ignore}\n'
+                  f'[includeIf "onbranch:other"]\n\tpath = {included}\n')
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []  # kept
+    git_proc("branch", "other", cwd=dotfiles)
+    calls.clear()
+    homes.check_home(ws)
+    assert calls == []  # a new branch changes nothing
+    # on the branch (HEAD alone changed: a checkout that rewrites the index is seen anyway)
+    git_proc("symbolic-ref", "HEAD", "refs/heads/other", cwd=dotfiles)
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
+
+
+def test_a_rebase_apply_scans_only_what_differs_from_the_commits_it_replays(
+        repo: Path, tmp_path: Path) -> None:
+    """audit31 (left by fix30b): pre-applypatch started the scanner for every patch of
+    `git rebase --apply` (~0.2 CPU s each: a 20-commit rebase took 4-5 CPU s), though a
+    clean patch replays a commit already in the history. The hook skips a patch whose
+    staged change is the original commit's (patch ids equal); a conflict's resolution,
+    or anything staged beside it, is scanned (and a personal copy blocked:
+    test_rebase_apply_continue_with_a_staged_copy_is_blocked); `git am` scans every
+    patch."""
+    env = _topic_branch(repo)
+    for i in range(3):
+        (repo / f"g{i}.txt").write_text(f"{i}\n", encoding="utf-8")
+        git_proc("add", f"g{i}.txt", cwd=repo)
+        git_proc("commit", "-q", "-m", f"g{i}", cwd=repo, env=env)
+    _main_moved_on(repo, env)
+    log = tmp_path / "scans"
+    fake = tmp_path / "git-memex-scan"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 0\n', encoding="utf-8")
+    fake.chmod(0o755)
+    git_proc("config", "memex.hookScanner", str(fake), cwd=repo)
+    assert git_proc("rebase", "--apply", "main", cwd=repo, env=env,
+                    check=False).returncode != 0  # the topic commit conflicts
+    (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    git_proc("add", "f.txt", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text(encoding="utf-8").split() == ["--staged"]  # the resolution only
+    patch = git_proc("format-patch", "-1", "--stdout", "HEAD", cwd=repo).stdout
+    git_proc("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    proc = subprocess.run(["git", "am"], input=patch, cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text(encoding="utf-8").split() == ["--staged", "--staged"]
+
+
+@pytest.mark.parametrize("name", [".github/workflows/ci.yml", ".gitlab-ci.yml",
+                                  ".git-blame-ignore-revs"])
+def test_a_project_with_only_dot_git_files_is_not_the_homes_own_repository(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """audit31 (left by audit30: the home's own repository is recognised by its files):
+    `.git*` counted as the home's own, so a new project holding only a CI workflow (and
+    a README) whose top was made the home passed as the home's own repository, and its
+    `git add -A` would put personal memories in the team's history. Only a .gitignore
+    and .gitattributes are the home's own."""
+    home = tmp_path / "mx"
+    home.mkdir()
+    git_proc("init", "-q", "-b", "main", cwd=home)
+    (home / ".gitignore").write_text("/index/\n", encoding="utf-8")
+    (home / ".gitattributes").write_text("*.md text\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    _project(tmp_path, monkeypatch)
+    assert invoke("list").exit_code == 0  # the home's own: allowed
+    (home / name).parent.mkdir(parents=True, exist_ok=True)
+    (home / name).write_text("x\n", encoding="utf-8")
+    result = invoke("list")
+    assert result.exit_code == 1 and "does not ignore it" in result.stderr

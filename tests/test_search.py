@@ -328,3 +328,23 @@ def test_reads_count_access_in_the_index_only(repo: Path) -> None:
 def test_fts_phrase_quotes_only_plain_terms() -> None:
     for term in tokens.query_terms('a"b c*d NEAR(e) 依赖'):
         assert '"' not in term and "*" not in term and "(" not in term
+
+
+@pytest.mark.parametrize("glob", ["./src/api", ".config/**"])
+def test_a_path_glob_means_the_same_to_search_and_review(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, glob: str) -> None:
+    """audit31: search read `./src/api` as a folder named `.` (never matching) while
+    review's stale-path check stripped every leading dot and slash, so `.config/**` (a
+    dot-folder) was reported as matching no file. One reading of a glob for both."""
+    from memex.workflows import review
+    where = glob.removeprefix("./").removesuffix("/**")
+    (repo / where / "v1").mkdir(parents=True)
+    (repo / where / "v1" / "a.txt").write_text("x", encoding="utf-8")
+    assert review.glob_matches(glob, [f"{where}/v1/a.txt"])
+    folder = memfiles.personal()
+    memfiles.put(folder, "mint tip", scope="personal")
+    api = memfiles.put(folder, "mint tip", scope="personal", paths=[glob])
+    monkeypatch.chdir(repo / where / "v1")
+    hits = invoke_json("search", "mint", "--explain")
+    assert hits[0]["id"] == api
+    assert "paths match cwd" in hits[0]["explain"]["boosts"]

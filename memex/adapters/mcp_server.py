@@ -34,7 +34,7 @@ from mcp.types import (
 from pydantic import Field
 
 from memex import __version__
-from memex.core import model, redact
+from memex.core import jsonout, model, redact
 from memex.core.errors import MemexError
 from memex.storage.homes import Workspace
 from memex.workflows import agent
@@ -156,7 +156,7 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 
 
 def _ok(data: dict[str, Any]) -> CallToolResult:
-    text = json.dumps(data, ensure_ascii=False, default=str)
+    text = jsonout.escape_layout(json.dumps(data, ensure_ascii=False, default=str))
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=data)
 
@@ -357,7 +357,8 @@ def build(ws: Workspace) -> MCPServer[Any]:
                      description="A memory in full (what memory_get returns), by id or "
                                  "unique prefix.", mime_type="application/json")
     def memory_resource(id: str) -> str:
-        return json.dumps(agent.get(ws, id), ensure_ascii=False, default=str)
+        return jsonout.escape_layout(json.dumps(agent.get(ws, id), ensure_ascii=False,
+                                                default=str))
 
     return server
 

@@ -9,7 +9,11 @@ and long texts go through slower paths. Pure: no I/O.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from memex.core import lazyre
+from memex.core.model import LAYOUT_CONTROLS
 
 # The C encoder (json's when there is no indent) writes an element's scalars and empty
 # containers exactly as indent=2 does when its item separator carries the newline and
@@ -166,3 +170,53 @@ def string_bytes(raw: bytes) -> bytes:
 def string(text: str) -> str:
     """The JSON string element writes for TEXT."""
     return _string(text)
+
+
+# What JSON (ensure_ascii=False) writes raw that changes how a terminal lays text out:
+# DEL, C1 controls, line and paragraph separators, bidi controls. Each can stand only
+# inside a JSON string (the rest of JSON is ASCII punctuation), so writing it as its
+# \\uXXXX escape leaves the JSON's value exactly as it was.
+_LAYOUT = lazyre.compile(f"[{LAYOUT_CONTROLS}]")
+
+
+def _layout_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def escape_layout(text: str) -> str:
+    """The JSON text TEXT with every layout control written as its \\uXXXX escape: what
+    `--json`, `export` and the MCP tools print, parsing to the same value."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _LAYOUT.sub(_layout_escape, text)
+
+
+def _has_layout(raw: bytes) -> bool:
+    """Whether the UTF-8 text RAW holds a layout control (DEL 7F; C1 C2 80-9F; U+2028-U+202E
+    E2 80 A8-AE; U+2066-U+2069 E2 81 A6-A9): a search for each lead byte
+    (as fast as memchr; a two-byte needle is five times slower, a search of the decoded
+    text ten times: a listing's elements hold `…`, E2 80 A6, in most summaries)."""
+    if b"\x7f" in raw:
+        return True
+    if raw.isascii():
+        return False
+    end = len(raw) - 1
+    at = raw.find(0xc2)
+    while 0 <= at < end:
+        if 0x80 <= raw[at + 1] <= 0x9f:
+            return True
+        at = raw.find(0xc2, at + 1)
+    at = raw.find(0xe2)
+    while 0 <= at < end - 1:
+        second, third = raw[at + 1], raw[at + 2]
+        if second == 0x80 and 0xa8 <= third <= 0xae or second == 0x81 and 0xa6 <= third <= 0xa9:
+            return True
+        at = raw.find(0xe2, at + 1)
+    return False
+
+
+def escape_layout_bytes(raw: bytes) -> bytes:
+    """escape_layout of the UTF-8 JSON text RAW, as UTF-8 (an index's kept listing)."""
+    if not _has_layout(raw):
+        return raw
+    return _LAYOUT.sub(_layout_escape, raw.decode("utf-8")).encode("utf-8")

@@ -201,7 +201,9 @@ _TIME_FIELDS = operator.attrgetter(*_TIME_NAMES)
 
 # Characters that change how a terminal or a reader lays text out: C0/C1 controls
 # (newline, escape, carriage return), line and paragraph separators, bidi overrides.
-_CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# LAYOUT_CONTROLS: those but C0, which JSON escapes itself (jsonout escapes these).
+LAYOUT_CONTROLS = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROLS = "\x00-\x1f" + LAYOUT_CONTROLS
 _CONTROL = lazyre.compile(f"[{_CONTROLS}]")
 # The same but tab and newline: what multi-line text (a body) may hold as it is.
 _TEXT_CONTROL = lazyre.compile(f"(?![\t\n])[{_CONTROLS}]")
@@ -384,10 +386,30 @@ def normalise_paths(paths: list[str]) -> list[str]:
     path with a control character, past MAX_PATH_CHARS or past MAX_PATHS."""
     out = list(dict.fromkeys(p.strip() for p in paths if p.strip()))
     for path in out:
-        if problem := value_problem("path", path):
+        if problem := value_problem("path", path) or outside_problem(path):
             raise InvalidMemory(problem)
     check_count("paths", out, MAX_PATHS)
     return out
+
+
+def outside_problem(path: str) -> str | None:
+    """Why a `paths` glob names nothing in the repository: absolute (`/`, `~`) or with a
+    `..` part. Paths are globs relative to the repository's top; such a glob never
+    matches (None: it is fine)."""
+    if path.startswith(("/", "~", "\\")) or ".." in re.split(r"[/\\]", path):
+        return (f"path {_quoted(path, 45)} is not relative to the repository's top (no "
+                "leading / or ~, no .. part): paths are globs of the repository's files")
+    return None
+
+
+def glob_pattern(glob: str) -> str:
+    """A `paths` glob as matched against repository-relative file names: stripped, each
+    leading `./` and any leading or trailing `/` dropped (a dot-folder such as `.github`
+    keeps its dot). Search's cwd boost and review's stale-path check both read it so."""
+    pattern = glob.strip()
+    while pattern.startswith("./"):
+        pattern = pattern[2:].lstrip("/")
+    return pattern.strip("/")
 
 
 def normalise_aliases(aliases: list[str]) -> list[str]:

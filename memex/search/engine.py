@@ -766,7 +766,7 @@ def _paths_match(globs: list[str], ws: Workspace) -> bool:
         return False
     here = rel.as_posix()
     for glob in globs:
-        glob = glob.strip().strip("/")
+        glob = model.glob_pattern(glob)
         if fnmatch.fnmatch(here, glob) or fnmatch.fnmatch(here + "/x", glob):
             return True
         static: list[str] = []

@@ -284,7 +284,7 @@ _LINKED_PROBES = ("01AAAAAAAAAAAAAAAAAAAAAAAA.md", "x/01AAAAAAAAAAAAAAAAAAAAAAAA
 # What a home holds at its top (its own files: git-memex's and a repository's own
 # .gitignore / README), as pathspecs: a repository holding nothing else is the home's own.
 _HOME_OWN = ("personal", "outbox", "index", ".migrate-backup", "usage.jsonl*", "export.key",
-             "hook-errors.jsonl*", ".*.lock", ".git*", "README*")
+             "hook-errors.jsonl*", ".*.lock", ".gitignore", ".gitattributes", "README*")
 
 
 @dataclass(frozen=True)
@@ -298,9 +298,17 @@ class _HomeTree:
     prefix: str
     elsewhere: bool
     names: tuple[str, ...] = _HOME_PROBES
+    detached: bool = False  # a git dir kept apart from its work tree (`_detached_trees`)
 
     def git(self, args: list[str]) -> Any:
-        return gitio.run(args, cwd=self.repo.toplevel, check=False, elsewhere=self.elsewhere)
+        return gitio.run([*self.where(), *args], cwd=self.repo.toplevel, check=False,
+                         elsewhere=self.elsewhere)
+
+    def where(self) -> list[str]:
+        """git's options that name this repository when its git dir is kept apart."""
+        if not self.detached:
+            return []
+        return ["--git-dir", str(self.repo.git_dir), "--work-tree", str(self.repo.toplevel)]
 
 
 def _home_tree(ws: Workspace, path: Path | None = None,
@@ -333,6 +341,75 @@ def _home_tree(ws: Workspace, path: Path | None = None,
             if repo is not None and repo.toplevel.resolve() == folder:
                 return _HomeTree(repo, _prefix(home, folder), True, names)
     return None
+
+
+def _user_home() -> Path | None:
+    try:
+        home = os.path.expanduser("~")
+        return Path(os.path.realpath(home)) if os.path.isabs(home) else None
+    except (OSError, RuntimeError, KeyError):
+        return None
+
+
+def bare_candidates(user: Path) -> list[str]:
+    """The git dirs kept apart from a work tree that a dotfiles setup puts in the user's
+    home (`~/.cfg` of `git --git-dir=~/.cfg --work-tree=~`, yadm's, vcsh's): each folder
+    of the home, and those two tools' places, that holds a HEAD file and objects/. A
+    scan of one folder and a stat or two per folder in it: no git process."""
+    base = str(user)
+    folders = [os.path.join(base, ".local", "share", "yadm", "repo.git")]
+    for where in (base, os.path.join(base, ".config", "vcsh", "repo.d")):
+        try:
+            with os.scandir(where) as entries:
+                folders += [e.path for e in entries if e.is_dir()]
+        except OSError:
+            continue
+    isfile, isdir, join = os.path.isfile, os.path.isdir, os.path.join
+    return sorted(f for f in folders if isfile(join(f, "HEAD")) and isdir(join(f, "objects")))
+
+
+def _core(git_dir: Path) -> dict[str, str]:
+    """core.bare and core.worktree as GIT_DIR/config sets them (lower-cased names; the
+    last value wins, as in git)."""
+    out: dict[str, str] = {}
+    section = ""
+    try:
+        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return out
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line[1:line.find("]")].strip().lower() if "]" in line else ""
+        elif section == "core" and "=" in line:
+            name, _, value = line.partition("=")
+            out[name.strip().lower()] = value.split(" #")[0].split(" ;")[0].strip().strip('"')
+    return out
+
+
+def _detached_trees(home: Path, user: Path) -> list[_HomeTree]:
+    """The work trees that hold HOME by a git dir kept apart in the user's home
+    (`bare_candidates`): the one its core.worktree names, or, for a bare repository
+    with an index (one used with `--work-tree`, as a dotfiles alias does), the user's
+    home. No `.git` folder above the home shows them to `_home_tree`."""
+    out: list[_HomeTree] = []
+    for name in bare_candidates(user):
+        git_dir = Path(name)
+        core = _core(git_dir)
+        if core.get("worktree"):
+            try:
+                top = (git_dir / os.path.expanduser(core["worktree"])).resolve()
+            except (OSError, RuntimeError):
+                continue
+        elif core.get("bare", "").lower() in ("true", "yes", "on", "1") and (
+                git_dir / "index").is_file():
+            top = user
+        else:
+            continue
+        if top == home or top in home.parents:
+            repo = gitio.RepoInfo(toplevel=top, git_dir=git_dir, common_dir=git_dir)
+            out.append(_HomeTree(repo, _prefix(home, top), True, detached=True))
+    return out
 
 
 def _linked_parts(home: Path) -> list[tuple[Path, Path]]:
@@ -373,6 +450,12 @@ class HomeCheck:
     repo: gitio.RepoInfo | None = field(default=None, repr=False, compare=False)
     where: str = ""  # what git would commit: "the git-memex home H" or a link of it
 
+    def problem(self) -> str:
+        """The one sentence an exposed home is refused with (commands, doctor)."""
+        return (f"{self.where} is inside the work tree of {self.work_tree} and git does "
+                "not ignore it: `git add -A` would commit your personal memories and "
+                "usage log")
+
 
 def home_check(ws: Workspace) -> HomeCheck:
     """Whether git would commit the home. It lies inside a work tree (this repo's, a
@@ -386,6 +469,12 @@ def home_check(ws: Workspace) -> HomeCheck:
     where = f"the git-memex home {ws.home}"
     tree = _home_tree(ws)
     found = HomeCheck(None, None, where=where)
+    for apart in _apart_from(ws, tree):  # a bare dotfiles repository's work tree
+        line = _exposed(apart)
+        if line:
+            return HomeCheck(apart.repo.toplevel, line, fix=_fix(apart, line),
+                             repo=apart.repo, where=where)
+        found = HomeCheck(apart.repo.toplevel, None, repo=apart.repo, where=where)
     if tree is not None:
         top = tree.repo.toplevel
         if not tree.prefix and tree.elsewhere and _holds_only_the_home(tree):
@@ -405,6 +494,21 @@ def home_check(ws: Workspace) -> HomeCheck:
             return HomeCheck(part.repo.toplevel, line, fix=_fix(part, line), repo=part.repo,
                              where=f"{link}, a link to {target},")
     return found
+
+
+def _apart_from(ws: Workspace, tree: _HomeTree | None) -> list[_HomeTree]:
+    """`_detached_trees` of the home that no nearer work tree hides (git's `add -A` in
+    the outer one passes over a folder holding a repository of its own)."""
+    user = _user_home()
+    try:
+        home = ws.home.resolve()
+    except (OSError, RuntimeError):
+        return []
+    if user is None or (user != home and user not in home.parents) or ".git" in home.parts:
+        return []
+    nearer = tree.repo.toplevel.resolve() if tree is not None else None
+    return [apart for apart in _detached_trees(home, user)
+            if nearer is None or apart.repo.toplevel not in nearer.parents]
 
 
 def _exposed(tree: _HomeTree) -> str | None:
@@ -452,7 +556,8 @@ def _fix(tree: _HomeTree, line: str) -> str:
     if line != "/*" and _home_files(tree, tracked_only=True):
         import shlex  # this message only (~0.3 ms of every process)
 
-        fix += (f"  and untrack it: git -C {shlex.quote(str(top))} rm -r "
+        git = " ".join(shlex.quote(arg) for arg in ["git", "-C", str(top), *tree.where()])
+        fix += (f"  and untrack it: {git} rm -r "
                 f"--cached -- {shlex.quote(tree.prefix.rstrip('/'))}")
     return fix
 
@@ -466,14 +571,10 @@ def check_home(ws: Workspace) -> None:
         return
     found = home_check(ws)
     if found.line is None:
-        if found.repo is not None:
-            verdict.keep(found)
+        verdict.keep(found)
         return
-    raise MemexError(
-        f"{found.where} is inside the work tree of {found.work_tree} and "
-        "git does not ignore it: `git add -A` would commit your personal memories and usage "
-        f"log. {found.fix}  "
-        "(or set GIT_MEMEX_HOME to a folder outside the repository)")
+    raise MemexError(f"{found.problem()}. {found.fix}  "
+                     "(or set GIT_MEMEX_HOME to a folder outside the repository)")
 
 
 # Git's variables that say who runs git and how, never where a repository or its
@@ -517,7 +618,8 @@ class _HomeVerdict:
                      if k.startswith("GIT_") and k not in _NOT_WHERE
                      or k in ("HOME", "XDG_CONFIG_HOME"))
         current = str(ws.repo.toplevel) if ws.repo is not None else ""
-        self.key = sha256(repr((2, self.home, current, env)).encode()).hexdigest()
+        self.key = sha256(repr((3, self.home, current, env)).encode()).hexdigest()
+        self.user = _user_home() if self.home else None
         self.usable = bool(self.home) and not any(
             k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
 
@@ -529,16 +631,33 @@ class _HomeVerdict:
             if kept.get("key") != self.key:
                 return False
             at, deps = int(kept["at"]), kept["deps"]
-            if not 0 < at <= self.started or not any(
-                    Path(name).name == "index" for name, _ in deps):
-                return False  # made later than now, or resting on no index: not ours
+            names = {name for name, _ in deps}
+            if not 0 < at <= self.started or not (
+                    any(os.path.basename(name) == "index" for name in names)
+                    or set(self._chain()) <= names):
+                return False  # made later than now, or resting on no index (in a work
+                # tree) nor on every .git above the home (in none): not ours
             for name, seen in deps:
-                now = _stat(Path(name))
+                now = _stat(name)
                 if now != seen or (now is not None and max(now[2], now[4]) >= at):
                     return False
+            if not self._same_bare(kept["bare"], at):
+                return False
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return False
         return True
+
+    def _same_bare(self, kept: list[Any], at: int) -> bool:
+        """Whether the user's home holds the git dirs kept apart it held at the check
+        (`bare_candidates`): asked again only when the home folder changed (a folder
+        made or removed in it), a scan with no git process."""
+        user_stat, names = kept
+        if self.user is None:
+            return user_stat is None
+        now = _stat(self.user)
+        if now == user_stat and now is not None and max(now[2], now[4]) < at:
+            return True
+        return bool(names == bare_candidates(self.user))
 
     def _read(self) -> str:
         """The kept verdict's text, from a regular file of this user's that no one else
@@ -552,16 +671,33 @@ class _HomeVerdict:
             return kept.read(1 << 20)
 
     def keep(self, found: HomeCheck) -> None:
-        if not self.usable or found.repo is None or not self.ws.home.is_dir():
+        if not self.usable or not self.ws.home.is_dir():
             return
         if not self.path.parent.is_dir():  # made now, kept from the next check on (the
             with contextlib.suppress(OSError):  # home's own stat changes as it is made)
                 self.path.parent.mkdir()
             return
-        deps = [(str(p), _stat(p)) for p in self._deps(found.repo, found.own)]
-        text = json.dumps({"key": self.key, "at": self.started, "deps": deps})
+        rests_on = (self._chain() if found.repo is None
+                    else map(str, self._deps(found.repo, found.own)))
+        deps = [(p, _stat(p)) for p in rests_on]
+        bare = bare_candidates(self.user) if self.user is not None else []
+        deps += [(str(p), _stat(p)) for name in bare
+                 for p in (Path(name) / "config", Path(name) / "index")]
+        user = [_stat(self.user) if self.user is not None else None, bare]
+        text = json.dumps({"key": self.key, "at": self.started, "deps": deps, "bare": user})
         with contextlib.suppress(OSError):  # mode 0600, whatever the umask
             atomic.replace(self.path, text.encode("utf-8"))
+
+    def _chain(self) -> list[str]:
+        """What a home in no work tree rests on: each `.git` from it up to the root
+        (one made there would hold it)."""
+        out, folder = [], self.home
+        while True:
+            out.append(os.path.join(folder, ".git"))
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return out
+            folder = parent
 
     def _deps(self, repo: gitio.RepoInfo, own: bool) -> list[Path]:
         home = Path(self.home)
@@ -579,13 +715,14 @@ class _HomeVerdict:
             folder = folder / part
             deps.append(folder / ".gitignore")
         deps += [home / sub / ".gitignore" for sub in ("personal", "outbox", "index")]
-        deps += _global_git_files(repo.toplevel)
+        deps += _global_git_files(repo)
         return deps
 
 
-def _global_git_files(top: Path) -> list[Path]:
-    """The config files git reads for TOP (system, global, the repository's, and every
-    file they include, `[include]` or `[includeIf]`, read or not), the global files by
+def _global_git_files(repo: gitio.RepoInfo) -> list[Path]:
+    """The config files git reads for REPO (system, global, the repository's, and every
+    file they include, `[include]` or `[includeIf]`, read or not; the repository's HEAD
+    when an include applies by branch, `onbranch:`), the global files by
     name (one made later is read too), and the excludes file: one `git config --list
     --show-origin`, run when a verdict is made, never when one is reused."""
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"),
@@ -593,8 +730,9 @@ def _global_git_files(top: Path) -> list[Path]:
     files = [Path(os.environ.get("GIT_CONFIG_GLOBAL") or os.path.expanduser("~/.gitconfig")),
              Path(xdg) / "git" / "config", Path(os.environ.get("GIT_CONFIG_SYSTEM") or
                                                 "/etc/gitconfig")]
-    proc = gitio.run(["config", "-z", "--list", "--show-origin"], cwd=top, check=False,
-                     elsewhere=True)
+    top = repo.toplevel  # its git dir named: a dotfiles one kept apart has no .git here
+    proc = gitio.run(["--git-dir", str(repo.git_dir), "config", "-z", "--list",
+                      "--show-origin"], cwd=top, check=False, elsewhere=True)
     excludes = ""
     items = proc.stdout.split("\0") if proc.returncode == 0 else []
     for origin, entry in zip(items[::2], items[1::2], strict=False):  # a trailing ""
@@ -610,6 +748,8 @@ def _global_git_files(top: Path) -> list[Path]:
         elif key == "include.path" or (key.startswith("includeif.") and
                                        key.endswith(".path")):
             files.append(source.parent / os.path.expanduser(value))
+            if key.startswith("includeif.onbranch:"):  # applies by the branch checked out
+                files.append(repo.git_dir / "HEAD")
     files.append(top / os.path.expanduser(excludes) if excludes
                  else Path(xdg) / "git" / "ignore")
     return files
@@ -619,15 +759,15 @@ def _now_ns() -> int:
     return time.time_ns()
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: Path | str) -> list[int] | None:
     """What a kept verdict compares of a file it rests on (None: there is none). Of a
     `.git` folder only that it is one (git writes files in it all day: a commit's
     COMMIT_EDITMSG, a fetch's FETCH_HEAD); a `.git` file (a link elsewhere) is a file."""
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
-    if path.name == ".git" and stat.S_ISDIR(st.st_mode):
+    if os.path.basename(path) == ".git" and stat.S_ISDIR(st.st_mode):
         return [st.st_ino, 0, 0, st.st_mode, 0]
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns]
 

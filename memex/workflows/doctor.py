@@ -107,36 +107,72 @@ def check_hooks(ws: Workspace) -> list[Check]:
     if ws.repo is None:
         return []
     top = ws.repo.toplevel
-    own = githooks.own_hooks(top)  # the user's own hooks, and whether each chains ours
-    state = {name: ours or own.get(name, False)
-             for name, ours in githooks.installed(top).items()}
-    framework = (top / ".pre-commit-config.yaml").exists()
-    if state["pre-commit"]:
+    hooks = githooks.survey(top)  # each hook file read once
+    state = {name: hook.kind == "ours" or hook.chained for name, hook in hooks.items()}
+    scanning = [name for name in githooks.SCANS if state[name]]
+    if scanning:
         scanner = ws.config.get(setup.HOOK_SCANNER.lower(), "")
         problem = _program_problem(scanner, setup.HOOK_SCANNER) if scanner else (
             "fail", f"{setup.HOOK_SCANNER} is not set")
         if problem is not None and problem[0] == "fail":
-            return [Check("hooks", "fail", problem[1] + ": the pre-commit hook refuses "
-                          "every commit", FIX)]
-        if not githooks.current(top):
+            return [Check("hooks", "fail", problem[1] + f": the {scanning[0]} hook refuses "
+                          "every commit it runs at", FIX)]
+        if not githooks.current(hooks):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
                           "(a script changed, or one is missing: prepare-commit-msg scans "
                           "`git rebase --continue`, pre-applypatch `git am`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
+    config = top / ".pre-commit-config.yaml"
+    if config.exists() and not state["pre-commit"]:
+        return [_framework_hooks(hooks, state, config)]
     missing = [name for name, ok in state.items() if not ok]
-    if framework and not state["pre-commit"]:
-        return [Check("hooks", "ok", "hooks come from the pre-commit framework "
-                      "(.pre-commit-config.yaml); plain hooks missing: " + ", ".join(missing))]
-    absent = [name for name in missing if name not in own]
-    unchained = [name for name in missing if name in own]
-    hooks = githooks.hooks_dir(top)
+    absent = [name for name in missing if hooks[name].kind != "own"]
+    unchained = [name for name in missing if hooks[name].kind == "own"]
+    folder = githooks.hooks_dir(top)
     parts = (["git-memex git hooks not installed: " + ", ".join(absent)] if absent else [])
-    parts += [f"your own {name} hook ({hooks / name}) does not run git-memex's: add this "
+    parts += [f"your own {name} hook ({folder / name}) does not run git-memex's: add this "
               f"line to it: {githooks.chain_line(name)}" for name in unchained]
     return [Check("hooks", "warn", "; ".join(parts),
                   "git memex init --git-hooks (or the pre-commit framework)" if absent
                   else None)]
+
+
+def _framework_hooks(hooks: dict[str, githooks.Hook], state: dict[str, bool],
+                     config: Path) -> Check:
+    """The pre-commit framework's hooks: which commits they leave unscanned, and the
+    line that closes each gap (the framework has no hook type for `git am`)."""
+    gaps: list[str] = []
+    hints: list[str] = []
+    if hooks["pre-commit"].kind != "framework":
+        gaps.append("the framework's pre-commit hook is not installed in this clone: "
+                    "commits are not scanned")
+        hints.append(githooks.FRAMEWORK_INSTALL)
+    try:
+        listed = githooks.FRAMEWORK_REBASE_ID in config.read_text(encoding="utf-8",
+                                                                   errors="replace")
+    except OSError:
+        listed = False
+    if not state["prepare-commit-msg"] and not (
+            hooks["prepare-commit-msg"].kind == "framework" and listed):
+        gaps.append("`git rebase --continue` after a stop commits unscanned (it skips "
+                    "the pre-commit hook)")
+        if not listed:
+            hints.append(f"list {{id: {githooks.FRAMEWORK_REBASE_ID}}} in "
+                         ".pre-commit-config.yaml")
+        if hooks["prepare-commit-msg"].kind != "framework":
+            hints.append(githooks.FRAMEWORK_INSTALL)
+    if not state["pre-applypatch"]:
+        gaps.append("`git am` and `git rebase --apply` commit unscanned (the framework "
+                    "has no pre-applypatch hook type)")
+        hints.append("git memex init --git-hooks (adds git-memex's plain pre-applypatch "
+                     "hook beside the framework's)")
+    if not gaps:
+        return Check("hooks", "ok", "hooks come from the pre-commit framework "
+                     "(.pre-commit-config.yaml), with git-memex's plain pre-applypatch")
+    return Check("hooks", "warn", "hooks come from the pre-commit framework "
+                 "(.pre-commit-config.yaml): " + "; ".join(gaps),
+                 "; ".join(dict.fromkeys(hints)))
 
 
 def fix(ws: Workspace) -> list[str]:
@@ -147,7 +183,8 @@ def fix(ws: Workspace) -> list[str]:
         return []
     top = ws.repo.toplevel
     result = setup.InitResult()
-    if any(githooks.installed(top).values()) and not githooks.current(top):
+    hooks = githooks.survey(top)
+    if any(hook.kind == "ours" for hook in hooks.values()) and not githooks.current(hooks):
         result.changed += githooks.install(top).installed
     setup.register_clone(top, result)
     ws.config.clear()
@@ -190,9 +227,7 @@ def check_home_exposed(ws: Workspace) -> list[Check]:
     if found is None or found.line is None:
         return [Check("home", "ok", f"the git-memex home {ws.home} is outside git's reach")]
     fix = found.fix
-    return [Check("home", "fail", f"{found.where} is inside the work tree of "
-                  f"{found.work_tree} and git does not ignore it: `git add -A` would "
-                  "commit personal memories and the usage log; every other command refuses to run",
+    return [Check("home", "fail", f"{found.problem()}; every other command refuses to run",
                   fix[0].lower() + fix[1:])]
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex.core import clock, frontmatter, lifecycle, masking, model, redact
+from memex.core import clock, frontmatter, jsonout, lifecycle, masking, model, redact
 from memex.core.errors import InvalidMemory, MemexError, UsageError
 from memex.core.ulid import is_ulid, new_ulid
 from memex.storage import store, usage, writelock
@@ -119,8 +119,9 @@ def export_lines(ws: Workspace, include_personal: bool = False
         "repo_id": ws.repo_id, "include_personal": include_personal, "count": len(entries),
         "signed": SIGNATURE,
     }
-    lines = [json.dumps(manifest, ensure_ascii=False)]
-    lines += [json.dumps(e, ensure_ascii=False) for e in entries]
+    # layout controls (bidi, C1) written escaped: the same JSON, nothing raw on a terminal
+    lines = [jsonout.escape_layout(json.dumps(x, ensure_ascii=False))
+             for x in (manifest, *entries)]
     usage.record_in(ws, usage.Op.EXPORT, [str(e["id"]) for e in entries])
     return lines, skipped
 

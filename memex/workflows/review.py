@@ -286,11 +286,11 @@ def _tree_files(top: Path, side: str) -> list[str]:
 def glob_matches(glob: str, files: list[str]) -> bool:
     """Whether a `paths` glob names a file of the tree (a folder names what is in it).
     `files` is sorted: only those under the glob's fixed prefix are matched."""
-    pattern = glob.strip().lstrip("./").lstrip("/")
+    pattern = model.glob_pattern(glob)
     if not pattern:
         return True
     prefix = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
-    folder = pattern.rstrip("/") + "/"
+    folder = pattern + "/"
     for f in files[bisect.bisect_left(files, prefix):]:
         if not f.startswith(prefix):
             break

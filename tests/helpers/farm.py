@@ -92,7 +92,9 @@ def _make_team(tmp_path: Path, names: tuple[str, ...], origin: str | None) -> No
 
 
 def snapshot(*roots: Path) -> dict[str, bytes]:
-    """Every file under the roots (outside .git, plus .git/index), path -> bytes."""
+    """Every file under the roots (outside .git, plus .git/index), path -> bytes; a
+    home's kept check verdict (index/.home-check, a cache any command may write) left
+    out, as git's own files are."""
     out: dict[str, bytes] = {}
     for root in roots:
         if not root.exists():
@@ -100,6 +102,8 @@ def snapshot(*roots: Path) -> dict[str, bytes]:
         for path in sorted(root.rglob("*")):
             rel = path.relative_to(root)
             if rel.parts and rel.parts[0] == ".git" and rel != Path(".git/index"):
+                continue
+            if rel == Path("index/.home-check"):
                 continue
             if path.is_file():
                 out[str(path)] = path.read_bytes()

@@ -126,7 +126,9 @@ def time_value(value: str | None, option: str) -> str | None:
 
 
 def emit_json(data: object) -> None:
-    echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    from memex.core import jsonout
+
+    echo(jsonout.escape_layout(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
 def emit_json_elements(elements: Iterable[bytes]) -> None:
@@ -148,8 +150,11 @@ def emit_json_elements(elements: Iterable[bytes]) -> None:
             stream.flush()
     opened = False
     pending: list[bytes] = []
+    from memex.core import jsonout
+
+    escape = jsonout.escape_layout_bytes
     for count, element in enumerate(elements, 1):
-        pending += (b",\n  " if opened else b"[\n  ", element)
+        pending += (b",\n  " if opened else b"[\n  ", escape(element))
         opened = True
         if count % 64 == 0:
             write(b"".join(pending))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memex.adapters.cli import _common
+from memex.core import jsonout
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 HOSTS = ("claude",)  # hosts whose hooks agent_hooks answers
@@ -32,7 +33,7 @@ def answer(handler: Handler) -> None:
 
         reply = handler(agent_hooks.parse(raw))
         if reply is not None:
-            _common.echo(json.dumps(reply, ensure_ascii=False))
+            _common.echo(jsonout.escape_layout(json.dumps(reply, ensure_ascii=False)))
     except Exception as exc:  # fail soft, by design, but leave a trace
         with contextlib.suppress(Exception):
             from memex.storage import homes, hooklog

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -13,11 +14,16 @@ from memex.adapters.cli import _common
 @click.argument("files", nargs=-1, metavar="[FILE]...")
 @click.option("--staged", is_flag=True, help="Scan the staged (index) version of every "
               "added or changed memory file.")
+@click.option("--at-rebase-stop", "rebase_stop", is_flag=True,
+              help="Scan only while `git rebase --continue` commits a stop (an edit, a "
+              "resolved conflict), which git does without the pre-commit hook; exit 0 "
+              "at once otherwise (the pre-commit framework's prepare-commit-msg stage, "
+              "hook memex-rebase-scan).")
 @_common.quiet_option
 @_common.json_option
 @_common.version_option
 @_common.handle_errors
-def cli(files: tuple[str, ...], staged: bool, as_json: bool) -> None:
+def cli(files: tuple[str, ...], staged: bool, rebase_stop: bool, as_json: bool) -> None:
     """Report every unmasked secret and unredacted <private> block in memory files,
     naming file, line and kind, never the secret itself, and every personal
     (scope: personal) or visibility: private memory in the memory folder, which must
@@ -31,8 +37,10 @@ def cli(files: tuple[str, ...], staged: bool, as_json: bool) -> None:
     real secret or remove it, unstage a personal or private memory
     (git rm --cached FILE), then commit again.
     """
-    from memex.workflows import scan
+    from memex.workflows import githooks, scan
 
+    if rebase_stop and not githooks.at_rebase_stop(Path.cwd()):
+        sys.exit(0)
     ws = _common.workspace()
     whole_folder = not staged and not files
     if whole_folder:
