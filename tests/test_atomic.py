@@ -145,3 +145,62 @@ def test_store_writes_keep_their_steps_and_errors(
         store.write_bytes_atomic(target, b"new")
     assert seen == ["create-temp", "write", "fsync"]
     assert target.read_bytes() == b"old" and _listing(here) == ["m.md"]
+
+
+def test_a_bare_file_name_is_written_through_the_current_folder(
+        here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`replace("name", ...)`: the temp file is made beside the target, in the current
+    folder, not in $TMPDIR (dirname is ""; seen failing: it went to tempfile's folder,
+    which may be on another device, where the rename fails)."""
+    import tempfile
+
+    elsewhere = here / "tmpdir"
+    elsewhere.mkdir()
+    work = here / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("TMPDIR", str(elsewhere))
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    seen: list[list[str]] = []
+    atomic.replace("kept", b"x",
+                   step=lambda name: seen.append(_listing(work)) if name == "rename" else None)
+    assert len(seen[0]) == 1 and seen[0][0].startswith(f".kept.{os.getpid()}.")
+    assert seen[0][0].endswith(atomic.TEMP_SUFFIX)
+    assert _listing(work) == ["kept"] and _listing(elsewhere) == []
+    assert (work / "kept").read_bytes() == b"x"
+
+
+def test_a_temp_name_that_is_taken_is_drawn_again(
+        here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """create_temp never opens a file that exists: a taken name (here the first two
+    drawn) is passed over for a new one; the file left there is untouched."""
+    draws = iter([b"\x00" * 6, b"\x00" * 6, b"\x01" * 6])
+    monkeypatch.setattr(os, "urandom", lambda n: next(draws))
+    taken = here / f".f.1.{'00' * 6}{atomic.TEMP_SUFFIX}"
+    taken.write_bytes(b"someone's")
+    fd, path = atomic.create_temp(str(here), ".f.1.")
+    os.close(fd)
+    assert os.path.basename(path) == f".f.1.{'01' * 6}{atomic.TEMP_SUFFIX}"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert taken.read_bytes() == b"someone's"
+
+
+def test_no_free_temp_name_is_an_os_error(
+        here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "urandom", lambda n: b"\x00" * n)
+    (here / f".f.{'00' * 6}{atomic.TEMP_SUFFIX}").write_bytes(b"")
+    with pytest.raises(FileExistsError):
+        atomic.create_temp(str(here), ".f.")
+    assert _listing(here) == [f".f.{'00' * 6}{atomic.TEMP_SUFFIX}"]
+
+
+def test_a_write_does_not_import_tempfile(here: Path) -> None:
+    """tempfile imports shutil (and with it bz2, lzma): a search writes the home's kept
+    verdict through replace, and a search loads no archive module."""
+    import subprocess
+
+    code = ("import sys; from memex.storage import atomic; atomic.replace(sys.argv[1], b'x');"
+            "print(sorted({'tempfile', 'shutil'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code, str(here / "f")],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]" and (here / "f").read_bytes() == b"x"

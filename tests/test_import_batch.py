@@ -234,8 +234,8 @@ def test_staged_temp_files_are_named_as_mkstemp_names_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bulk write names its temp files ".<name>.<pid>.<random>.memex-tmp" without
     mkstemp: clean_stale_temps reads the pid from them (a dead writer's are removed, a
-    live one's kept); a name already taken falls back to mkstemp; every file gets the
-    mode a single write gives it (0666 less the umask)."""
+    live one's kept); a name already taken falls back to atomic.create_temp's drawn
+    name; every file gets the mode a single write gives it (0666 less the umask)."""
     from memex.storage import store
 
     folder = tmp_path / "mem"
@@ -251,7 +251,7 @@ def test_staged_temp_files_are_named_as_mkstemp_names_them(
     real_create = store._create_temp
 
     def create(folder_: str, stem: str) -> tuple[int, str]:
-        if not taken:  # the first name is taken: mkstemp names that one
+        if not taken:  # the first name is taken: create_temp names that one
             taken.append(stem)
             open(os.path.join(folder_, stem + store.TEMP_SUFFIX), "w").close()
         return real_create(folder_, stem)

@@ -535,17 +535,14 @@ def write_new_files(files: list[tuple[Path, str]]) -> list[tuple[Path, WriteFail
 def _create_temp(folder: str, stem: str) -> tuple[int, str]:
     """A new file FOLDER/STEM<TEMP_SUFFIX> opened for writing (O_EXCL: never one that
     exists; mode 0600 until its caller sets it, as mkstemp's); if that name is taken,
-    a file mkstemp names from the same prefix."""
+    a file atomic.create_temp names from the same prefix."""
     path = os.path.join(folder, stem + TEMP_SUFFIX)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
         getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         return os.open(path, flags, 0o600), path
     except FileExistsError:
-        import tempfile  # writes only (it imports random, shutil)
-
-        return tempfile.mkstemp(prefix=stem.rsplit(".", 1)[0] + ".", suffix=TEMP_SUFFIX,
-                                dir=folder)
+        return atomic.create_temp(folder, stem.rsplit(".", 1)[0] + ".")
 
 
 def flush_files(files: list[str], folders: Iterable[Path]) -> None:
