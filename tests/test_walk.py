@@ -373,3 +373,62 @@ def test_a_write_after_a_lean_refresh_takes_its_walk(repo: Path) -> None:
             made, build.stamps_digest(build.disk_stamps(ws)), [str(path)])
         assert index.conn.execute("SELECT count(*) FROM files WHERE path = ?",
                                   (str(path),)).fetchone()[0] == 1
+
+
+class _Unstatable:
+    """A directory entry as scandir gives it on a file system with no d_type (NFS,
+    some FUSE mounts, XFS without ftype): is_file stats, and that stat fails."""
+
+    def __init__(self, real: os.DirEntry[str]) -> None:
+        self.name, self.path = real.name, real.path
+
+    def is_file(self, follow_symlinks: bool = True) -> bool:
+        raise PermissionError(13, "Permission denied", self.name)
+
+    def stat(self, follow_symlinks: bool = True) -> os.stat_result:
+        raise PermissionError(13, "Permission denied", self.name)
+
+
+class _Listing:
+    def __init__(self, entries: list[Any]) -> None:
+        self.entries = entries
+
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __iter__(self) -> Any:
+        return iter(self.entries)
+
+    def close(self) -> None:
+        return None
+
+
+def test_a_file_whose_is_file_fails_is_passed_over_by_every_walk(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lean walk called entry.is_file outside its try: where is_file has to stat
+    and cannot (EACCES, ESTALE, EIO), every search failed, while disk_stamps passed the
+    file over (seen failing: the search raised PermissionError). One rule now
+    (build._memory_files): the file is left out of both walks and the search answers."""
+    from memex.search import engine
+
+    folder = memfiles.personal()
+    good = memfiles.put(folder, "Deploys go through staging", scope="personal")
+    ws = homes.workspace(repo)
+    build.refresh(ws)
+    bad = memfiles.put(folder, "A staging note whose stat fails", scope="personal")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> _Listing:
+        with real_scandir(path) as entries:
+            return _Listing([_Unstatable(e) if e.name == f"{bad}.md" else e
+                             for e in entries])
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert not any(bad in path for path in build.disk_stamps(ws))
+    lean = build._lean_walk(ws)
+    assert lean is not None and not any(bad in path for path in lean.stamps())
+    hits = engine.search(ws, engine.SearchRequest(query="staging", limit=5)).hits
+    assert [h.id for h in hits] == [good]

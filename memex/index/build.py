@@ -540,19 +540,16 @@ def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
     get their bytes from before in `before` (the pre-submit state reads answer from).
     LAYOUT, when given, gets (folder, home kind, how many stamps) per home, in order."""
     stamps: dict[str, Stamp] = {}
-    walked: set[str] = set()
     # A writer (it holds the write lock) also removes the temp files a killed writer
     # left in a memory folder: the walk lists the folder anyway, and the lock's settle
     # no longer lists a folder whose temps go to the git dir (store.temps_may_be_in).
     sweep = locks.held_count(ws.home) > 0
-    for home in store.homes(ws):
+    for home, listed in _listed_homes(store.homes(ws)):
         for path, data in home.before.items():
             if data is not None and before is not None:
                 before[path] = data
         count = len(stamps)
-        prefix = os.path.join(str(home.path), "")
-        if prefix not in walked:  # a folder two homes name is the first one's
-            walked.add(prefix)
+        if listed:
             _walk_folder(home, stamps, sweep=sweep)
         if layout is not None:
             layout.append((str(home.path), home.kind, len(stamps) - count))
@@ -565,32 +562,27 @@ def _walk_folder(home: store.Home, stamps: dict[str, Stamp],
     """Add the stamps of HOME's memory files to STAMPS, in the folder's listing order.
     A path in KNOWN (and not in FRESH) takes its stamp from there, not from a stat.
     SWEEP: also remove the stale temp files listed (store.remove_if_stale_temp)."""
-    is_memory_name = store.is_memory_name
     folder = str(home.path)
     prefix = os.path.join(folder, "")  # entry.path of a listing by name
     kind = home.kind
     before = home.before  # per file below: a local, not an attribute
+    unstated: Callable[[str], bool] | None = None
+    if before or known:
+        def unstated(name: str) -> bool:
+            """Left out (created by an unsettled submit) or stamped from KNOWN."""
+            path = prefix + name
+            return bool(before and store.unsettled(home, path)) or bool(
+                known and path in known and path not in fresh)
+
     # A stamp per file is a tuple the cyclic collector tracks: a walk of 100,000 files
     # set off ~140 collections (8.5 ms of a 0.58 s no-change refresh; one collection
     # after the walk, 5.6 ms, remains). The stamps make no cycles: the collector waits.
-    with gcpause.paused(), _listing(folder) as entries:
-        for entry in entries:
-            name = entry.name
-            if not is_memory_name(name):
-                if sweep:
-                    store.remove_if_stale_temp(prefix + name, name)
-                continue
+    with gcpause.paused(), _memory_files(folder, sweep=sweep, unstated=unstated) as files:
+        for name, st in files:
             path = prefix + name
-            if before and store.unsettled(home, path):
-                continue
-            if known and path in known and path not in fresh:
-                stamps[path] = known[path]
-                continue
-            try:
-                if not entry.is_file(follow_symlinks=False):
-                    continue
-                st = entry.stat()
-            except OSError:
+            if st is _UNSTATED:  # known's stamp, unless an unsettled submit made it
+                if known is not None and not (before and store.unsettled(home, path)):
+                    stamps[path] = known[path]
                 continue
             old = before.get(path) if before else None
             stamps[path] = ((kind, len(old), UNSETTLED_MTIME) if old is not None
@@ -665,33 +657,77 @@ def _lean_walk(ws: Workspace) -> _LeanWalk | None:
     homes = store.homes(ws)
     if any(home.before for home in homes):
         return None
-    is_memory_name = store.is_memory_name
     parts = []
-    walked: set[str] = set()
-    for home in homes:
+    for home, listed in _listed_homes(homes):
         folder = str(home.path)
         prefix = os.path.join(folder, "")
         names: list[str] = []
         sizes, mtimes = array.array("q"), array.array("q")
-        if prefix not in walked:  # a folder two homes name is the first one's
-            walked.add(prefix)
+        if listed:
             add_name, add_size, add_mtime = names.append, sizes.append, mtimes.append
-            with _listing(folder) as entries:
-                for entry in entries:  # as _walk_folder's loop, with nothing to look up
-                    name = entry.name
-                    if is_memory_name(name) and entry.is_file(follow_symlinks=False):
-                        try:
-                            st = entry.stat()
-                        except OSError:
-                            continue
-                        try:
-                            add_mtime(st.st_mtime_ns)
-                        except OverflowError:  # past the year 2262
-                            return None
-                        add_size(st.st_size)
-                        add_name(name)
+            with _memory_files(folder) as files:  # as _walk_folder's, nothing to look up
+                for name, st in files:
+                    try:
+                        add_mtime(st.st_mtime_ns)
+                    except OverflowError:  # past the year 2262
+                        return None
+                    add_size(st.st_size)
+                    add_name(name)
         parts.append((folder, home.kind, prefix, names, sizes, mtimes))
     return _LeanWalk(parts)
+
+
+def _listed_homes(homes: Iterable[store.Home]) -> Iterator[tuple[store.Home, bool]]:
+    """Each home, and whether a walk lists its folder: a folder two homes name is the
+    first one's (the second has no files of its own)."""
+    walked: set[str] = set()
+    for home in homes:
+        prefix = os.path.join(str(home.path), "")
+        yield home, prefix not in walked
+        walked.add(prefix)
+
+
+# What _memory_files gives for a name its caller stamps itself (no stat is made).
+_UNSTATED = os.stat_result((0,) * 10)
+
+
+@contextlib.contextmanager
+def _memory_files(folder: str, *, sweep: bool = False,
+                  unstated: Callable[[str], bool] | None = None
+                  ) -> Iterator[Iterator[tuple[str, os.stat_result]]]:
+    """(name, stat) of each memory file FOLDER lists, in its listing order: the one
+    rule of every walk (disk_stamps', the lean walk's, a rewalk's). A memory file is an
+    entry with a memory name (store.is_memory_name) that is a regular file, not through
+    a symlink, whose stat can be had: an entry whose is_file or stat fails (an OSError:
+    on a file system without d_type is_file stats, and that can be refused, stale or an
+    I/O error) is passed over, as a file gone. UNSTATED(name), when given and true: the
+    name comes with _UNSTATED, neither checked nor stated (the caller has its stamp or
+    leaves it out). SWEEP: a listed name that is no memory's is removed if it is a
+    stale temp file (store.remove_if_stale_temp)."""
+    with _listing(folder) as entries:
+        yield _memory_entries(entries, os.path.join(folder, ""), sweep, unstated)
+
+
+def _memory_entries(entries: Iterator[os.DirEntry[str]], prefix: str, sweep: bool,
+                    unstated: Callable[[str], bool] | None
+                    ) -> Iterator[tuple[str, os.stat_result]]:
+    is_memory_name = store.is_memory_name
+    for entry in entries:
+        name = entry.name
+        if not is_memory_name(name):
+            if sweep:
+                store.remove_if_stale_temp(prefix + name, name)
+            continue
+        if unstated is not None and unstated(name):
+            yield name, _UNSTATED
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            st = entry.stat()
+        except OSError:
+            continue
+        yield name, st
 
 
 # Whether a folder can be listed from an open descriptor (POSIX): each entry's stat
