@@ -83,9 +83,9 @@ def test_kept_counts_are_fts5vocab_counts_after_any_writes(repo: Path, ops: list
     folder = memfiles.personal()
     for old in folder.glob("*.md") if folder.is_dir() else []:
         old.unlink()
-    memfiles.put(folder, "the seed", scope="personal")
+    memfiles.put(folder, "the seed: " + " ".join(_WORDS), scope="personal")
     ws = homes.workspace(repo)
-    _search(ws, " ".join(_WORDS))  # every word counted, and kept
+    _search(ws, " ".join(_WORDS))  # every word counted, and kept (the seed holds each)
     for op in ops:
         files = sorted(folder.glob("*.md"))
         if op[0] == "put":
@@ -176,3 +176,24 @@ def test_a_large_refresh_or_a_rebuild_drops_the_counts(repo: Path, monkeypatch) 
     with build.open_index(ws, full=True) as index:
         assert _kept(index.conn) == {}
     assert len(_search(ws, "retries")) == 4
+
+
+def test_the_kept_term_counts_do_not_grow_with_every_word_ever_searched(repo: Path) -> None:
+    """A count of 0 (a term no memory holds) was kept: every typo, pasted identifier or
+    one-off query of an MCP server added a row for good (seen failing: 300 rows of 0).
+    Only held terms are kept; an unknown word still counts 0, and once a memory holds
+    it, it counts that memory."""
+    folder = memfiles.personal()
+    for i in range(3):
+        memfiles.put(folder, f"Deploy note {i}: every deploy goes through staging",
+                     scope="personal")
+    ws = homes.workspace(repo)
+    for i in range(300):  # typos, pasted identifiers, an agent's many one-off queries
+        assert _search(ws, f"zq{i}xv staging")
+    memfiles.put(folder, "One more note about staging, and zq7xv", scope="personal")
+    assert len(_search(ws, "staging")) == 4  # a refresh that writes
+    with build.open_index(ws) as index:
+        kept = _kept(index.conn)
+        assert kept == {"stage": 4}
+        assert build.term_counts(index.conn, ["zq7xv", "zq8xv"]) == {"zq7xv": 1, "zq8xv": 0}
+        assert _kept(index.conn) == {"stage": 4, "zq7xv": 1}

@@ -3,9 +3,10 @@
 A search weighs its terms by how many memories hold each one. fts5vocab finds that by
 reading the term's whole doclist: at 100,000 memories a capture's near-duplicate check
 spent ~0.09 s CPU on its 32 terms' counts, every time. The counts asked for are kept
-here (table term_counts) and every refresh that writes the index adds and takes away
-the terms of the rows it writes and removes, in the same transaction, so a count read
-from the table is the one fts5vocab gives, without reading a doclist.
+here (table term_counts; those of terms some memory holds) and every refresh that
+writes the index adds and takes away the terms of the rows it writes and removes, in
+the same transaction, so a count read from the table is the one fts5vocab gives,
+without reading a doclist.
 
 The table is valid only at the generation meta 'term_counts' names (the one the refresh
 that last kept it up wrote): an index written by a version without this module (or any
@@ -43,11 +44,22 @@ def _state(conn: sqlite3.Connection) -> tuple[str | None, str | None, bool]:
 Unless = Callable[[sqlite3.Connection], AbstractContextManager[None]]
 
 
+def vocab_count(conn: sqlite3.Connection, term: str) -> int:
+    """How many memories hold TERM (an index token), as fts5vocab counts it: the read
+    of the term's whole doclist the kept counts spare (0 for a term no memory holds,
+    which has no doclist to read: cheap)."""
+    row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (term,)).fetchone()
+    return int(row[0]) if row else 0
+
+
 def lookup(conn: sqlite3.Connection, terms: Sequence[str],
            unless_busy: Unless | None = None) -> dict[str, int]:
     """How many memories hold each of TERMS (index tokens, as fts_terms holds them):
-    from the kept counts where they hold, else from fts_terms, then kept (given
-    UNLESS_BUSY, build's: only if no other process is writing the index)."""
+    from the kept counts where they hold, else from fts_terms (vocab_count), then kept
+    (given UNLESS_BUSY, build's: only if no other process is writing the index). A
+    count of 0 is not kept: the terms searched for that no memory holds (typos, pasted
+    identifiers, an MCP server's one-off queries) would grow the table without bound,
+    and fts_terms answers them cheaply (no doclist)."""
     if not terms:
         return {}
     gen, kept_at, exists = _state(conn)
@@ -61,10 +73,10 @@ def lookup(conn: sqlite3.Connection, terms: Sequence[str],
     missing = [t for t in dict.fromkeys(terms) if t not in out]
     found: dict[str, int] = {}
     for term in missing:
-        row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (term,)).fetchone()
-        found[term] = int(row[0]) if row else 0
-    if found and gen is not None and unless_busy is not None:
-        _keep(conn, gen, found, unless_busy)
+        found[term] = vocab_count(conn, term)
+    held = {term: n for term, n in found.items() if n}
+    if held and gen is not None and unless_busy is not None:
+        _keep(conn, gen, held, unless_busy)
     out.update(found)
     return out
 
@@ -82,7 +94,8 @@ def _keep(conn: sqlite3.Connection, gen: str, found: dict[str, int],
                     conn.execute("DELETE FROM term_counts")
                     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                  (_MARK, gen))
-                # a term no memory holds is kept too (0): a write that adds one counts it
+                # (a term no memory holds is not kept: a write that adds one leaves it
+                # to fts_terms, as any term not kept; one kept falls to 0 and stays)
                 conn.executemany("INSERT OR REPLACE INTO term_counts (term, doc) "
                                  "VALUES (?, ?)", found.items())
             conn.execute("COMMIT")

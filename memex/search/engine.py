@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from memex.core import clock, model, policy
 from memex.core.digest import blake2b
 from memex.core.errors import UsageError
-from memex.index import bodies, build, schema, tokens
+from memex.index import bodies, build, schema, termcounts, tokens
 from memex.index.views import as_read
 from memex.search import answers, synonyms
 from memex.search import dense as embed
@@ -427,8 +427,7 @@ def _df(conn: sqlite3.Connection, stem: str,
         counts: dict[tuple[bool, str], int] | None = None) -> int:
     if counts is not None and (False, stem) in counts:
         return counts[False, stem]
-    row = conn.execute("SELECT doc FROM fts_terms WHERE term = ?", (stem,)).fetchone()
-    df = int(row[0]) if row else 0
+    df = termcounts.vocab_count(conn, stem)
     if counts is not None:
         counts[False, stem] = df
     return df
