@@ -45,12 +45,12 @@ def test_read_only_memory_dir(repo: Path, memex_home: Path,
     folder.chmod(0o555)
     try:
         if os.access(folder, os.W_OK):  # root writes anywhere: make the folder refuse
-            import tempfile
+            from memex.storage import atomic
 
             def refuse(*a: object, **k: object) -> None:
                 raise PermissionError(13, "Permission denied")
 
-            monkeypatch.setattr(tempfile, "mkstemp", refuse)
+            monkeypatch.setattr(atomic, "create_temp", refuse)
         result = invoke("update", out["id"], "--body", "second")
         assert result.exit_code == 1
         assert "permission denied" in result.stderr.lower()
