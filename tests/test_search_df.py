@@ -10,19 +10,7 @@ from pathlib import Path
 from memex.index import build
 from memex.search import engine
 from memex.storage import homes
-from tests.helpers import memfiles
-
-
-def _vocab_statements(ws: homes.Workspace, query: str) -> list[str]:
-    """The statements a search reads fts_terms (the vocabulary) with."""
-    conn = build._OPEN[str(build.db_path(ws))].conn
-    seen: list[str] = []
-    conn.set_trace_callback(seen.append)
-    try:
-        engine.search(ws, engine.SearchRequest(query=query, limit=5))
-    finally:
-        conn.set_trace_callback(None)
-    return [s for s in seen if "fts_terms" in s]
+from tests.helpers import memfiles, spies
 
 
 def test_term_counts_are_asked_once_per_index_generation(repo: Path) -> None:
@@ -34,14 +22,14 @@ def test_term_counts_are_asked_once_per_index_generation(repo: Path) -> None:
     query = "deploy staging deplo"  # "deplo": no such term, tried as a prefix
     first = engine.search(ws, engine.SearchRequest(query=query, limit=5))
     assert len(first.hits) == 5
-    assert _vocab_statements(ws, query) == []  # main asked its 3 stems and 1 prefix again
+    assert spies.vocabulary_reads(ws, query) == []  # main asked its 3 stems and 1 prefix again
     # Another query asks only its new term.
-    assert len(_vocab_statements(ws, "staging goes")) == 1
+    assert len(spies.vocabulary_reads(ws, "staging goes")) == 1
     # A write: the held stems' counts are the index's kept ones, kept up by the write
     # (index/termcounts.py); "deplo", which no memory holds, is not kept (no doclist to
     # read: fts_terms answers it) and is asked again, as its prefix. They are the new ones.
     memfiles.put(folder, "Deploy once more", scope="personal")
-    asked = _vocab_statements(ws, query)
+    asked = spies.vocabulary_reads(ws, query)
     assert len(asked) == 2 and all("'deplo'" in s for s in asked), asked
     with build.open_index(ws) as index:
         counted = {t.word: (t.df, t.prefix) for t in engine.term_stats(index.conn, query.split())}

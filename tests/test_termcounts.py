@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from memex.index import build, termcounts
 from memex.search import engine
 from memex.storage import homes
-from tests.helpers import memfiles
+from tests.helpers import memfiles, spies
 
 _WORDS = ["deploy", "deploying", "staging", "café", "cafe", "tabs", "spaces", "retries",
           "prefer", "the", "api", "x", "naïve", "pnpm", "npm", "日本語"]
@@ -30,17 +30,6 @@ def _truth(conn: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
         f"SELECT term, doc FROM fts_terms WHERE term IN ({', '.join('?' * len(terms))})",
         terms))
     return out
-
-
-def _vocab_reads(ws: homes.Workspace, query: str) -> list[str]:
-    conn = build._OPEN[str(build.db_path(ws))].conn
-    seen: list[str] = []
-    conn.set_trace_callback(seen.append)
-    try:
-        engine.search(ws, engine.SearchRequest(query=query, limit=5))
-    finally:
-        conn.set_trace_callback(None)
-    return [s for s in seen if "fts_terms" in s]
 
 
 def _search(ws: homes.Workspace, query: str) -> list[str]:
@@ -59,7 +48,7 @@ def test_a_search_after_a_write_reads_no_doclist_for_terms_counted_before(repo: 
     (folder / f"{gone}.md").unlink()
     memfiles.put(folder, "deploy deploy", scope="personal")
     # on main every write made the next search read both terms' doclists again
-    assert _vocab_reads(ws, "deploy staging") == []
+    assert spies.vocabulary_reads(ws, "deploy staging") == []
     with build.open_index(ws) as index:
         kept = _kept(index.conn)
         assert kept == _truth(index.conn, list(kept)) == {"deploi": 7, "stage": 7}

@@ -24,3 +24,19 @@ def record_calls(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> l
 
     monkeypatch.setattr(owner, name, recorded)
     return calls
+
+
+def vocabulary_reads(ws: Any, query: str) -> list[str]:
+    """The statements a search of QUERY in workspace WS reads fts_terms (the index's
+    vocabulary) with."""
+    from memex.index import build
+    from memex.search import engine
+
+    conn = build._OPEN[str(build.db_path(ws))].conn
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        engine.search(ws, engine.SearchRequest(query=query, limit=5))
+    finally:
+        conn.set_trace_callback(None)
+    return [s for s in seen if "fts_terms" in s]
