@@ -1226,3 +1226,48 @@ def test_a_project_with_only_dot_git_files_is_not_the_homes_own_repository(
     (home / name).write_text("x\n", encoding="utf-8")
     result = invoke("list")
     assert result.exit_code == 1 and "does not ignore it" in result.stderr
+
+
+def _all_hooks(repo: Path, tmp_path: Path, kind: str) -> dict[str, str]:
+    """Every scan git-memex offers installed, PATH=BIN:/usr/bin:/bin: the plain hooks, or
+    the pre-commit framework for every hook type its published hooks name."""
+    env = dict(_env(tmp_path), GIT_EDITOR="true", PATH=f"{BIN}:/usr/bin:/bin")
+    if kind == "plain":
+        assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    else:
+        assert invoke("init", "--yes").exit_code == 0
+        _local_config(repo)
+        types = [arg for t in _framework_hook_types() for arg in ("--hook-type", t)]
+        subprocess.run([str(BIN / "pre-commit"), "install", *types], cwd=repo, env=env,
+                       check=True, capture_output=True)
+    _setup_commit(repo)
+    return env
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+@pytest.mark.parametrize("how", ["cherry-pick", "revert", "cherry-pick-range"])
+def test_a_sequencer_commit_of_a_personal_copy_is_scanned(repo: Path, tmp_path: Path,
+                                                          kind: str, how: str) -> None:
+    """fix31b (review of audit31): a clean `git cherry-pick` / `git revert` commits with
+    no pre-commit hook (git 2.39 runs only prepare-commit-msg), and the prepare-commit-msg
+    scan ran only at a rebase stop: a personal copy picked (or brought back by a revert)
+    was committed unscanned, with the plain hooks and with the framework."""
+    env = _all_hooks(repo, tmp_path, kind)
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("checkout", "-q", "-b", "scratch", cwd=repo)
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "copy", cwd=repo, env=env)
+    copy = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    if how == "revert":
+        git_proc("rm", "-q", "notes.md", cwd=repo)
+        git_proc("commit", "-q", "-m", "gone", cwd=repo, env=env)
+        args = ["revert", "--no-edit", "HEAD"]
+    else:
+        git_proc("checkout", "-q", "main", cwd=repo)
+        (repo / "notes.md").unlink(missing_ok=True)
+        args = ["cherry-pick", copy] + (["scratch"] if how == "cherry-pick-range" else [])
+    proc = git_proc(*args, cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout

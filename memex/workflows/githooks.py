@@ -17,12 +17,34 @@ from memex.storage import gitio
 
 MARKER = "# git-memex hook"
 
-# A rebase stop (an `edit`, a conflict) being continued: git commits it with no pre-commit
-# hook, and this file exists then (a rebase's own picks, with CHERRY_PICK_HEAD, lack it).
-# The plain prepare-commit-msg hook, its chain line and `git-memex-scan --at-rebase-stop`
-# (the framework's prepare-commit-msg stage) all test this one file.
+# The commits git makes with no pre-commit hook but with prepare-commit-msg (git 2.39):
+# a rebase stop (an `edit`, a conflict) being continued (rebase-merge/stopped-sha exists),
+# and a cherry-pick's or revert's own commit (the sequencer's MERGE_MSG, with no
+# MERGE_HEAD: a merge has its pre-merge-commit hook; no rebase-merge: a rebase's own picks
+# replay commits already made). GIT_REFLOG_ACTION is not in the hook's environment there,
+# and a clean revert leaves no REVERT_HEAD. The plain prepare-commit-msg hook, its chain
+# line and `git-memex-scan --at-rebase-stop` (the framework's prepare-commit-msg stage) all
+# test this one rule: (files that must exist, files that must not) under the git dir,
+# either pair making the commit one to scan.
 REBASE_STOP = "rebase-merge/stopped-sha"
-_AT_REBASE_STOP = f'[ -f "$(git rev-parse --git-dir 2>/dev/null)/{REBASE_STOP}" ]'
+UNHOOKED_COMMITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    ((REBASE_STOP,), ()),
+    (("MERGE_MSG",), ("MERGE_HEAD", "rebase-merge")),
+)
+
+
+def _shell_rule() -> str:
+    """UNHOOKED_COMMITS as one POSIX sh condition (true: scan this commit)."""
+    alts = []
+    for present, absent in UNHOOKED_COMMITS:
+        tests = [f'[ -e "$memex_gd/{name}" ]' for name in present]
+        tests += [f'[ ! -e "$memex_gd/{name}" ]' for name in absent]
+        alts.append("{ " + " && ".join(tests) + "; }")
+    return ('{ memex_gd=$(git rev-parse --git-dir 2>/dev/null) && { ' + " || ".join(alts)
+            + "; }; }")
+
+
+_AT_REBASE_STOP = _shell_rule()
 
 # The scanning hooks' common end: run this clone's scanner on the staged files, or fail
 # the commit saying why (no scanner, no commit).
@@ -46,10 +68,11 @@ exit 1
 
 _PREPARE_COMMIT_MSG = f"""#!/bin/sh
 {MARKER}: the scan of a commit git makes without the pre-commit hook.
-# `git rebase --continue` commits what was staged at a stop (an edit, a conflict) with no
-# pre-commit hook; git runs this hook there. It scans the staged files as pre-commit does,
-# only then (rebase-merge/stopped-sha: a stop is being continued), so a rebase's own picks
-# and every other commit cost nothing here.
+# `git rebase --continue` commits what was staged at a stop (an edit, a conflict), and
+# `git cherry-pick` / `git revert` their own commits, with no pre-commit hook; git runs
+# this hook there. It scans the staged files as pre-commit does, only then (a rebase stop
+# being continued, or the sequencer's MERGE_MSG outside a merge and a rebase), so a
+# rebase's own picks and every other commit cost nothing here.
 {_AT_REBASE_STOP} || exit 0
 {_RUN_SCANNER}exit 1
 """
@@ -184,17 +207,21 @@ def chain_line(name: str) -> str:
                 '[ -n "$s" ] && [ -x "$r" ] && "$r" --quiet >/dev/null 2>&1 </dev/null) '
                 "|| true")
     scan = f'"{scanner}" --staged || exit 1'
-    if name == "prepare-commit-msg":  # only while a rebase stop is continued, as ours
+    if name == "prepare-commit-msg":  # only for a commit made with no pre-commit, as ours
         return f"! {_AT_REBASE_STOP} || {scan}"
     return scan
 
 
 def at_rebase_stop(cwd: Path) -> bool:
-    """Whether a rebase stop is being continued in the repository at CWD."""
+    """Whether the commit being made in the repository at CWD is one git makes with no
+    pre-commit hook (UNHOOKED_COMMITS: a rebase stop continued, a cherry-pick, a revert)."""
     try:
-        return gitio.git_path(cwd, REBASE_STOP).is_file()
-    except MemexError:  # no repository, no git: nothing is being continued
+        git_dir = gitio.git_path(cwd, ".")
+    except MemexError:  # no repository, no git: nothing is being committed
         return False
+    return any(all((git_dir / n).exists() for n in present)
+               and not any((git_dir / n).exists() for n in absent)
+               for present, absent in UNHOOKED_COMMITS)
 
 
 def current(hooks: dict[str, Hook]) -> bool:
