@@ -1271,3 +1271,38 @@ def test_a_sequencer_commit_of_a_personal_copy_is_scanned(repo: Path, tmp_path: 
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "a copy of personal memory" in proc.stdout + proc.stderr
     assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+
+
+def test_a_rebase_apply_skip_compares_the_staged_change_exactly(repo: Path) -> None:
+    """fix31b (review of audit31): pre-applypatch skipped the scanner when `git patch-id
+    --stable` (which drops all whitespace) of the staged change equalled the replayed
+    commit's: a conflict resolved to the original with `< private>` made `<private>`
+    committed an unredacted private block that the scanner refuses."""
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    _setup_commit(repo)
+    env = dict(os.environ, GIT_EDITOR="true")
+    folder = homes.workspace(repo).memory_dir
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    split, block = "< private>door code 4711</ private>", "<private>door code 4711</private>"
+    mid = put(folder, f"Office note: {split} (spaced: not a private block)")
+    memfile = folder / f"{mid}.md"
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", "topic", cwd=repo, env=env)  # the split one passes
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("ba se\n", encoding="utf-8")  # conflicts with topic
+    git_proc("commit", "-q", "-am", "main", cwd=repo, env=env)
+    git_proc("checkout", "-q", "topic", cwd=repo)
+    assert git_proc("rebase", "--apply", "main", cwd=repo, env=env, check=False).returncode
+    (repo / "f.txt").write_text("topic\n", encoding="utf-8")
+    memfile.write_text(memfile.read_text(encoding="utf-8").replace(split, block),
+                       encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    shown = git_proc("show", f"HEAD:{memfile.relative_to(repo).as_posix()}", cwd=repo,
+                     check=False).stdout
+    assert block not in shown

@@ -83,13 +83,14 @@ _PRE_APPLYPATCH = f"""#!/bin/sh
 # with neither the pre-commit nor the prepare-commit-msg hook; git runs this hook there,
 # after the patch is in the index and before the commit. It scans the staged files as
 # pre-commit does, but for a rebase's patch whose staged change is exactly the commit it
-# replays (equal patch ids: nothing new reaches the history, and no scanner is started).
+# replays (the same paths with the same modes, blobs and status: nothing new reaches the
+# history, and no scanner is started). Exact, not patch ids: those ignore whitespace.
 a="$(git rev-parse --git-dir 2>/dev/null)/rebase-apply"
 if [ -f "$a/rebasing" ] && [ -f "$a/original-commit" ]; then
-    was=$(git diff-tree -p --binary --no-renames "$(cat "$a/original-commit")" |
-        git patch-id --stable)
-    now=$(git diff-index -p --binary --no-renames --cached HEAD | git patch-id --stable)
-    [ -n "$was" ] && [ "${{was%% *}}" = "${{now%% *}}" ] && exit 0
+    was=$(git diff-tree -r --no-commit-id --no-renames --full-index \\
+        "$(cat "$a/original-commit")" | cut -d' ' -f2,4-)
+    now=$(git diff-index -r --cached --no-renames --full-index HEAD | cut -d' ' -f2,4-)
+    [ -n "$was" ] && [ "$was" = "$now" ] && exit 0
 fi
 {_RUN_SCANNER}exit 1
 """
