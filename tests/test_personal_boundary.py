@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from memex.core.errors import MemexError
 from memex.storage import homes
 from memex.storage.homes import Workspace
 from memex.workflows import scan
@@ -967,7 +968,8 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
     at = 2 ** 62 if defect == "from the future" else time.time_ns()
     kept = home / "index" / ".home-check"
     assert verdict.user is not None
-    bare = [homes._stat(verdict.user), homes.bare_candidates(verdict.user)]
+    found, looked = homes._scan_bare(verdict.user)
+    bare = [[[name, homes._stat(name)] for name in looked], found]
     kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps, "bare": bare}),
                     encoding="utf-8")
     kept.chmod(0o664 if defect == "group-writable" else 0o600)
@@ -1306,3 +1308,80 @@ def test_a_rebase_apply_skip_compares_the_staged_change_exactly(repo: Path) -> N
     shown = git_proc("show", f"HEAD:{memfile.relative_to(repo).as_posix()}", cwd=repo,
                      check=False).stdout
     assert block not in shown
+
+
+def _worktree_git_dir(git_dir: Path, userhome: Path) -> None:
+    """yadm's / vcsh's way: a git dir with core.worktree = the user's home."""
+    git_dir.parent.mkdir(parents=True, exist_ok=True)
+    git_proc("init", "-q", "--bare", "-b", "main", str(git_dir), cwd=userhome)
+    git_proc("--git-dir", str(git_dir), "config", "core.bare", "false", cwd=userhome)
+    git_proc("--git-dir", str(git_dir), "config", "core.worktree", str(userhome),
+             cwd=userhome)
+
+
+@pytest.mark.parametrize("change", ["yadm init", "init in an existing folder",
+                                    "first vcsh repo unignores", "none"])
+def test_a_kept_home_verdict_sees_every_place_a_dotfiles_repo_may_appear(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """fix31b (review of audit31): the kept verdict rescanned for git dirs kept apart only
+    when the user's home folder's own stat changed, and rested on the info/exclude of
+    the last vcsh repository only: `yadm init` under an existing ~/.local/share, `git
+    init --bare` in an existing ~/.dotfiles, the first of two vcsh repos no longer
+    ignoring the home all passed. Control: with no change the verdict holds, no git."""
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    repod = userhome / ".config" / "vcsh" / "repo.d"
+    if change == "first vcsh repo unignores":
+        for name in ("a.git", "b.git"):
+            _worktree_git_dir(repod / name, userhome)
+            (repod / name / "info" / "exclude").write_text("/.local/share/git-memex/\n")
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    (userhome / ".dotfiles").mkdir()
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    assert calls == []
+    if change == "none":
+        homes.check_home(ws)
+        assert calls == []
+        return
+    if change == "yadm init":
+        _worktree_git_dir(userhome / ".local" / "share" / "yadm" / "repo.git", userhome)
+    elif change == "init in an existing folder":
+        _worktree_git_dir(userhome / ".dotfiles", userhome)
+    else:
+        (repod / "a.git" / "info" / "exclude").write_text("")
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
+
+
+def test_a_yadm_repo_under_xdg_data_home_is_found(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """fix31b (review of audit31): yadm keeps its repository in
+    $XDG_DATA_HOME/yadm/repo.git when XDG_DATA_HOME is set (vcsh: $XDG_CONFIG_HOME);
+    only ~/.local/share/yadm/repo.git was looked at."""
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(userhome / "data"))
+    _worktree_git_dir(userhome / "data" / "yadm" / "repo.git", userhome)
+    _project(tmp_path, monkeypatch)
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 1 and "does not ignore it" in result.stderr, result.stdout
+
+
+def test_a_rescan_that_finds_the_same_git_dirs_keeps_the_verdict_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fix31b (review of audit31): once the user's home changed (a shell history
+    written), the kept verdict was used after a rescan but never kept again: every later
+    command scanned the whole home folder again."""
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    (userhome / ".bash_history").write_text("ls\n", encoding="utf-8")
+    scans: list[Path] = []
+    real = homes._scan_bare
+    monkeypatch.setattr(homes, "_scan_bare", lambda u: scans.append(u) or real(u))
+    for _ in range(3):
+        homes.check_home(ws)
+    assert len(scans) == 1 and calls == []
