@@ -1385,3 +1385,32 @@ def test_a_rescan_that_finds_the_same_git_dirs_keeps_the_verdict_again(
     for _ in range(3):
         homes.check_home(ws)
     assert len(scans) == 1 and calls == []
+
+
+def test_a_bare_deploy_repo_with_its_work_tree_elsewhere_is_not_the_home(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fix31b (review of audit31): the deploy repository `~/site.git` (bare; its
+    post-receive hook runs `git --work-tree=/srv/site checkout -f`, which writes an index
+    in it) was taken for a dotfiles repository of the user's home: every command was
+    refused. A bare repository with no core.worktree is the home's only when files it
+    tracks are there."""
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    site = userhome / "site.git"
+    git_proc("init", "-q", "--bare", "-b", "main", str(site), cwd=userhome)
+    src = tmp_path / "src"
+    git_proc("init", "-q", "-b", "main", str(src), cwd=tmp_path)
+    (src / "index.html").write_text("hi\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=src)
+    git_proc("commit", "-q", "-m", "s", cwd=src)
+    git_proc("push", "-q", str(site), "main", cwd=src)
+    deploy = tmp_path / "srv-site"
+    deploy.mkdir()
+    git_proc("--git-dir", str(site), "--work-tree", str(deploy), "checkout", "-f", "main",
+             cwd=userhome)
+    _project(tmp_path, monkeypatch)
+    result = invoke("capture", "--scope", "personal", "my own note")
+    assert result.exit_code == 0, result.stderr
+    (userhome / "index.html").write_text("a file it tracks, in the home\n", encoding="utf-8")
+    result = invoke("capture", "--scope", "personal", "my second note")
+    assert result.exit_code == 1 and "does not ignore it" in result.stderr, result.stdout

@@ -424,8 +424,10 @@ def _detached_trees(home: Path, user: Path) -> list[_HomeTree]:
                 top = (git_dir / os.path.expanduser(core["worktree"])).resolve()
             except (OSError, RuntimeError):
                 continue
-        elif core.get("bare", "").lower() in ("true", "yes", "on", "1") and (
-                git_dir / "index").is_file():
+        elif _alias_bare(git_dir, core):
+            sample = _tracked_sample(git_dir, user)
+            if sample and not any(os.path.lexists(p) for p in sample):
+                continue  # a deploy repo (`--work-tree=/srv/site`): its files are not here
             top = user
         else:
             continue
@@ -433,6 +435,29 @@ def _detached_trees(home: Path, user: Path) -> list[_HomeTree]:
             repo = gitio.RepoInfo(toplevel=top, git_dir=git_dir, common_dir=git_dir)
             out.append(_HomeTree(repo, _prefix(home, top), True, detached=True))
     return out
+
+
+def _alias_bare(git_dir: Path, core: dict[str, str]) -> bool:
+    """A bare repository with an index and no core.worktree: used with `--work-tree`,
+    the user's home's (a dotfiles alias) when files it tracks are there."""
+    return (not core.get("worktree") and core.get("bare", "").lower() in (
+        "true", "yes", "on", "1") and (git_dir / "index").is_file())
+
+
+_SAMPLES: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+
+
+def _tracked_sample(git_dir: Path, user: Path) -> list[str]:
+    """Up to 8 of the paths GIT_DIR's index tracks, as under the user's home (one `git
+    ls-files`, once a process per index state; made when a verdict is, kept in it as
+    deps): none of them there, the repository's work tree is elsewhere."""
+    key = (str(git_dir), tuple(_stat(git_dir / "index") or ()))
+    if key not in _SAMPLES:
+        proc = gitio.run(["--git-dir", str(git_dir), "ls-files", "-z"], cwd=user,
+                         check=False, elsewhere=True)
+        names = proc.stdout.split("\0")[:8] if proc.returncode == 0 else []
+        _SAMPLES[key] = [os.path.join(str(user), n) for n in names if n]
+    return _SAMPLES[key]
 
 
 def _linked_parts(home: Path) -> list[tuple[Path, Path]]:
@@ -715,6 +740,8 @@ class _HomeVerdict:
         deps += [(str(p), _stat(p)) for name in bare  # each one's: the last found is not
                  for p in (Path(name) / "config", Path(name) / "index",  # the only one
                            Path(name) / "info" / "exclude")]
+        deps += [(p, _stat(p)) for name in bare if _alias_bare(Path(name), _core(Path(name)))
+                 for p in _tracked_sample(Path(name), self.user or Path(name))]
         self._write(deps, [[[name, _stat(name)] for name in looked]
                            if self.user is not None else None, bare])
 
