@@ -18,7 +18,7 @@ import yaml
 from memex.core.errors import MemexError
 from memex.storage import homes
 from memex.storage.homes import Workspace
-from memex.workflows import scan
+from memex.workflows import githooks, scan
 from tests.helpers import git_proc, invoke, invoke_json
 from tests.helpers.memfiles import memory, put, write
 from tests.test_hooks import BIN, ROOT, _env, _local_config
@@ -1414,3 +1414,29 @@ def test_a_bare_deploy_repo_with_its_work_tree_elsewhere_is_not_the_home(
     (userhome / "index.html").write_text("a file it tracks, in the home\n", encoding="utf-8")
     result = invoke("capture", "--scope", "personal", "my second note")
     assert result.exit_code == 1 and "does not ignore it" in result.stderr, result.stdout
+
+
+def test_doctor_reads_the_hook_ids_a_framework_config_lists(repo: Path,
+                                                           tmp_path: Path) -> None:
+    """fix31b (review of audit31): doctor's "listed" was a substring test of
+    .pre-commit-config.yaml: a commented-out `memex-rebase-scan` made it say "ok" while
+    `git rebase --continue` (and cherry-pick, revert) ran no scan."""
+    env = dict(_env(tmp_path), PATH=f"{BIN}:/usr/bin:/bin")
+    assert invoke("init", "--yes").exit_code == 0
+    _local_config(repo)
+    config = repo / ".pre-commit-config.yaml"
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["repos"][0]["hooks"] = [h for h in data["repos"][0]["hooks"]
+                                 if h["id"] != "memex-rebase-scan"]
+    config.write_text("# TODO later: - id: memex-rebase-scan\n" + yaml.safe_dump(data),
+                      encoding="utf-8")
+    subprocess.run([str(BIN / "pre-commit"), "install", "--hook-type", "pre-commit",
+                    "--hook-type", "prepare-commit-msg"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    assert invoke("init", "--yes", "--git-hooks").exit_code == 0
+    line = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "hooks")
+    assert line["level"] == "warn", line
+    assert githooks.framework_lists(config, "memex-secret-scan")
+    for listed in ("hooks: [{id: memex-rebase-scan}]", "  - id: 'memex-rebase-scan'  # x"):
+        config.write_text(listed + "\n", encoding="utf-8")
+        assert githooks.framework_lists(config, "memex-rebase-scan"), listed

@@ -149,11 +149,7 @@ def _framework_hooks(hooks: dict[str, githooks.Hook], state: dict[str, bool],
         gaps.append("the framework's pre-commit hook is not installed in this clone: "
                     "commits are not scanned")
         hints.append(githooks.FRAMEWORK_INSTALL)
-    try:
-        listed = githooks.FRAMEWORK_REBASE_ID in config.read_text(encoding="utf-8",
-                                                                   errors="replace")
-    except OSError:
-        listed = False
+    listed = githooks.framework_lists(config, githooks.FRAMEWORK_REBASE_ID)
     if not state["prepare-commit-msg"] and not (
             hooks["prepare-commit-msg"].kind == "framework" and listed):
         gaps.append("`git rebase --continue` after a stop, `git cherry-pick` and "
