@@ -8,6 +8,7 @@ hooks/ and a test keeps the two equal. Every script is POSIX sh.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,8 +153,6 @@ def framework_lists(config: Path, hook_id: str) -> bool:
     """Whether the pre-commit framework's CONFIG lists the hook HOOK_ID: an `id:` key
     with that value outside a comment (block or flow style; a commented-out line, a
     name or description that mentions it does not count). No YAML parser needed."""
-    import re
-
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
