@@ -489,3 +489,14 @@ def test_supersede_carries_tags_and_paths_within_the_write_bounds(
     new = invoke_json("show", json.loads(result.stdout)["id"])
     assert new["tags"] == tags[1 : model.MAX_TAGS + 1]
     assert new["paths"] == ["src/c.py"]
+
+
+@pytest.mark.parametrize("glob,refused", [
+    ("C:\\Users\\me\\x", True), ("C:/src/*", True), ("\\\\share\\x", True), ("~", True),
+    ("~/notes/*", True), ("~backup/*", False), ("\\[draft\\]/*", False),
+    ("**/..foo", False), ("a..b/*", False), ("./src", False)])
+def test_outside_problem_reads_drives_and_tilde_folders(glob: str, refused: bool) -> None:
+    """fix31b (review of audit31): a Windows drive path passed as relative, and any glob
+    starting `~` was refused, though `~backup/*` names a folder of the repository."""
+    from memex.core import model
+    assert (model.outside_problem(glob) is not None) is refused

@@ -424,3 +424,39 @@ def test_layout_controls_are_escaped_and_the_json_kept_exact(texts: list[str]) -
     assert json.loads(escaped) == texts
     assert not re.search("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", escaped)
     assert jsonout.escape_layout_bytes(plain.encode()) == escaped.encode()
+
+
+def test_every_layout_control_and_none_of_its_neighbours_is_escaped_by_both() -> None:
+    """fix31b (review of audit31): jsonout's byte search hard-coded the byte ranges of
+    model.LAYOUT_CONTROLS (a second copy of the rule) and the set lacked the bidi marks
+    U+200E, U+200F, U+061C: each character of the set is escaped by escape_layout and
+    escape_layout_bytes (list --json), each neighbour outside it by neither."""
+    from memex.core import jsonout, model
+
+    chars = set(jsonout._expand(model.LAYOUT_CONTROLS))
+    assert {"\u200e", "\u200f", "\u061c", "\x7f", "\x85", "\u202e", "\u2069"} <= chars
+    near = {chr(o) for c in chars for o in (ord(c) - 1, ord(c) + 1)} - chars
+    for char in sorted(chars | near):
+        text = f'"a{char}b"'
+        escaped = f'"a\\u{ord(char):04x}b"' if char in chars else text
+        assert jsonout.escape_layout(text) == escaped, hex(ord(char))
+        assert jsonout.escape_layout_bytes(text.encode()) == escaped.encode(), hex(ord(char))
+
+
+def test_the_listing_escape_follows_the_set() -> None:
+    """The reviewer's: a character added to model.LAYOUT_CONTROLS is escaped by list
+    --json's byte path too (jsonout made again from the set)."""
+    import importlib
+
+    from memex.core import jsonout, model
+
+    old = model.LAYOUT_CONTROLS
+    try:
+        model.LAYOUT_CONTROLS = old + "\u200b"
+        importlib.reload(jsonout)
+        text = '"a\u200bb"'
+        assert jsonout.escape_layout(text) == '"a\\u200bb"'
+        assert jsonout.escape_layout_bytes(text.encode()) == b'"a\\u200bb"'
+    finally:
+        model.LAYOUT_CONTROLS = old
+        importlib.reload(jsonout)

@@ -202,8 +202,12 @@ _TIME_FIELDS = operator.attrgetter(*_TIME_NAMES)
 # Characters that change how a terminal or a reader lays text out: C0/C1 controls
 # (newline, escape, carriage return), line and paragraph separators, bidi overrides.
 # LAYOUT_CONTROLS: those but C0, which JSON escapes itself (jsonout escapes these).
-LAYOUT_CONTROLS = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_CONTROLS = "\x00-\x1f" + LAYOUT_CONTROLS
+_LAYOUT_BREAKERS = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# The bidi marks (Arabic letter mark, left-to-right, right-to-left mark): machine output
+# escapes them too; a write and a display do not (right-to-left text holds them).
+BIDI_MARKS = "\u061c\u200e\u200f"
+LAYOUT_CONTROLS = _LAYOUT_BREAKERS + BIDI_MARKS
+_CONTROLS = "\x00-\x1f" + _LAYOUT_BREAKERS
 _CONTROL = lazyre.compile(f"[{_CONTROLS}]")
 # The same but tab and newline: what multi-line text (a body) may hold as it is.
 _TEXT_CONTROL = lazyre.compile(f"(?![\t\n])[{_CONTROLS}]")
@@ -392,13 +396,20 @@ def normalise_paths(paths: list[str]) -> list[str]:
     return out
 
 
+# A Windows path from the root: `C:\`, `C:/`, a leading backslash (a root, `\\share`);
+# a backslash before a glob character is an escape (`\[draft\]/*`): relative.
+_WINDOWS_ROOT = lazyre.compile(r"[A-Za-z]:[\\/]|\\(?![\[\]*?])")
+
+
 def outside_problem(path: str) -> str | None:
-    """Why a `paths` glob names nothing in the repository: absolute (`/`, `~`) or with a
-    `..` part. Paths are globs relative to the repository's top; such a glob never
-    matches (None: it is fine)."""
-    if path.startswith(("/", "~", "\\")) or ".." in re.split(r"[/\\]", path):
+    """Why a `paths` glob names nothing in the repository: absolute (`/`, `~` or `~/...`
+    (`~backup/*` is a folder's name), a Windows drive or root) or with a `..` part.
+    Paths are globs relative to the repository's top; such a glob never matches (None:
+    it is fine)."""
+    if (path.startswith("/") or path == "~" or path.startswith(("~/", "~\\"))
+            or _WINDOWS_ROOT.match(path) or ".." in re.split(r"[/\\]", path)):
         return (f"path {_quoted(path, 45)} is not relative to the repository's top (no "
-                "leading / or ~, no .. part): paths are globs of the repository's files")
+                "leading /, ~/ or drive, no .. part): paths are globs of the repository's files")
     return None
 
 

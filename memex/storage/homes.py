@@ -356,16 +356,39 @@ def bare_candidates(user: Path) -> list[str]:
     home (`~/.cfg` of `git --git-dir=~/.cfg --work-tree=~`, yadm's, vcsh's): each folder
     of the home, and those two tools' places, that holds a HEAD file and objects/. A
     scan of one folder and a stat or two per folder in it: no git process."""
+    return _scan_bare(user)[0]
+
+
+def _scan_bare(user: Path) -> tuple[list[str], list[str]]:
+    """`bare_candidates`, and every folder the scan looked into or at (the user's home,
+    vcsh's repo.d and yadm's repo.git with the folders above them up to the user's
+    home, each folder of the scanned ones): a git dir made later changes the stat of
+    one of them (a kept verdict rests on them). yadm's and vcsh's places follow
+    XDG_DATA_HOME / XDG_CONFIG_HOME as those tools do."""
     base = str(user)
-    folders = [os.path.join(base, ".local", "share", "yadm", "repo.git")]
-    for where in (base, os.path.join(base, ".config", "vcsh", "repo.d")):
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(base, ".local", "share")
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(base, ".config")
+    yadm = os.path.join(data, "yadm", "repo.git")
+    looked: list[str] = []
+    for place in (yadm, os.path.join(config, "vcsh", "repo.d")):
+        folder = place
+        for _ in range(4):  # the place and what above it may be made with it
+            looked.append(folder)
+            up = os.path.dirname(folder)
+            if folder == base or up == folder:
+                break
+            folder = up
+    folders = [yadm]
+    for where in (base, os.path.join(config, "vcsh", "repo.d")):
         try:
             with os.scandir(where) as entries:
                 folders += [e.path for e in entries if e.is_dir()]
         except OSError:
             continue
+    looked += [base, *folders]
     isfile, isdir, join = os.path.isfile, os.path.isdir, os.path.join
-    return sorted(f for f in folders if isfile(join(f, "HEAD")) and isdir(join(f, "objects")))
+    found = sorted(f for f in folders if isfile(join(f, "HEAD")) and isdir(join(f, "objects")))
+    return found, sorted(set(looked))
 
 
 def _core(git_dir: Path) -> dict[str, str]:
@@ -401,8 +424,10 @@ def _detached_trees(home: Path, user: Path) -> list[_HomeTree]:
                 top = (git_dir / os.path.expanduser(core["worktree"])).resolve()
             except (OSError, RuntimeError):
                 continue
-        elif core.get("bare", "").lower() in ("true", "yes", "on", "1") and (
-                git_dir / "index").is_file():
+        elif _alias_bare(git_dir, core):
+            sample = _tracked_sample(git_dir, user)
+            if sample and not any(os.path.lexists(p) for p in sample):
+                continue  # a deploy repo (`--work-tree=/srv/site`): its files are not here
             top = user
         else:
             continue
@@ -410,6 +435,29 @@ def _detached_trees(home: Path, user: Path) -> list[_HomeTree]:
             repo = gitio.RepoInfo(toplevel=top, git_dir=git_dir, common_dir=git_dir)
             out.append(_HomeTree(repo, _prefix(home, top), True, detached=True))
     return out
+
+
+def _alias_bare(git_dir: Path, core: dict[str, str]) -> bool:
+    """A bare repository with an index and no core.worktree: used with `--work-tree`,
+    the user's home's (a dotfiles alias) when files it tracks are there."""
+    return (not core.get("worktree") and core.get("bare", "").lower() in (
+        "true", "yes", "on", "1") and (git_dir / "index").is_file())
+
+
+_SAMPLES: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+
+
+def _tracked_sample(git_dir: Path, user: Path) -> list[str]:
+    """Up to 8 of the paths GIT_DIR's index tracks, as under the user's home (one `git
+    ls-files`, once a process per index state; made when a verdict is, kept in it as
+    deps): none of them there, the repository's work tree is elsewhere."""
+    key = (str(git_dir), tuple(_stat(git_dir / "index") or ()))
+    if key not in _SAMPLES:
+        proc = gitio.run(["--git-dir", str(git_dir), "ls-files", "-z"], cwd=user,
+                         check=False, elsewhere=True)
+        names = proc.stdout.split("\0")[:8] if proc.returncode == 0 else []
+        _SAMPLES[key] = [os.path.join(str(user), n) for n in names if n]
+    return _SAMPLES[key]
 
 
 def _linked_parts(home: Path) -> list[tuple[Path, Path]]:
@@ -616,9 +664,9 @@ class _HomeVerdict:
             self.home = ""
         env = sorted((k, v) for k, v in os.environ.items()
                      if k.startswith("GIT_") and k not in _NOT_WHERE
-                     or k in ("HOME", "XDG_CONFIG_HOME"))
+                     or k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"))
         current = str(ws.repo.toplevel) if ws.repo is not None else ""
-        self.key = sha256(repr((3, self.home, current, env)).encode()).hexdigest()
+        self.key = sha256(repr((4, self.home, current, env)).encode()).hexdigest()
         self.user = _user_home() if self.home else None
         self.usable = bool(self.home) and not any(
             k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
@@ -641,23 +689,31 @@ class _HomeVerdict:
                 now = _stat(name)
                 if now != seen or (now is not None and max(now[2], now[4]) >= at):
                     return False
+            self._rekeep: list[list[Any]] | None = None
             if not self._same_bare(kept["bare"], at):
                 return False
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return False
+        if self._rekeep is not None:  # the same git dirs found again: kept with new stats
+            self._write(deps, [self._rekeep, kept["bare"][1]])
         return True
 
     def _same_bare(self, kept: list[Any], at: int) -> bool:
         """Whether the user's home holds the git dirs kept apart it held at the check
-        (`bare_candidates`): asked again only when the home folder changed (a folder
-        made or removed in it), a scan with no git process."""
-        user_stat, names = kept
+        (`bare_candidates`): asked again only when a folder the scan looked into or at
+        changed (`_scan_bare`), a scan with no git process; the same found, the verdict
+        is kept again with the new stats (not rescanned by every later command)."""
+        looked, names = kept
         if self.user is None:
-            return user_stat is None
-        now = _stat(self.user)
-        if now == user_stat and now is not None and max(now[2], now[4]) < at:
+            return looked is None
+        if looked and all(now == seen and (now is None or max(now[2], now[4]) < at)
+                          for name, seen in looked for now in [_stat(name)]):
             return True
-        return bool(names == bare_candidates(self.user))
+        found, where = _scan_bare(self.user)
+        if names != found:
+            return False
+        self._rekeep = [[name, _stat(name)] for name in where]
+        return True
 
     def _read(self) -> str:
         """The kept verdict's text, from a regular file of this user's that no one else
@@ -679,12 +735,18 @@ class _HomeVerdict:
             return
         rests_on = (self._chain() if found.repo is None
                     else map(str, self._deps(found.repo, found.own)))
-        deps = [(p, _stat(p)) for p in rests_on]
-        bare = bare_candidates(self.user) if self.user is not None else []
-        deps += [(str(p), _stat(p)) for name in bare
-                 for p in (Path(name) / "config", Path(name) / "index")]
-        user = [_stat(self.user) if self.user is not None else None, bare]
-        text = json.dumps({"key": self.key, "at": self.started, "deps": deps, "bare": user})
+        deps: list[Any] = [(p, _stat(p)) for p in rests_on]
+        bare, looked = _scan_bare(self.user) if self.user is not None else ([], [])
+        deps += [(str(p), _stat(p)) for name in bare  # each one's: the last found is not
+                 for p in (Path(name) / "config", Path(name) / "index",  # the only one
+                           Path(name) / "info" / "exclude")]
+        deps += [(p, _stat(p)) for name in bare if _alias_bare(Path(name), _core(Path(name)))
+                 for p in _tracked_sample(Path(name), self.user or Path(name))]
+        self._write(deps, [[[name, _stat(name)] for name in looked]
+                           if self.user is not None else None, bare])
+
+    def _write(self, deps: list[Any], bare: list[Any]) -> None:
+        text = json.dumps({"key": self.key, "at": self.started, "deps": deps, "bare": bare})
         with contextlib.suppress(OSError):  # mode 0600, whatever the umask
             atomic.replace(self.path, text.encode("utf-8"))
 

@@ -120,7 +120,8 @@ def check_hooks(ws: Workspace) -> list[Check]:
         if not githooks.current(hooks):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
                           "(a script changed, or one is missing: prepare-commit-msg scans "
-                          "`git rebase --continue`, pre-applypatch `git am`)", FIX)]
+                          "`git rebase --continue`, cherry-pick and revert, "
+                          "pre-applypatch `git am`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     config = top / ".pre-commit-config.yaml"
@@ -148,15 +149,11 @@ def _framework_hooks(hooks: dict[str, githooks.Hook], state: dict[str, bool],
         gaps.append("the framework's pre-commit hook is not installed in this clone: "
                     "commits are not scanned")
         hints.append(githooks.FRAMEWORK_INSTALL)
-    try:
-        listed = githooks.FRAMEWORK_REBASE_ID in config.read_text(encoding="utf-8",
-                                                                   errors="replace")
-    except OSError:
-        listed = False
+    listed = githooks.framework_lists(config, githooks.FRAMEWORK_REBASE_ID)
     if not state["prepare-commit-msg"] and not (
             hooks["prepare-commit-msg"].kind == "framework" and listed):
-        gaps.append("`git rebase --continue` after a stop commits unscanned (it skips "
-                    "the pre-commit hook)")
+        gaps.append("`git rebase --continue` after a stop, `git cherry-pick` and "
+                    "`git revert` commit unscanned (they skip the pre-commit hook)")
         if not listed:
             hints.append(f"list {{id: {githooks.FRAMEWORK_REBASE_ID}}} in "
                          ".pre-commit-config.yaml")

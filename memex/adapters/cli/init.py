@@ -17,8 +17,8 @@ CLIENTS = ("claude", "vscode", "cursor", "codex", "opencode", "vs")
 @click.option("--yes", "-y", is_flag=True, help="Take the defaults without asking.")
 @click.option("--git-hooks", is_flag=True, help="Also install git-memex's plain git hooks: "
               "pre-commit secret scan (and prepare-commit-msg's and pre-applypatch's, "
-              "for `git rebase --continue` and `git am`), post-merge / post-checkout "
-              "index refresh.")
+              "for `git rebase --continue`, cherry-pick, revert and `git am`), "
+              "post-merge / post-checkout index refresh.")
 @click.option("--client", type=click.Choice(CLIENTS),
               help="Also configure this agent host to start `git memex mcp`.")
 @click.option("--hooks", is_flag=True,

@@ -15,8 +15,8 @@ from memex.adapters.cli import _common
 @click.option("--staged", is_flag=True, help="Scan the staged (index) version of every "
               "added or changed memory file.")
 @click.option("--at-rebase-stop", "rebase_stop", is_flag=True,
-              help="Scan only while `git rebase --continue` commits a stop (an edit, a "
-              "resolved conflict), which git does without the pre-commit hook; exit 0 "
+              help="Scan only a commit git makes without the pre-commit hook (`git rebase "
+              "--continue` at a stop, `git cherry-pick`, `git revert`); exit 0 "
               "at once otherwise (the pre-commit framework's prepare-commit-msg stage, "
               "hook memex-rebase-scan).")
 @_common.quiet_option
