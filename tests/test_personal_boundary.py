@@ -823,6 +823,18 @@ def _main_moved_on(repo: Path, env: dict[str, str]) -> None:
     git_proc("checkout", "-q", "topic", cwd=repo)
 
 
+def _stop_a_rebase(repo: Path, env: dict[str, str], stop: str) -> None:
+    """Rebase topic so that it stops: at a resolved conflict with main ("conflict") or at
+    an `edit` of its commit ("edit")."""
+    if stop == "conflict":
+        _main_moved_on(repo, env)
+        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+    else:
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+
+
 def _staged_copy_blocks_the_continue(repo: Path, env: dict[str, str]) -> None:
     """A personal memory copied into the work tree and staged at a rebase stop: `git
     rebase --continue` fails naming it and commits nothing; then it is unstaged."""
@@ -844,13 +856,7 @@ def test_rebase_continue_with_a_staged_copy_is_blocked(repo: Path, stop: str) ->
     The plain hooks scan that commit too (prepare-commit-msg, which git runs there),
     with PATH=/usr/bin:/bin; a rebase's own picks pass as before."""
     env = _topic_branch(repo)
-    if stop == "conflict":
-        _main_moved_on(repo, env)
-        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
-        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
-    else:
-        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
-                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _stop_a_rebase(repo, env, stop)
     _staged_copy_blocks_the_continue(repo, env)
     assert git_proc("rebase", "--continue", cwd=repo, env=env, check=False).returncode == 0
     assert git_proc("rebase", "--force-rebase", "HEAD~2", cwd=repo, env=env,
@@ -1013,13 +1019,7 @@ def test_the_framework_scans_a_rebase_continue(repo: Path, tmp_path: Path, stop:
     git_proc("checkout", "-q", "-b", "topic", cwd=repo)
     (repo / "f.txt").write_text("topic\n", encoding="utf-8")
     git_proc("commit", "-q", "-am", "topic", cwd=repo, env=env)
-    if stop == "conflict":
-        _main_moved_on(repo, env)
-        assert git_proc("rebase", "main", cwd=repo, env=env, check=False).returncode != 0
-        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
-    else:
-        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
-                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+    _stop_a_rebase(repo, env, stop)
     _staged_copy_blocks_the_continue(repo, env)
     proc = git_proc("rebase", "--continue", cwd=repo, env=env, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
