@@ -515,6 +515,22 @@ def test_a_stray_git_entry_between_the_home_and_its_repository_is_passed_over(
     assert invoke("capture", "--scope", "personal", "my own note").exit_code == 0
 
 
+def _dotfiles_home_and_two_excludes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
+                                    commit: bool = False) -> tuple[Path, Path, Path]:
+    """A dotfiles repository (one empty commit if COMMIT) holding the memex home at
+    .local/share/mx, and two excludes files: one ignoring that home, one empty."""
+    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
+    if commit:
+        git_proc("commit", "-q", "--allow-empty", "-m", "d", cwd=dotfiles)
+    home = dotfiles / ".local" / "share" / "mx"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
+    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
+    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    return dotfiles, ignore, empty
+
+
 def test_a_home_inside_a_git_directory_is_outside_every_work_tree(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under `.git/` git never commits a file: the home there was refused, with an exclude
@@ -894,13 +910,7 @@ def test_a_kept_home_verdict_sees_what_git_config_reads(
     git read when the verdict was made is one now, and the files they include."""
     from memex.core.errors import MemexError
 
-    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
-    home = dotfiles / ".local" / "share" / "mx"
-    home.mkdir(parents=True)
-    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
-    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
-    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
-    empty.write_text("", encoding="utf-8")
+    dotfiles, ignore, empty = _dotfiles_home_and_two_excludes(tmp_path, monkeypatch)
     included = tmp_path / "conf" / "more.gitconfig"
     included.parent.mkdir()
     included.write_text(f"[core]\n\texcludesFile = {ignore}\n", encoding="utf-8")
@@ -1146,14 +1156,8 @@ def test_a_kept_home_verdict_sees_a_branch_switch_an_include_depends_on(
     With such an include the repository's HEAD is a dependency too."""
     from memex.core.errors import MemexError
 
-    dotfiles, _ = _inner_repo(tmp_path, tmp_path, "elsewhere")
-    git_proc("commit", "-q", "--allow-empty", "-m", "d", cwd=dotfiles)
-    home = dotfiles / ".local" / "share" / "mx"
-    home.mkdir(parents=True)
-    monkeypatch.setenv("GIT_MEMEX_HOME", str(home))
-    ignore, empty = tmp_path / "ignore", tmp_path / "empty-ignore"
-    ignore.write_text("/.local/share/mx/\n", encoding="utf-8")
-    empty.write_text("", encoding="utf-8")
+    dotfiles, ignore, empty = _dotfiles_home_and_two_excludes(tmp_path, monkeypatch,
+                                                              commit=True)
     included = tmp_path / "other.gitconfig"
     included.write_text(f"[core]\n\texcludesFile = {empty}\n", encoding="utf-8")
     with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as out:

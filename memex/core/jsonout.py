@@ -175,7 +175,7 @@ def string(text: str) -> str:
 # What JSON (ensure_ascii=False) writes raw that changes how a terminal lays text out:
 # DEL, C1 controls, line and paragraph separators, bidi controls. Each can stand only
 # inside a JSON string (the rest of JSON is ASCII punctuation), so writing it as its
-# \\uXXXX escape leaves the JSON's value exactly as it was.
+# \\u escape (four hex digits) leaves the JSON's value exactly as it was.
 _LAYOUT = lazyre.compile(f"[{LAYOUT_CONTROLS}]")
 
 
@@ -184,8 +184,8 @@ def _layout_escape(match: re.Match[str]) -> str:
 
 
 def escape_layout(text: str) -> str:
-    """The JSON text TEXT with every layout control written as its \\uXXXX escape: what
-    `--json`, `export` and the MCP tools print, parsing to the same value."""
+    """The JSON text TEXT with every layout control written as its \\u escape (four
+    hex digits): what `--json`, `export` and the MCP tools print, parsing to the same value."""
     if text.isascii() and not any(char in text for char in _ASCII_LAYOUT):
         return text
     return _LAYOUT.sub(_layout_escape, text)
