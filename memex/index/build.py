@@ -1077,6 +1077,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
                              tally)
         # The files table now holds the walk's stamps but for the files recorded racy
         # (size -1), unless a file vanished before it was read: then no digest.
+        whole = whole and all(path in written for path in plan.to_read)  # read late: full
         racy = frozenset(path for path, (state, _) in written.items()
                          if state.size != hashed[path].size)
         new_generation = f"{os.getpid()}-{time.time_ns()}"
@@ -1228,7 +1229,10 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
         old, old_kinds = _indexed_of(index, compared.keys() | (recorded.keys() - stamps.keys()))
     disk, kinds = states_of(compared)
     hashed: dict[str, FileState] = dict(disk)
-    for path in needs_hash(old, disk):
+    # A full build compares with nothing, so it needs no hash to decide: each file is
+    # read and hashed with its rows (file_rows, partly in index.ahead's helper), not all
+    # up front (at 100,000 memories ~3 s in this process alone, and ~260 MB held).
+    for path in () if full else needs_hash(old, disk):
         data = contents.get(path)
         if data is None:
             try:
@@ -1433,17 +1437,30 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     link_out: list[tuple[int, str]] = []
     object_format = ws.config.get("extensions.objectformat", "sha1")
 
-    def rows_of(path: str) -> FileRows:
+    def _flush_all() -> None:
+        _flush(conn, files_rows, mem_rows, text_rows, tally)
+        conn.executemany("INSERT INTO guards (path, id, kind, blob, body_hash) "
+                         "VALUES (?, ?, ?, ?, ?)", guard_rows)
+        guard_rows.clear()
+        conn.executemany("INSERT INTO links (src, dst) VALUES (?, ?)", link_out)
+        link_out.clear()
+
+    def rows_of(path: str) -> FileRows | None:
         return file_rows(path, kinds[path], _recorded(disk[path], now_ns), disk[path].hash,
                          contents.get(path), known.get(path), homes, order, object_format)
 
     if len(todo) > 1:
         from memex.index import ahead  # pickle, queue: loaded only where a fork may pay
 
-        made: Iterable[FileRows] = ahead.in_order(todo, rows_of)
+        made: Iterable[FileRows | None] = ahead.in_order(todo, rows_of)
     else:  # a write's own file (note_written): nothing to share with a helper
         made = map(rows_of, todo)
-    for done, (files_row, guard, memory) in enumerate(made, 1):
+    for done, rows in enumerate(made, 1):
+        if rows is None:  # gone (or unreadable) since the walk: not indexed, as in _decide
+            if len(files_rows) >= _CHUNK or done == len(todo):
+                _flush_all()
+            continue
+        files_row, guard, memory = rows
         path, kind, size, mtime, hash_ = files_row[:5]
         # the file's bytes are let go once its rows are made (a full build at 100,000
         # memories held ~330 MB of them to its end)
@@ -1460,12 +1477,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
             touched_ids.add(mid)
             next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
-            _flush(conn, files_rows, mem_rows, text_rows, tally)
-            conn.executemany("INSERT INTO guards (path, id, kind, blob, body_hash) "
-                             "VALUES (?, ?, ?, ?, ?)", guard_rows)
-            guard_rows.clear()
-            conn.executemany("INSERT INTO links (src, dst) VALUES (?, ?)", link_out)
-            link_out.clear()
+            _flush_all()
             if progress is not None:
                 progress(done, len(todo))
     derive(conn, touched_ids)
@@ -1481,19 +1493,27 @@ FileRows = tuple[tuple[str, str, int, int, str, str | None], tuple[object, ...] 
 
 def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None,
               data: bytes | None, seen: Known | None, homes: Mapping[str, store.Home],
-              order: Mapping[str, int], object_format: str) -> FileRows:
+              order: Mapping[str, int], object_format: str) -> FileRows | None:
     """The rows of the memory file PATH (in the home of KIND; its bytes DATA when read
-    already, SEEN: a caller's parse of it) as a refresh writes them. Reads no index,
-    writes nothing: a forked helper may make them (index.ahead)."""
+    already, SEEN: a caller's parse of it) as a refresh writes them; HASH_ None: the
+    file's content hash is made here. Reads no index, writes nothing: a forked helper
+    may make them (index.ahead). None when DATA is not given and the file cannot be
+    read (gone since the walk, or no longer a regular file): a refresh then leaves it
+    out, as _decide does a file it cannot read to hash."""
     size, mtime = recorded
     problem: str | None = None
     memory: model.Memory | None = None
     # The walk's names are memory names (store.is_memory_name: "<stem>.md"); the
     # path stays text (a Path per file cost ~5 us of a ~150 us file).
     name = os.path.basename(path)
-    try:
-        if data is None:
+    if data is None:
+        try:
             data = store.read_bytes(path)
+        except (OSError, InvalidMemory):  # gone, or no longer a regular file (the walk's rule)
+            return None
+    if hash_ is None:
+        hash_ = content_hash(data)
+    try:
         if seen is not None and seen.data == data:
             memory = store.placed(seen.parsed, name, name[:-3], homes[kind], seen.memory)
         else:
@@ -1504,8 +1524,8 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None
     except (InvalidMemory, OSError) as exc:
         problem = str(exc) or type(exc).__name__
         memory = None
-    guard = None if data is None else guard_row(path, kind, data, memory, object_format)
-    files_row = (path, kind, size, mtime, hash_ or "", problem)
+    guard = guard_row(path, kind, data, memory, object_format)
+    files_row = (path, kind, size, mtime, hash_, problem)
     if memory is None:
         return files_row, guard, None
     return files_row, guard, (memory_row(path, kind, memory, order[kind]), fts_row(memory),
