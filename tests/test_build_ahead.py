@@ -415,3 +415,69 @@ def test_a_file_gone_before_its_read_is_left_out_not_quarantined(
     build.forget_connections()
     build.refresh(ws, full=True)
     assert _dump(ws) == got
+
+
+def test_ctrl_c_during_a_build_with_its_helper_stops_both_and_leaves_the_index(
+        repo: Path, memex_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's Ctrl-C (SIGINT to the building process and its helper, one process
+    group) in the middle of a shared full build: both end, nothing is committed (the
+    next refresh finds the index as it was), and no helper is left running."""
+    ws = _store(repo, memex_home)
+    build.refresh(ws, full=True)
+    expected = _dump(ws)
+    build.forget_connections()  # no SQLite connection crosses the fork
+    monkeypatch.setattr(ahead, "forks", lambda count: True)
+    monkeypatch.setattr(ahead, "BLOCK", 3)
+    monkeypatch.setattr(build, "_CHUNK", 5)
+    file_rows = build.file_rows
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.02)
+        return file_rows(*args, **kwargs)
+
+    monkeypatch.setattr(build, "file_rows", slow)
+    helper, started = tmp_path / "helper-pid", tmp_path / "written"
+    flush = build._flush
+
+    def noted(*args: Any, **kwargs: Any) -> None:
+        flush(*args, **kwargs)
+        started.touch()  # some rows are in the (uncommitted) index
+
+    monkeypatch.setattr(build, "_flush", noted)
+    fork = os.fork
+    pid = fork()
+    if pid == 0:  # pragma: no cover - the child ends in os._exit
+        code = 1
+        try:
+            os.setpgrp()  # its own group, as a terminal's foreground job
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+            def recorded() -> int:
+                child = fork()
+                if child:
+                    helper.write_text(str(child))
+                return child
+
+            os.fork = recorded
+            build.refresh(ws, full=True)
+            code = 3  # not interrupted
+        except KeyboardInterrupt:
+            code = 130
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while not (started.exists() and helper.exists()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert helper.exists(), "the build did not start its helper"
+    helper_pid = int(helper.read_text())
+    os.killpg(pid, signal.SIGINT)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 130
+    assert not Path(f"/proc/{helper_pid}").exists() or \
+        Path(f"/proc/{helper_pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    monkeypatch.setattr(ahead, "forks", lambda count: False)
+    monkeypatch.setattr(build, "file_rows", file_rows)
+    monkeypatch.setattr(build, "_flush", flush)
+    report = build.refresh(ws)
+    assert (report.new, report.changed, report.deleted) == (0, 0, 0)
+    assert _dump(ws) == expected
