@@ -6,7 +6,7 @@ while the importing process looks up and writes the files).
 `in_order(items, work)` yields work(item) for each item, in order. When it pays (Linux,
 a second CPU this process may run on and idle, no other thread in this process, at
 least FORK_MIN items), the items go in blocks and a child forked at the start does the
-blocks its caller's PATTERN marks (PATTERN by default: three blocks in four, as a full
+blocks its caller's PATTERN marks (PATTERN by default: five blocks in six, as a full
 index build uses; an import's helper does seven in eight), streaming each block's
 results back pickled through a pipe, which a thread of the parent drains into a short
 queue; the parent does the other blocks itself and takes the child's in turn, so the
@@ -43,12 +43,13 @@ R = TypeVar("R")
 # cost ~10-20 ms, more than a second core saves on a small list.
 FORK_MIN = 2000
 # The items go in blocks of BLOCK; of each PATTERN's worth of blocks, the child does
-# those marked "c" (the parent also inserts every row, about a third of the per-row
-# cost on a full build: the child takes the larger part). The blocks interleave so the
+# those marked "c" (the parent also inserts every row, about half of the per-row cost
+# on a full build since the child reads and hashes each file too: five blocks in six
+# balance the two at 10k and 100k, docs/decisions.md). The blocks interleave so the
 # child runs only a few blocks ahead: what waits for the parent stays small (QUEUED
 # blocks in memory, then the pipe's buffer), however many the items.
 BLOCK = 256
-PATTERN = "pccc"
+PATTERN = "pccccc"
 QUEUED = 4
 
 _FRAME = struct.Struct("<Q")
