@@ -1,10 +1,13 @@
-"""A build lets go of each file's bytes once its rows are made (a full build of 100,000
-memories held ~330 MB of them to its end). The index is the same (tests/test_build_ahead.py
-compares every table and posting of a build)."""
+"""A refresh lets go of each file's bytes once its rows are made (a full build of 100,000
+memories held ~330 MB of them to its end; a full build now reads each file with its rows:
+tests/test_build_ahead.py). The index is the same (tests/test_build_ahead.py compares
+every table and posting of a build)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -17,9 +20,12 @@ from tests.helpers import memfiles
 def test_a_build_lets_go_of_each_files_bytes(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = repo / ".memex"
+    hour_ago = time.time() - 3600  # not racy: the next refresh does not hash it again
+    os.utime(folder / f"{memfiles.put(folder, 'note before')}.md", (hour_ago, hour_ago))
+    ws = homes.workspace()
+    build.refresh(ws)
     for i in range(4):
         memfiles.put(folder, f"note {i}")
-    ws = homes.workspace()
     left: list[dict[str, bytes]] = []
     apply = build._apply
 
@@ -32,5 +38,5 @@ def test_a_build_lets_go_of_each_files_bytes(
         return out
 
     monkeypatch.setattr(build, "_apply", watched)
-    build.refresh(ws, full=True)
+    build.refresh(ws)  # four new files, read for their hashes
     assert left == [{}]
