@@ -262,3 +262,25 @@ def test_the_near_duplicates_are_the_searchs(repo: Path, stored: list[str], text
         pass  # refreshed, as capture's own lookup leaves it
     for probe in (text, stored[0], stored[0] + " plus"):
         assert writes._similar_ids(ws, scope, probe) == _near_by_search(ws, scope, probe)
+
+
+def test_a_check_counts_a_few_words_the_index_does_not_keep(
+        repo: Path, monkeypatch: Any) -> None:
+    """The check reads at most NEAR_COUNTED counts the index does not keep (each a read
+    of a word's whole doclist: a text's 200 words after a rebuild cost ~0.6 s at
+    100,000 memories); with too few counts known the search decides, and the counts read
+    are kept for the next check, which then asks the index."""
+    from memex.index import termcounts
+
+    shared = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima "
+              "mike november oscar papa quebec romeo sierra tango")
+    _capture(f"{shared} numbered one two three four five")  # not near: 20 of 27 words
+    monkeypatch.setattr(writes, "NEAR_COUNTED", 5)
+    counted = record_calls(monkeypatch, termcounts, "vocab_count")
+    holding = record_calls(monkeypatch, views, "holding")
+    ws = homes.workspace()
+    text = f"{shared} whiskey xray"  # 22 words: 22 // 5 + NEAR_AT_LEAST = 10 to ask
+    assert writes._may_be_near(ws, "project", writes._words(text))
+    assert len(counted) == 5 and holding == []  # the search decides
+    assert not writes._may_be_near(ws, "project", writes._words(text))
+    assert len(counted) == 10 and len(holding) == 1  # 5 kept, 5 more: 10 known

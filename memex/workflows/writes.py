@@ -147,6 +147,10 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
 # ~0.03 s, where the search's any-term lane ranks every memory holding any word of it.
 NEAR_AT_LEAST = 6
 NEAR_MOST_WORDS = 128  # more words to look up than this: the search decides
+# Words whose count the index does not keep yet counted per check (each a read of its
+# whole doclist: ~3 ms for a common word at 100,000 memories); with too few counts
+# known the search decides, as it did before, and the next check knows more.
+NEAR_COUNTED = 32
 _PLAIN = re.compile(r"[a-z0-9]+")  # a word the index holds as this one token
 
 
@@ -165,8 +169,11 @@ def _may_be_near(ws: Workspace, scope: str, mine: set[str]) -> bool:
     with build.open_index(ws, refresh=False) as index:
         stems = search.stems(index.conn, plain)
         counts = build.term_counts(index.conn, sorted({s for its in stems.values()
-                                                       for s in its}))
-        rarest = sorted(plain, key=lambda w: (min((counts.get(s, 0) for s in stems[w]),
+                                                       for s in its}), NEAR_COUNTED)
+        known = [w for w in plain if all(s in counts for s in stems[w])]
+        if len(known) < asked:  # the counts are kept a few dozen a capture
+            return True
+        rarest = sorted(known, key=lambda w: (min((counts[s] for s in stems[w]),
                                                   default=0), w))[:asked]
         return any(_similar_words(_words(text), mine) for text in
                    views.holding(index.conn, scope, rarest, asked - lacking))
