@@ -284,3 +284,20 @@ def test_a_check_counts_a_few_words_the_index_does_not_keep(
     assert len(counted) == 5 and holding == []  # the search decides
     assert not writes._may_be_near(ws, "project", writes._words(text))
     assert len(counted) == 10 and len(holding) == 1  # 5 kept, 5 more: 10 known
+
+
+def test_a_check_that_fails_reports_no_near_duplicate(repo: Path, monkeypatch: Any) -> None:
+    """The index's lookup failing (a MemexError) leaves the capture as the search's
+    failing does: saved, no near duplicate (seen failing before the lookup was inside
+    the search's try: the capture failed)."""
+    from memex.core.errors import MemexError
+
+    for n in range(3):
+        _capture(f"the release train leaves on friday after the freeze number {n}")
+
+    def failing(*args: Any) -> Any:
+        raise MemexError("no index")
+
+    monkeypatch.setattr(views, "holding", failing)
+    result = _capture("the release train leaves on friday after the freeze number 7")
+    assert result.created and result.near_duplicates == []

@@ -129,9 +129,9 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
     from memex.search import engine as search
 
     mine = _words(body)  # once, not once per hit
-    if not _may_be_near(ws, scope, mine):
-        return []
     try:
+        if not _may_be_near(ws, scope, mine):
+            return []
         hits = search.search(ws, search.SearchRequest(
             query=body[:2000], limit=10, scopes=(scope,), record_access=False,
             vectors=False, refresh=False)).hits  # near-identical text: words suffice
