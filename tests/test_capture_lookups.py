@@ -185,3 +185,119 @@ def test_the_near_duplicate_check_splits_the_new_text_once(
     assert sorted(result.near_duplicates) == sorted(made)
     assert [call.args[0] for call in split].count(text) == 1
     assert writes.similar(text, base + " 1") and not writes.similar(text, "other words")
+
+
+def _near_by_search(ws: homes.Workspace, scope: str, text: str) -> list[str]:
+    """The near duplicates as the check found them before it asked the index first:
+    the best search hits of the text, compared word for word."""
+    from memex.search import engine
+
+    hits = engine.search(ws, engine.SearchRequest(
+        query=text[:2000], limit=10, scopes=(scope,), record_access=False,
+        vectors=False, refresh=False)).hits
+    return [h.id for h in hits if writes.similar(h.memory.body, text)]
+
+
+def test_a_text_no_memory_is_near_runs_no_search(repo: Path, monkeypatch: Any) -> None:
+    """A capture whose text no memory of the scope is near (none holds enough of its
+    rarest words) finds its near duplicates without the search (at 100,000 memories
+    its any-term lane ranked every memory holding any word of the text); a near one is
+    still found by it. Seen failing before the index was asked first: 1 search."""
+    from memex.search import engine
+
+    base = ("the billing service deploys through staging first then production after "
+            "review of its migrations and the canary checks pass")
+    first = _capture(base, tags=["deploy"])
+    _capture("the office coffee machine needs descaling every friday", tags=["office"])
+    searched = record_calls(monkeypatch, engine, "search")
+    fresh = _capture("rotate the signing keys of the release pipeline each quarter")
+    assert fresh.created and fresh.near_duplicates == [] and searched == []
+    near = _capture(base + " twice")
+    assert near.near_duplicates == [first.memory.id] and len(searched) == 1
+
+
+def test_the_index_is_asked_for_the_rarest_words(repo: Path, monkeypatch: Any) -> None:
+    """The words looked up are the text's rarest (by the index's counts), as many as a
+    near duplicate may lack plus NEAR_AT_LEAST, of which it must hold NEAR_AT_LEAST:
+    the words every memory holds are left for the comparison."""
+    shared = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima "
+              "mike november oscar papa quebec romeo sierra tango uniform victor whiskey")
+    for n in range(6):
+        _capture(f"{shared} numbered {n}")
+    _capture("onlyhere once")
+    asked = record_calls(monkeypatch, views, "holding")
+    text = f"{shared} zebras onlyhere"
+    _capture(text)
+    (call,) = asked
+    words, at_least = call.args[2], call.args[3]
+    assert words[:2] == ["zebras", "onlyhere"], words  # no memory holds it; one does
+    assert len(words) == len(writes._words(text)) // 5 + writes.NEAR_AT_LEAST
+    assert at_least == writes.NEAR_AT_LEAST
+
+
+# Texts of a few dozen words from a small vocabulary (so memories share most words),
+# with accents, CJK, digits and an underscore among them.
+_NEAR_WORDS = st.sampled_from([
+    "deploy", "staging", "pnpm", "release", "café", "依赖管理", "42", "snake_case",
+    "über", "cache", "token", "rotation", "build", "fail", "timeout", "retry", "docker",
+    "lint", "ruff", "mypy", "server", "database", "migration", "review", "rule",
+])
+_NEAR_TEXTS = st.lists(_NEAR_WORDS, min_size=1, max_size=30).map(" ".join)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(stored=st.lists(_NEAR_TEXTS, min_size=1, max_size=5), text=_NEAR_TEXTS,
+       drop=st.integers(0, 6), scope=st.sampled_from(["project", "personal"]))
+def test_the_near_duplicates_are_the_searchs(repo: Path, stored: list[str], text: str,
+                                             drop: int, scope: str) -> None:
+    """The near duplicates a capture finds are those the search's best hits compared
+    word for word give, for texts near stored ones (a few words left out) and not."""
+    ws = homes.workspace()
+    for n, body in enumerate(stored):
+        _capture(body, scope="project" if n % 2 else scope)
+        words = body.split()
+        _capture(" ".join(words[: max(1, len(words) - drop)]) + " extra", scope=scope)
+    with build.open_index(ws):
+        pass  # refreshed, as capture's own lookup leaves it
+    for probe in (text, stored[0], stored[0] + " plus"):
+        assert writes._similar_ids(ws, scope, probe) == _near_by_search(ws, scope, probe)
+
+
+def test_a_check_counts_a_few_words_the_index_does_not_keep(
+        repo: Path, monkeypatch: Any) -> None:
+    """The check reads at most NEAR_COUNTED counts the index does not keep (each a read
+    of a word's whole doclist: a text's 200 words after a rebuild cost ~0.6 s at
+    100,000 memories); with too few counts known the search decides, and the counts read
+    are kept for the next check, which then asks the index."""
+    from memex.index import termcounts
+
+    shared = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima "
+              "mike november oscar papa quebec romeo sierra tango")
+    _capture(f"{shared} numbered one two three four five")  # not near: 20 of 27 words
+    monkeypatch.setattr(writes, "NEAR_COUNTED", 5)
+    counted = record_calls(monkeypatch, termcounts, "vocab_count")
+    holding = record_calls(monkeypatch, views, "holding")
+    ws = homes.workspace()
+    text = f"{shared} whiskey xray"  # 22 words: 22 // 5 + NEAR_AT_LEAST = 10 to ask
+    assert writes._may_be_near(ws, "project", writes._words(text))
+    assert len(counted) == 5 and holding == []  # the search decides
+    assert not writes._may_be_near(ws, "project", writes._words(text))
+    assert len(counted) == 10 and len(holding) == 1  # 5 kept, 5 more: 10 known
+
+
+def test_a_check_that_fails_reports_no_near_duplicate(repo: Path, monkeypatch: Any) -> None:
+    """The index's lookup failing (a MemexError) leaves the capture as the search's
+    failing does: saved, no near duplicate (seen failing before the lookup was inside
+    the search's try: the capture failed)."""
+    from memex.core.errors import MemexError
+
+    for n in range(3):
+        _capture(f"the release train leaves on friday after the freeze number {n}")
+
+    def failing(*args: Any) -> Any:
+        raise MemexError("no index")
+
+    monkeypatch.setattr(views, "holding", failing)
+    result = _capture("the release train leaves on friday after the freeze number 7")
+    assert result.created and result.near_duplicates == []

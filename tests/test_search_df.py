@@ -43,3 +43,36 @@ def test_an_index_without_a_generation_keeps_no_counts(repo: Path) -> None:
         index.conn.execute("DELETE FROM meta WHERE key = 'generation'")
         assert engine._counts(index.conn) is None
         assert [t.df for t in engine.term_stats(index.conn, ["deploy"])] == [1]
+
+
+def test_stems_tokenize_every_word_in_one_transaction(repo: Path) -> None:
+    """Each word's stems as one word at a time gives them, asked of the temporary table
+    in one transaction that leaves it as it was: each word a commit of its own wrote
+    the table a segment per word (~0.17 ms each: 35 ms for a capture's 200 words).
+    Seen failing before: 17 rows in its data table after 50 words, 12 before. Within
+    a transaction of the caller's, that transaction stays open with its writes."""
+    memfiles.put(memfiles.personal(), "Deploy note", scope="personal")
+    ws = homes.workspace(repo)
+    words = ["deploying", "snake_case", "依赖管理", "---", "Café", "runs"] + [
+        f"word{n}" for n in range(44)]
+    with build.open_index(ws) as index:
+        conn = index.conn
+        engine._STEMS.clear()
+        one_by_one = {w: engine.stems(conn, [w])[w] for w in words[:6]}
+        engine._STEMS.clear()
+        before = conn.execute("SELECT count(*) FROM temp.query_tok_data").fetchone()[0]
+        found = engine.stems(conn, words)
+        after = conn.execute("SELECT count(*) FROM temp.query_tok_data").fetchone()[0]
+        assert after == before, (before, after)
+        assert {w: found[w] for w in words[:6]} == one_by_one
+        assert one_by_one["runs"] == ("run",) and one_by_one["---"] == ()
+        assert len(one_by_one["snake_case"]) == 2 and found["word7"] == ("word7",)
+        assert conn.execute("SELECT count(*) FROM temp.query_tok").fetchone()[0] == 0
+        engine._STEMS.clear()
+        conn.execute("BEGIN")
+        conn.execute("CREATE TEMP TABLE mine (x)")
+        conn.execute("INSERT INTO mine VALUES (1)")
+        assert engine.stems(conn, ["runs"]) == {"runs": ("run",)}
+        assert conn.in_transaction
+        assert conn.execute("SELECT x FROM mine").fetchall() == [(1,)]
+        conn.execute("ROLLBACK")

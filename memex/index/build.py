@@ -888,10 +888,12 @@ def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) 
         conn.execute(sql, args)
 
 
-def term_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+def term_counts(conn: sqlite3.Connection, terms: Sequence[str], most: int | None = None
+                ) -> dict[str, int]:
     """How many memories hold each term: termcounts.lookup, keeping what it reads
-    (but from peek's connection)."""
-    return termcounts.lookup(conn, terms, None if isinstance(conn, Peeked) else _unless_busy)
+    (but from peek's connection); MOST: lookup's."""
+    return termcounts.lookup(conn, terms, None if isinstance(conn, Peeked) else _unless_busy,
+                             most)
 
 
 def write_many_if_free(conn: sqlite3.Connection, sql: str,

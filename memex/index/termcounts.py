@@ -53,13 +53,14 @@ def vocab_count(conn: sqlite3.Connection, term: str) -> int:
 
 
 def lookup(conn: sqlite3.Connection, terms: Sequence[str],
-           unless_busy: Unless | None = None) -> dict[str, int]:
+           unless_busy: Unless | None = None, most: int | None = None) -> dict[str, int]:
     """How many memories hold each of TERMS (index tokens, as fts_terms holds them):
     from the kept counts where they hold, else from fts_terms (vocab_count), then kept
     (given UNLESS_BUSY, build's: only if no other process is writing the index). A
     count of 0 is not kept: the terms searched for that no memory holds (typos, pasted
     identifiers, an MCP server's one-off queries) would grow the table without bound,
-    and fts_terms answers them cheaply (no doclist)."""
+    and fts_terms answers them cheaply (no doclist). MOST: at most this many terms not
+    kept are counted (in their order); the others are left out of the answer."""
     if not terms:
         return {}
     gen, kept_at, exists = _state(conn)
@@ -70,7 +71,7 @@ def lookup(conn: sqlite3.Connection, terms: Sequence[str],
             out.update(conn.execute(
                 f"SELECT term, doc FROM term_counts WHERE term IN ({', '.join('?' * len(chunk))})",
                 chunk).fetchall())
-    missing = [t for t in dict.fromkeys(terms) if t not in out]
+    missing = [t for t in dict.fromkeys(terms) if t not in out][:most]
     found: dict[str, int] = {}
     for term in missing:
         found[term] = vocab_count(conn, term)

@@ -307,12 +307,18 @@ def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ..
                      f"(t, tokenize = '{schema.TOKENIZER}')")
         conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok_v USING fts5vocab "
                      "(temp, 'query_tok', 'instance')")
-        conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
-                         list(enumerate(missing)))
         found: dict[int, list[str]] = {}
-        for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
-            found.setdefault(doc, []).append(term)
-        conn.execute("DELETE FROM temp.query_tok")
+        # One transaction whose rollback takes the rows away: each row inserted on its
+        # own was a commit of the FTS table, ~0.17 ms a word (35 ms for a capture's 200)
+        conn.execute("SAVEPOINT query_tok")
+        try:
+            conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
+                             list(enumerate(missing)))
+            for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
+                found.setdefault(doc, []).append(term)
+        finally:
+            conn.execute("ROLLBACK TO query_tok")
+            conn.execute("RELEASE query_tok")
         for i, word in enumerate(missing):
             _STEMS[word] = tuple(found.get(i, ()))
     return {w: _STEMS[w] for w in words}
