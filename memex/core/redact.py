@@ -375,8 +375,12 @@ def _unwrapped(part: str) -> str:
     digit stays a template)."""
     part = part.strip("\"'")
     return part[1:-1] if _BRACED.fullmatch(part) else part
-# A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
-_K8S_KIND = lazyre.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
+# A Kubernetes Secret: every value under `data:` / `stringData:` is a secret. The kind in
+# any ASCII case (the API server wants `Secret`, but a `kind: secret` document a person wrote
+# holds the same values); not `ſecret` or a Kelvin sign, which only Unicode case folding
+# makes the word (docs/decisions.md).
+_K8S_KIND = lazyre.compile(
+    r"^\s*kind:\s*[\"']?(?-i:[Ss][Ee][Cc][Rr][Ee][Tt])[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
 _K8S_ANY_KIND = lazyre.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
 _K8S_DATA = lazyre.compile(  # a `data:` key and the lines indented under it
     r"^(?P<i>[ \t]*)(?:data|stringData):[ \t]*\r?\n(?:(?P=i)[ \t]+\S[^\n]*(?:\n|$)"
@@ -1004,7 +1008,7 @@ def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
-    if k8s_secret(text, low) and ("ecret" in text or "ECRET" in text) and "ata:" in text:
+    if "ata:" in text and k8s_secret(text, low):
         for block in _K8S_DATA.finditer(text):
             if _k8s_kind_of(text, block.start()):
                 _span_candidates(block.group(), prio, "kubernetes-secret",
