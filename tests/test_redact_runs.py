@@ -344,6 +344,17 @@ def test_every_key_word_alternative_starts_with_a_needle_or_a_key_head() -> None
             (head is not None and head.group(1) in heads), alternative
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["://", "://u:pa55@host", "https://key@o1.ingest/2", ":", "/",
+                                 "//", "@", "a", "user", "pa55", " ", "\n", '"', "<", "host",
+                                 "[", "::1", "postgres", "é"]),
+                max_size=30))
+def test_url_credentials_are_the_regexes_matches(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert [m.span() for m in redact.url_credentials(text)] == \
+        [m.span() for m in redact._URL_CRED.finditer(text)]
+
+
 _K8S_PARTS = ["kind:", "KIND:", "Kind: ", "k\u0130nd:", "kınd:", "\u212aind:", " ", "\t", "\n",
               "\r\n", "secret", "Secret", "ſecret", "SECRET", '"', "'", "x", "kind", ":",
               "data:", "ConfigMap", "\v", "\u2028", "\u3000"]

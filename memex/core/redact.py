@@ -992,6 +992,12 @@ def auth_headers(text: str, low: str, known: _Places | None = None) -> list[re.M
                        _places_around(low, "authorization", "auth", 0, known))
 
 
+def url_credentials(text: str) -> list[re.Match[str]]:
+    """What ``_URL_CRED.finditer(text)`` finds, from the places of its "://" (one search of
+    the text, not a test for "://" and the regex's own search)."""
+    return _matches_at(_URL_CRED, text, _all_places(text, "://"))
+
+
 def curl_users(text: str) -> list[re.Match[str]]:
     """What ``_CURL_USER.finditer(text)`` gives: a match starts at the blank before ``-u``
     or ``--user`` or at the text's start, and only those places are tried."""
@@ -1004,8 +1010,8 @@ def curl_users(text: str) -> list[re.Match[str]]:
 
 def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
                         known: _Places | None = None) -> None:
-    if "://" in text and "@" in text:
-        _span_candidates(text, prio, _URL_KIND, list(_URL_CRED.finditer(text)), out, minimum=3)
+    if "@" in text:
+        _span_candidates(text, prio, _URL_KIND, url_credentials(text), out, minimum=3)
     _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
     _span_candidates(text, prio, _BASIC_KIND, curl_users(text), out, minimum=4)
     _key_header_candidates(text, low, prio, out, known)
