@@ -355,6 +355,19 @@ def test_url_credentials_are_the_regexes_matches(parts: list[str]) -> None:
         [m.span() for m in redact._URL_CRED.finditer(text)]
 
 
+_BLOCK_PARTS = ["-----BEGIN ", "-----BEGIN CERTIFICATE-----", "-----BEGIN RSA PRIVATE KEY-----",
+                "-----END CERTIFICATE-----", "-----END", "-----", "--", "CERTIFICATE", "PGP ",
+                "PRIVATE", " ", "\n", "MIIB", "x", "é"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCK_PARTS), max_size=25))
+def test_public_blocks_are_the_regexes_matches(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert bare_secrets.public_blocks(text) == \
+        [m.span() for m in bare_secrets._PUBLIC_BLOCK.finditer(text)]
+
+
 _K8S_PARTS = ["kind:", "KIND:", "Kind: ", "k\u0130nd:", "kınd:", "\u212aind:", " ", "\t", "\n",
               "\r\n", "secret", "Secret", "ſecret", "SECRET", '"', "'", "x", "kind", ":",
               "data:", "ConfigMap", "\v", "\u2028", "\u3000"]
