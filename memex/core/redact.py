@@ -992,10 +992,20 @@ def auth_headers(text: str, low: str, known: _Places | None = None) -> list[re.M
                        _places_around(low, "authorization", "auth", 0, known))
 
 
+_MANY_URLS = 64  # more "://" in a text: the regex's own search, not a step of Python each
+
+
 def url_credentials(text: str) -> list[re.Match[str]]:
     """What ``_URL_CRED.finditer(text)`` finds, from the places of its "://" (one search of
     the text, not a test for "://" and the regex's own search)."""
-    return _matches_at(_URL_CRED, text, _all_places(text, "://"))
+    places: list[int] = []
+    at = text.find("://")
+    while at != -1:
+        if len(places) == _MANY_URLS:
+            return list(_URL_CRED.finditer(text, places[0]))
+        places.append(at)
+        at = text.find("://", at + 3)
+    return _matches_at(_URL_CRED, text, places)
 
 
 def curl_users(text: str) -> list[re.Match[str]]:
