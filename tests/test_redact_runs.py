@@ -304,6 +304,34 @@ def test_ascii_lowered_texts_and_their_key_words(parts: list[str]) -> None:
                 expected
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS + _KEY_PARTS + ["\u212a", "KEY", "İ" * 3, "ı" * 3,
+                                                            "ſ", "ıkey", "ſecret"]),
+                max_size=25),
+       st.sampled_from([0, 1, 2, 10**6]))
+def test_the_key_words_lower_case_and_places_come_from_the_folded_ones(
+        parts: list[str], few: int) -> None:
+    """A text's lower cases are patched at the places of the letters outside ASCII (or, with
+    more than _FEW_PLACES of one, made over); the key words' lower case comes from the folded
+    one, and the key words' places in it from theirs in the folded one."""
+    text = "".join(parts)
+    plain = text.encode("ascii", "replace")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redact, "_FEW_PLACES", few)
+        low = redact.ascii_lowered(text, plain)
+        assert low == _lowered_as_ascii(text)
+        key_low = redact.ascii_lowered(text, plain, fold=False)
+        assert key_low == _lowered_as_ascii(text, fold=False)
+        many = max(text.count("ı"), text.count("ſ")) > few
+        assert redact.unfolded(low, text) == (None if many else key_low)
+    known: dict[str, list[int]] = {}
+    places = redact.key_places(low, key_low, known)
+    assert set(places) == {*redact._ASSIGN_ASCII_FOUND, "key"}
+    for word, found in places.items():
+        assert found == redact._all_places(key_low, word), word
+        assert known[word] == redact._all_places(low, word), word
+
+
 def test_every_key_word_alternative_starts_with_a_needle_or_a_key_head() -> None:
     """assign_keys tries the regex only at a needle, or before "key" at a word of
     _KEY_HEAD: an alternative that starts elsewhere would never be found."""
@@ -314,6 +342,33 @@ def test_every_key_word_alternative_starts_with_a_needle_or_a_key_head() -> None
         head = re.fullmatch(r"([a-z]+)\[_-\]\?key", alternative)
         assert any(alternative.startswith(needle) for needle in redact._ASSIGN_NEEDLES) or \
             (head is not None and head.group(1) in heads), alternative
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["://", "://u:pa55@host", "https://key@o1.ingest/2", ":", "/",
+                                 "//", "@", "a", "user", "pa55", " ", "\n", '"', "<", "host",
+                                 "[", "::1", "postgres", "é"]),
+                max_size=30))
+def test_url_credentials_are_the_regexes_matches(parts: list[str]) -> None:
+    text = "".join(parts)
+    expected = [m.span() for m in redact._URL_CRED.finditer(text)]
+    for many in (1, 2, 64):  # the regex's own search past this many "://"
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(redact, "_MANY_URLS", many)
+            assert [m.span() for m in redact.url_credentials(text)] == expected
+
+
+_BLOCK_PARTS = ["-----BEGIN ", "-----BEGIN CERTIFICATE-----", "-----BEGIN RSA PRIVATE KEY-----",
+                "-----END CERTIFICATE-----", "-----END", "-----", "--", "CERTIFICATE", "PGP ",
+                "PRIVATE", " ", "\n", "MIIB", "x", "é"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCK_PARTS), max_size=25))
+def test_public_blocks_are_the_regexes_matches(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert bare_secrets.public_blocks(text) == \
+        [m.span() for m in bare_secrets._PUBLIC_BLOCK.finditer(text)]
 
 
 _K8S_PARTS = ["kind:", "KIND:", "Kind: ", "k\u0130nd:", "kınd:", "\u212aind:", " ", "\t", "\n",

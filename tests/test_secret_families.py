@@ -158,6 +158,17 @@ def test_kubernetes_secret_data_values_are_masked() -> None:
     assert value[4:] not in out and "name: db-user-pass" in out
 
 
+@pytest.mark.parametrize(("kind", "masked"), [
+    ("Secret", True), ("secret", True), ("SECRET", True), ("SeCrEt", True), ('"sEcReT"', True),
+    ("\u017fecret", False), ("ConfigMap", False)])
+def test_a_kubernetes_secret_kind_is_the_word_in_any_ascii_case(kind: str, masked: bool) -> None:
+    # the kind's regex is case-blind; its prefilter once looked for "ecret"/"ECRET" only and
+    # skipped `SeCrEt`, while `ſecret` (a word by Unicode folding alone) is no kind at all
+    text = f"apiVersion: v1\nkind: {kind}\ntype: Opaque\ndata:\n  greeting: aGVsbG8gd29ybGQ=\n"
+    assert (redact(text).text != text) is masked
+    assert [f.kind for f in find_secrets(text)] == (["kubernetes-secret"] if masked else [])
+
+
 @pytest.mark.parametrize("text", [
     "fixed in commit 3f9c2a1b7e4d5c6b8a9f0e1d2c3b4a5f6e7d8c9b",
     "request id 123e4567-e89b-12d3-a456-426614174000 in the log",

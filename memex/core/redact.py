@@ -270,6 +270,11 @@ _NEEDLE_BEFORE = 8
 _ASSIGN_ASCII_FOUND = tuple(  # and "key", with its heads
     needle for needle in _ASSIGN_NEEDLES if needle.isascii() and needle != "key")
 _ASSIGN_WIDE = tuple(needle for needle in _ASSIGN_NEEDLES if not needle.isascii())
+# The words the key detectors look up in the key words' lower case (assign_keys and
+# _assignment_candidates): with "ı" or "ſ" in a text, their places there are those in the
+# folded lower case that hold neither (every place of a word in the one is one in the other,
+# a word holds no "?")
+_KEY_WORDS = (*_ASSIGN_ASCII_FOUND, "key")
 _PASSWORD_WORD = lazyre.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
 _CAMEL_KEY = lazyre.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
@@ -375,8 +380,12 @@ def _unwrapped(part: str) -> str:
     digit stays a template)."""
     part = part.strip("\"'")
     return part[1:-1] if _BRACED.fullmatch(part) else part
-# A Kubernetes Secret: every value under `data:` / `stringData:` is a secret.
-_K8S_KIND = lazyre.compile(r"^\s*kind:\s*[\"']?secret[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
+# A Kubernetes Secret: every value under `data:` / `stringData:` is a secret. The kind in
+# any ASCII case (the API server wants `Secret`, but a `kind: secret` document a person wrote
+# holds the same values); not `ſecret` or a Kelvin sign, which only Unicode case folding
+# makes the word (docs/decisions.md).
+_K8S_KIND = lazyre.compile(
+    r"^\s*kind:\s*[\"']?(?-i:[Ss][Ee][Cc][Rr][Ee][Tt])[\"']?\s*$", re.IGNORECASE | re.MULTILINE)
 _K8S_ANY_KIND = lazyre.compile(r"^\s*kind:\s*[\"']?(\w+)[\"']?\s*$", re.MULTILINE)
 _K8S_DATA = lazyre.compile(  # a `data:` key and the lines indented under it
     r"^(?P<i>[ \t]*)(?:data|stringData):[ \t]*\r?\n(?:(?P=i)[ \t]+\S[^\n]*(?:\n|$)"
@@ -983,6 +992,22 @@ def auth_headers(text: str, low: str, known: _Places | None = None) -> list[re.M
                        _places_around(low, "authorization", "auth", 0, known))
 
 
+_MANY_URLS = 64  # more "://" in a text: the regex's own search, not a step of Python each
+
+
+def url_credentials(text: str) -> list[re.Match[str]]:
+    """What ``_URL_CRED.finditer(text)`` finds, from the places of its "://" (one search of
+    the text, not a test for "://" and the regex's own search)."""
+    places: list[int] = []
+    at = text.find("://")
+    while at != -1:
+        if len(places) == _MANY_URLS:
+            return list(_URL_CRED.finditer(text, places[0]))
+        places.append(at)
+        at = text.find("://", at + 3)
+    return _matches_at(_URL_CRED, text, places)
+
+
 def curl_users(text: str) -> list[re.Match[str]]:
     """What ``_CURL_USER.finditer(text)`` gives: a match starts at the blank before ``-u``
     or ``--user`` or at the text's start, and only those places are tried."""
@@ -995,8 +1020,8 @@ def curl_users(text: str) -> list[re.Match[str]]:
 
 def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
                         known: _Places | None = None) -> None:
-    if "://" in text and "@" in text:
-        _span_candidates(text, prio, _URL_KIND, list(_URL_CRED.finditer(text)), out, minimum=3)
+    if "@" in text:
+        _span_candidates(text, prio, _URL_KIND, url_credentials(text), out, minimum=3)
     _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
     _span_candidates(text, prio, _BASIC_KIND, curl_users(text), out, minimum=4)
     _key_header_candidates(text, low, prio, out, known)
@@ -1004,7 +1029,7 @@ def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
         _pair_candidates(text, prio, out)
     if "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
-    if k8s_secret(text, low) and ("ecret" in text or "ECRET" in text) and "ata:" in text:
+    if "ata:" in text and k8s_secret(text, low):
         for block in _K8S_DATA.finditer(text):
             if _k8s_kind_of(text, block.start()):
                 _span_candidates(block.group(), prio, "kubernetes-secret",
@@ -1324,6 +1349,33 @@ def lowered(text: str) -> str:
 _LOWER_TO_ASCII = {"\u0130": "i", "\u212a": "k"}
 
 
+_ASCII_FOLDS = {**_LOWER_TO_ASCII, **_FOLDED}
+_FEW_PLACES = 256  # more places of one letter: str.replace and a second encoding are cheaper
+
+
+def _patched(data: bytes, text: str, letters: dict[str, str]) -> bytes | bytearray | None:
+    """``data`` (one byte a character of ``text``) with each place of a key of ``letters``
+    in ``text`` set to its value, an ASCII character; None when a key stands in ``text``
+    more than :data:`_FEW_PLACES` times (a step of Python a place: ``İ`` all over a
+    Turkish text). A few one-character searches and a copy, not a second encoding."""
+    marks: bytearray | None = None
+    for char, letter in letters.items():
+        at = text.find(char)  # a search for one character: ~1/50 of a word's
+        if at == -1:
+            continue
+        if marks is None:
+            marks = bytearray(data)
+        code = ord(letter)
+        for _ in range(_FEW_PLACES):  # not str.count: it reads the text at ~1/2 of a word's
+            marks[at] = code
+            at = text.find(char, at + 1)
+            if at == -1:
+                break
+        else:
+            return None
+    return data if marks is None else marks
+
+
 def ascii_lowered(text: str, plain: bytes, fold: bool = True) -> str:
     """``text`` in lower case as an ASCII string, one character for one, from ``plain``
     (``text.encode("ascii", "replace")``): at each character where :func:`lowered` gives
@@ -1334,13 +1386,36 @@ def ascii_lowered(text: str, plain: bytes, fold: bool = True) -> str:
     lower-casing a text of two-byte characters (~10x the cost of ASCII bytes)."""
     if text.isascii():
         return text.lower()
+    folds = _ASCII_FOLDS if fold else _LOWER_TO_ASCII
+    patched = _patched(plain, text, folds)
+    if patched is not None:
+        return patched.lower().decode("ascii")
     letters = text
-    for char, letter in (*_LOWER_TO_ASCII.items(), *(_FOLDED.items() if fold else ())):
+    for char, letter in folds.items():
         if char in letters:  # a search for one character: ~1/50 of a word's
             letters = letters.replace(char, letter)
     if letters is not text:
         plain = letters.encode("ascii", "replace")
     return plain.lower().decode("ascii")
+
+
+_UNFOLDED = {"\u0131": "?", "\u017f": "?"}  # the letters of _FOLDED that key words do not fold
+
+
+def unfolded(low: str, text: str) -> str | None:
+    """``ascii_lowered(text, plain, fold=False)`` from ``low`` (``ascii_lowered(text,
+    plain)``): ``low`` with ``?`` where ``text`` holds ``ı`` or ``ſ``, the only places where
+    the two differ, not a second lowering; None when one of them stands in ``text`` more
+    than :data:`_FEW_PLACES` times."""
+    patched = _patched(low.encode("ascii"), text, _UNFOLDED)
+    return None if patched is None else patched.decode("ascii")
+
+
+def key_places(low: str, key_low: str, known: _Places) -> _Places:
+    """The places of the key words (:data:`_KEY_WORDS`) in ``key_low`` (:func:`unfolded`
+    of ``low``) from their places in ``low``, searched there once for all detectors."""
+    return {word: [at for at in _places(low, word, known) if key_low.startswith(word, at)]
+            for word in _KEY_WORDS}
 
 
 def _detect(text: str) -> list[_Hit]:
@@ -1354,7 +1429,11 @@ def _detect(text: str) -> list[_Hit]:
     _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands, known)
     key_low, key_known = low, known  # the key words' lower case: "ı" and "ſ" not folded
     if "\u0131" in text or "\u017f" in text:
-        key_low, key_known = ascii_lowered(text, plain, fold=False), {}
+        found = unfolded(low, text)
+        if found is None:  # "ı" all over: the places in ``low`` would differ too
+            key_low, key_known = ascii_lowered(text, plain, fold=False), {}
+        else:
+            key_low, key_known = found, key_places(low, found, known)
     _assignment_candidates(text, key_low, len(_TOKEN_RULES) + 2, cands, key_known)
     for start, end in bare_secrets.spans(text, plain):  # last: a format or a key word names it
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,
