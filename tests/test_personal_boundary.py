@@ -1444,3 +1444,87 @@ def test_doctor_reads_the_hook_ids_a_framework_config_lists(repo: Path,
     for listed in ("hooks: [{id: memex-rebase-scan}]", "  - id: 'memex-rebase-scan'  # x"):
         config.write_text(listed + "\n", encoding="utf-8")
         assert githooks.framework_lists(config, "memex-rebase-scan"), listed
+
+
+def _counted(repo: Path, tmp_path: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
+    """ENV with every git command traced to a file: each scan of the staged files reads
+    their blobs in one `git cat-file --batch` (`_scans` counts them), plain hooks or
+    framework alike."""
+    trace = tmp_path / "git-trace"
+    return dict(env, GIT_TRACE=str(trace)), trace
+
+
+def _scans(trace: Path) -> int:
+    if not trace.exists():
+        return 0
+    return sum(line.endswith("git cat-file --batch")
+               for line in trace.read_text(encoding="utf-8", errors="replace").splitlines())
+
+
+def _picked_copy(repo: Path, env: dict[str, str]) -> str:
+    """A commit (made past the hooks) on a side branch that adds a copy of a personal
+    memory; main gets one commit of its own to rebase. Returns the copy's commit."""
+    _, text = _personal(repo)
+    git_proc("checkout", "-q", "-b", "scratch", cwd=repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "copy", cwd=repo, env=env)
+    copy = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("one\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", "one", cwd=repo, env=env)
+    return copy
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+@pytest.mark.parametrize("how", ["exec", "break"])
+def test_a_cherry_pick_run_inside_a_rebase_is_scanned(repo: Path, tmp_path: Path,
+                                                      kind: str, how: str) -> None:
+    """audit32 (left by fix31b): prepare-commit-msg skipped every commit made while
+    rebase-merge/ exists, taking it for the rebase's own pick: a `git cherry-pick` run
+    by an `exec` line (`git rebase -i --exec 'git cherry-pick X'`), or typed at a `break`,
+    committed a personal copy unscanned. The rebase's own picks are still not scanned."""
+    env, trace = _counted(repo, tmp_path, _all_hooks(repo, tmp_path, kind))
+    copy = _picked_copy(repo, env)
+    if how == "exec":
+        proc = git_proc("rebase", "-i", "--exec", f"git cherry-pick {copy}", "HEAD~1",
+                        cwd=repo, env=dict(env, GIT_SEQUENCE_EDITOR="true"), check=False)
+    else:
+        git_proc("rebase", "-i", "--force-rebase", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i '1a break'"))
+        proc = git_proc("cherry-pick", copy, cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+    git_proc("cherry-pick", "--abort", cwd=repo, check=False)
+    git_proc("rebase", "--abort", cwd=repo)
+    trace.unlink()
+    proc = git_proc("rebase", "-i", "--force-rebase", "HEAD~2", cwd=repo,
+                    env=dict(env, GIT_SEQUENCE_EDITOR="true"), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _scans(trace) == 0  # the rebase's own picks replay commits already made
+
+
+@pytest.mark.parametrize("last", ["pick 1a2b c", "  p\t1a2b c", "reword 1a2b c", "edit 1a2b",
+                                  "fixup -C 1a2b c", "squash 1a2b", "merge -C 1a2b x",
+                                  "exec git cherry-pick 1a2b", "x git revert HEAD", "break",
+                                  "pickle", "", None])
+@pytest.mark.parametrize("files", [("MERGE_MSG",), ("MERGE_MSG", "MERGE_HEAD"),
+                                   ("MERGE_MSG", "rebase-merge/stopped-sha"), ()])
+def test_the_hook_and_the_scanner_read_one_rule_of_unhooked_commits(
+        repo: Path, files: tuple[str, ...], last: str | None) -> None:
+    """audit32: the plain hook's shell condition and `--at-rebase-stop`'s Python reading
+    of githooks.UNHOOKED_COMMITS agree, a rebase's own pick (the last line of
+    rebase-merge/done) told from anything else run inside it."""
+    git_dir = repo / ".git"
+    (git_dir / "rebase-merge").mkdir()
+    if last is not None:
+        (git_dir / githooks.REBASE_DONE).write_text(f"pick 0 a\n{last}\n", encoding="utf-8")
+    for name in files:
+        (git_dir / name).write_text("x\n", encoding="utf-8")
+    shell = subprocess.run(["sh", "-c", githooks._AT_REBASE_STOP], cwd=repo).returncode == 0
+    assert shell == githooks.unhooked(git_dir)
+    replay = last is not None and last.split()[:1] in ([w] for w in githooks.REPLAYS)
+    assert shell == ("rebase-merge/stopped-sha" in files
+                     or ("MERGE_HEAD" not in files and "MERGE_MSG" in files and not replay))
