@@ -1528,3 +1528,79 @@ def test_the_hook_and_the_scanner_read_one_rule_of_unhooked_commits(
     replay = last is not None and last.split()[:1] in ([w] for w in githooks.REPLAYS)
     assert shell == ("rebase-merge/stopped-sha" in files
                      or ("MERGE_HEAD" not in files and "MERGE_MSG" in files and not replay))
+
+
+def _side_memory(repo: Path, env: dict[str, str]) -> str:
+    """A commit on a side branch adding a clean project memory (a scan reads its blob) and
+    changing f.txt; main changes f.txt too. Returns the side commit."""
+    folder = homes.workspace(repo).memory_dir
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "side", cwd=repo)
+    put(folder, "Deploys go through the staging cluster first")
+    (repo / "f.txt").write_text("side\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "side", cwd=repo, env=env)
+    side = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("main\n", encoding="utf-8")
+    git_proc("commit", "-q", "--no-verify", "-am", "main", cwd=repo, env=env)
+    return side
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+@pytest.mark.parametrize("how", ["no-commit", "conflict", "conflict-continue", "edit-amend"])
+def test_a_commit_after_a_cherry_pick_is_scanned_once(repo: Path, tmp_path: Path,
+                                                     kind: str, how: str) -> None:
+    """audit32 (left by fix31b): a `git commit` after `git cherry-pick -n` or a resolved
+    cherry-pick conflict (or `--continue`), and a `git commit --amend` at a rebase's edit
+    stop, ran the scan twice: pre-commit, then prepare-commit-msg (MERGE_MSG or
+    stopped-sha). A staged change the pre-commit scan passed is not scanned again."""
+    env, trace = _counted(repo, tmp_path, _all_hooks(repo, tmp_path, kind))
+    side = _side_memory(repo, env)
+    if how == "edit-amend":
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+        git_proc("checkout", side, "--", ".", cwd=repo)
+        git_proc("add", "-A", cwd=repo)
+        args = ["commit", "-q", "--amend", "--no-edit"]
+    elif how == "no-commit":
+        git_proc("cherry-pick", "-n", "-X", "theirs", side, cwd=repo, env=env)
+        args = ["commit", "-q", "-m", "picked"]
+    else:
+        assert git_proc("cherry-pick", side, cwd=repo, env=env, check=False).returncode
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+        git_proc("add", "f.txt", cwd=repo)
+        args = (["cherry-pick", "--continue"] if how == "conflict-continue"
+                else ["commit", "-q", "--no-edit"])
+    trace.unlink(missing_ok=True)
+    proc = git_proc(*args, cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _scans(trace) == 1
+    assert not (repo / ".git" / githooks.SCANNED).exists()
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tmp_path: Path,
+                                                                 kind: str) -> None:
+    """audit32: what pre-commit's scan passed is skipped at prepare-commit-msg only for the
+    same staged change: a scan run by hand after `cherry-pick -n`, then a personal copy
+    staged and `git commit --no-verify`: still scanned and refused. And a `git commit`
+    of a picked personal copy is refused at pre-commit as before."""
+    env = _all_hooks(repo, tmp_path, kind)
+    side = _side_memory(repo, env)
+    git_proc("cherry-pick", "-n", "-X", "theirs", side, cwd=repo, env=env)
+    scan_proc = subprocess.run([str(BIN / "git-memex-scan"), "--staged"], cwd=repo, env=env,
+                               capture_output=True, text=True, timeout=120)
+    assert scan_proc.returncode == 0, scan_proc.stderr
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    for verify in ("--no-verify", "--verify"):
+        proc = git_proc("commit", verify, "-q", "-m", "picked", cwd=repo, env=env,
+                        check=False)
+        assert proc.returncode != 0, proc.stdout + proc.stderr
+        assert "a copy of personal memory" in proc.stdout + proc.stderr
+        assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                          cwd=repo).stdout

@@ -7,12 +7,14 @@ hooks/ and a test keeps the two equal. Every script is POSIX sh.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memex.core import fingerprint
 from memex.core.errors import MemexError
 from memex.storage import gitio
 
@@ -39,6 +41,44 @@ UNHOOKED_COMMITS: tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...] = (
     ((REBASE_STOP,), (), False),
     (("MERGE_MSG",), ("MERGE_HEAD",), True),
 )
+
+# A staged change the pre-commit scan passed while the commit is one prepare-commit-msg
+# scans too (a `git commit` after `cherry-pick -n` or a resolved conflict, `--amend` at an
+# edit stop): the scanner writes the git blob id of gitio.STAGED_LISTING's exact bytes
+# (what it scanned) to this file under the git dir; prepare-commit-msg removes the file
+# and skips the scan when the staged listing hashes the same (the same paths, modes and
+# blobs). Written only then, never for an empty listing.
+SCANNED = "memex-scanned"
+_SHELL_PASSED = ("{ memex_k=$(git " + " ".join(gitio.STAGED_LISTING)
+                 + " 2>/dev/null | git hash-object --stdin 2>/dev/null); "
+                 f'memex_m=$(cat "$memex_gd/{SCANNED}" 2>/dev/null); '
+                 f'rm -f "$memex_gd/{SCANNED}"; '
+                 '[ -n "$memex_m" ] && [ "$memex_k" = "$memex_m" ]; }')
+
+
+def staged_key(listing: bytes, object_format: str) -> str:
+    """The key SCANNED holds for a staged LISTING: `git hash-object` of its bytes."""
+    return fingerprint.blob_id(listing, object_format)
+
+
+def note_passed(git_dir: Path, listing: bytes, object_format: str) -> None:
+    """Keep that the scan passed this staged LISTING (SCANNED; nothing for an empty one)."""
+    if listing:
+        with contextlib.suppress(OSError):  # not kept: prepare-commit-msg scans again
+            (git_dir / SCANNED).write_text(staged_key(listing, object_format) + "\n",
+                                           encoding="ascii")
+
+
+def passed_before(git_dir: Path, listing: bytes, object_format: str) -> bool:
+    """Whether the scan passed this staged LISTING before (SCANNED, removed either way)."""
+    path = git_dir / SCANNED
+    try:
+        kept = path.read_text(encoding="ascii", errors="replace").strip()
+        path.unlink()
+    except OSError:
+        return False
+    return bool(listing) and kept == staged_key(listing, object_format)
+
 
 # true when the rebase in progress is running one of its own REPLAYS (POSIX sh; one sed
 # process, only while rebase-merge/ exists)
@@ -91,6 +131,8 @@ _PREPARE_COMMIT_MSG = f"""#!/bin/sh
 # own pick: a cherry-pick run by a rebase's `exec` line is scanned), so a rebase's own
 # picks and every other commit cost nothing here.
 {_AT_REBASE_STOP} || exit 0
+# the same staged change this commit's pre-commit scan passed: not scanned twice
+{_SHELL_PASSED} && exit 0
 {_RUN_SCANNER}exit 1
 """
 
@@ -240,7 +282,7 @@ def chain_line(name: str) -> str:
                 "|| true")
     scan = f'"{scanner}" --staged || exit 1'
     if name == "prepare-commit-msg":  # only for a commit made with no pre-commit, as ours
-        return f"! {_AT_REBASE_STOP} || {scan}"
+        return f"! {_AT_REBASE_STOP} || {_SHELL_PASSED} || {scan}"
     return scan
 
 
