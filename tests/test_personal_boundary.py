@@ -985,7 +985,7 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
     kept = home / "index" / ".home-check"
     assert verdict.user is not None
     found, looked = homes._scan_bare(verdict.user)
-    bare = [[[name, homes._stat(name)] for name in looked], found]
+    bare = [homes._looked_record(verdict.user, looked), found]
     kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps, "bare": bare}),
                     encoding="utf-8")
     kept.chmod(0o664 if defect == "group-writable" else 0o600)
@@ -1604,3 +1604,30 @@ def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tm
         assert "a copy of personal memory" in proc.stdout + proc.stderr
         assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
                                           cwd=repo).stdout
+
+
+def test_a_home_verdict_is_kept_for_a_user_home_of_many_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit32 (fix31b left it unmeasured): the kept verdict held each folder of the
+    user's home with its stat as JSON; with 20,000 folders that is 1.9 MB, past the 1 MB
+    a verdict is read to, so it was never used: every command scanned the home twice
+    and wrote the verdict again (8,000 folders here pass that 1 MB). Kept and used
+    now, and still seeing a dotfiles git dir made later in one of those folders."""
+    from memex.core.errors import MemexError
+
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    for i in range(8000):
+        (userhome / f".d{i}").mkdir()
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    scans: list[Path] = []
+    real = homes._scan_bare
+    monkeypatch.setattr(homes, "_scan_bare", lambda u: scans.append(u) or real(u))
+    for _ in range(3):
+        homes.check_home(ws)
+    assert calls == [] and scans == []
+    _worktree_git_dir(userhome / ".d4321", userhome)  # an existing folder made a git dir
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)
