@@ -332,3 +332,67 @@ def test_a_deeply_nested_client_config_from_git_is_no_crash(repo: Path) -> None:
     assert invoke("doctor").exit_code in (0, 1)
     result = invoke("init", "--yes", "--client", "claude")
     assert result.exit_code == 1 and "not valid JSON" in result.stderr
+
+
+OUTSIDE = ["../secrets/*", "/etc/passwd", "~/notes/*", "src/../../up"]
+
+
+@pytest.mark.parametrize("source", ["archive-text", "archive-fields", "open-memex-folder",
+                                    "own-export"])
+def test_an_imported_memorys_paths_outside_the_repository_are_dropped_and_said(
+        repo: Path, tmp_path: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
+        source: str) -> None:
+    """audit32 (left by audit31): every write refuses a `paths` glob outside the
+    repository (model.outside_problem), but `import` kept them as they were. An import
+    keeps the memory, drops those globs (never matching a file) and says so: in the
+    import's notices and in the memory's review history; JSONL lines (text or fields),
+    an open-memex folder, one's own signed export (restored, state kept) alike."""
+    paths = ["src/api/**", *OUTSIDE]
+    if source == "own-export":
+        mid = invoke_json("capture", "--scope", "personal", "--type", "preference",
+                          "--paths", "src/api/**", "I want terse commit messages")["id"]
+        mine = next(memex_home.rglob(f"{mid}.md"))
+        text = mine.read_text()
+        assert 'paths: ["src/api/**"]' in text
+        mine.write_text(text.replace('paths: ["src/api/**"]', f"paths: {json.dumps(paths)}"))
+        archive = tmp_path / "mine.jsonl"
+        assert invoke("export", "--include-personal", "--output", str(archive)).exit_code == 0
+        mine.unlink()
+    elif source == "open-memex-folder":
+        mid, text = _forged_text("project")
+        text = text.replace("---\n\n", "paths:\n" + "".join(f"- '{p}'\n" for p in paths)
+                            + "---\n\n", 1)
+        folder = tmp_path / "cloned" / ".ai" / "open-memex"
+        folder.mkdir(parents=True)
+        (folder / f"{mid}.md").write_text(text)
+        archive = tmp_path / "cloned"
+    else:
+        mid = new_ulid()
+        fields = {"id": mid, "scope": "project", "paths": paths,
+                  "created_at": "2026-11-01T00:00:00Z"}
+        if source == "archive-fields":
+            line: dict[str, object] = {"front_matter": fields, "body": "Deploy the api"}
+        else:
+            text = frontmatter.emit(frontmatter.load(
+                f"---\nid: {mid}\nscope: project\nschema_version: 2\nrevision: 1\n"
+                "created_at: 2026-11-01T00:00:00Z\nupdated_at: 2026-11-01T00:00:00Z\n"
+                "review_state: draft\n---\n\nDeploy the api\n")[0])
+            text = text.replace("---\n\n", "paths:\n" + "".join(f"- '{p}'\n" for p in paths)
+                                + "---\n\n", 1)
+            line = {"home": "outbox", "name": f"{mid}.md", "text": text}
+        archive = tmp_path / "in.jsonl"
+        archive.write_text(json.dumps(line) + "\n")
+    result = invoke("import", str(archive), "--json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert [i["id"] for i in report["imported"]] == [mid]
+    memory, _ = frontmatter.load(Path(report["imported"][0]["path"]).read_text())
+    assert memory.paths == ["src/api/**"]
+    said = " ".join(report["notices"])
+    note = memory.review_history[-1]["note"]
+    for glob in OUTSIDE:
+        assert glob in said and glob in note
+    if source == "own-export":
+        assert memory.trust_level == "reviewed"  # restored: state kept
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2027-01-01T00:00:00Z")
+    assert invoke_json("import", str(archive))["unchanged"] == [mid]  # imported already

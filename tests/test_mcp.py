@@ -3,6 +3,8 @@ official SDK's stdio client. One server serves the module (the SDK import is slo
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -392,3 +394,41 @@ def test_the_shared_entry_starts_from_path_even_unexpanded(world: World) -> None
     with Server(world.repo, world.env, command=command) as server:
         found = server.ok("memory_search", {"query": "make check push"})
         assert world.instruction.id in {h["id"] for h in found["hits"]}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def test_structured_content_carries_no_raw_layout_characters(world: World, srv: Server
+                                                             ) -> None:
+    """audit32 (left by audit31): the MCP text content escaped layout characters
+    (model.LAYOUT_CONTROLS: bidi overrides and marks, U+2028/9, C1, DEL) but
+    structuredContent carried them raw, for a host that renders its strings. A memory
+    that arrived by git with them in title and body: every string of the structured
+    copy shows them as the text copy does (`\\u202e`), the text block is still that
+    copy's JSON, and the tools still declare no output schema."""
+    odd = "\u202e\u2028\x85\x7f\u200f\u2066"
+    memory = world.shared_memory(f"Rollback {odd}needs the flag", title=f"Rollback{odd}flag")
+    layout = re.compile(f"[{model.LAYOUT_CONTROLS}]")
+    for tool, args in (("memory_get", {"id": memory.id}),
+                       ("memory_search", {"query": "rollback flag"}),
+                       ("memory_list", {"limit": 100}), ("memory_context", {})):
+        result = srv.call(tool, args)
+        assert not result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert not layout.search(text), tool
+        structured = result.structured_content
+        assert structured == json.loads(text), tool  # the text block is its JSON
+        shown = list(_strings(structured))
+        assert not any(layout.search(s) for s in shown), tool
+        assert any("\\u202e" in s and "\\u200f" in s for s in shown), tool
+    assert all(t.output_schema is None for t in srv.list_tools().tools)

@@ -985,7 +985,7 @@ def test_a_written_home_verdict_is_used_only_when_it_can_be_ours(
     kept = home / "index" / ".home-check"
     assert verdict.user is not None
     found, looked = homes._scan_bare(verdict.user)
-    bare = [[[name, homes._stat(name)] for name in looked], found]
+    bare = [homes._looked_record(verdict.user, looked), found]
     kept.write_text(json.dumps({"key": verdict.key, "at": at, "deps": deps, "bare": bare}),
                     encoding="utf-8")
     kept.chmod(0o664 if defect == "group-writable" else 0o600)
@@ -1444,3 +1444,190 @@ def test_doctor_reads_the_hook_ids_a_framework_config_lists(repo: Path,
     for listed in ("hooks: [{id: memex-rebase-scan}]", "  - id: 'memex-rebase-scan'  # x"):
         config.write_text(listed + "\n", encoding="utf-8")
         assert githooks.framework_lists(config, "memex-rebase-scan"), listed
+
+
+def _counted(repo: Path, tmp_path: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
+    """ENV with every git command traced to a file: each scan of the staged files reads
+    their blobs in one `git cat-file --batch` (`_scans` counts them), plain hooks or
+    framework alike."""
+    trace = tmp_path / "git-trace"
+    return dict(env, GIT_TRACE=str(trace)), trace
+
+
+def _scans(trace: Path) -> int:
+    if not trace.exists():
+        return 0
+    return sum(line.endswith("git cat-file --batch")
+               for line in trace.read_text(encoding="utf-8", errors="replace").splitlines())
+
+
+def _picked_copy(repo: Path, env: dict[str, str]) -> str:
+    """A commit (made past the hooks) on a side branch that adds a copy of a personal
+    memory; main gets one commit of its own to rebase. Returns the copy's commit."""
+    _, text = _personal(repo)
+    git_proc("checkout", "-q", "-b", "scratch", cwd=repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "copy", cwd=repo, env=env)
+    copy = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("one\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", "one", cwd=repo, env=env)
+    return copy
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+@pytest.mark.parametrize("how", ["exec", "break"])
+def test_a_cherry_pick_run_inside_a_rebase_is_scanned(repo: Path, tmp_path: Path,
+                                                      kind: str, how: str) -> None:
+    """audit32 (left by fix31b): prepare-commit-msg skipped every commit made while
+    rebase-merge/ exists, taking it for the rebase's own pick: a `git cherry-pick` run
+    by an `exec` line (`git rebase -i --exec 'git cherry-pick X'`), or typed at a `break`,
+    committed a personal copy unscanned. The rebase's own picks are still not scanned."""
+    env, trace = _counted(repo, tmp_path, _all_hooks(repo, tmp_path, kind))
+    copy = _picked_copy(repo, env)
+    if how == "exec":
+        proc = git_proc("rebase", "-i", "--exec", f"git cherry-pick {copy}", "HEAD~1",
+                        cwd=repo, env=dict(env, GIT_SEQUENCE_EDITOR="true"), check=False)
+    else:
+        git_proc("rebase", "-i", "--force-rebase", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i '1a break'"))
+        proc = git_proc("cherry-pick", copy, cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD", cwd=repo).stdout
+    git_proc("cherry-pick", "--abort", cwd=repo, check=False)
+    git_proc("rebase", "--abort", cwd=repo)
+    trace.unlink()
+    proc = git_proc("rebase", "-i", "--force-rebase", "HEAD~2", cwd=repo,
+                    env=dict(env, GIT_SEQUENCE_EDITOR="true"), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _scans(trace) == 0  # the rebase's own picks replay commits already made
+
+
+@pytest.mark.parametrize("last", ["pick 1a2b c", "  p\t1a2b c", "reword 1a2b c", "edit 1a2b",
+                                  "fixup -C 1a2b c", "squash 1a2b", "merge -C 1a2b x",
+                                  "exec git cherry-pick 1a2b", "x git revert HEAD", "break",
+                                  "pickle", "", None])
+@pytest.mark.parametrize("files", [("MERGE_MSG",), ("MERGE_MSG", "MERGE_HEAD"),
+                                   ("MERGE_MSG", "rebase-merge/stopped-sha"), ()])
+def test_the_hook_and_the_scanner_read_one_rule_of_unhooked_commits(
+        repo: Path, files: tuple[str, ...], last: str | None) -> None:
+    """audit32: the plain hook's shell condition and `--at-rebase-stop`'s Python reading
+    of githooks.UNHOOKED_COMMITS agree, a rebase's own pick (the last line of
+    rebase-merge/done) told from anything else run inside it."""
+    git_dir = repo / ".git"
+    (git_dir / "rebase-merge").mkdir()
+    if last is not None:
+        (git_dir / githooks.REBASE_DONE).write_text(f"pick 0 a\n{last}\n", encoding="utf-8")
+    for name in files:
+        (git_dir / name).write_text("x\n", encoding="utf-8")
+    shell = subprocess.run(["sh", "-c", githooks._AT_REBASE_STOP], cwd=repo).returncode == 0
+    assert shell == githooks.unhooked(git_dir)
+    replay = last is not None and last.split()[:1] in ([w] for w in githooks.REPLAYS)
+    assert shell == ("rebase-merge/stopped-sha" in files
+                     or ("MERGE_HEAD" not in files and "MERGE_MSG" in files and not replay))
+
+
+def _side_memory(repo: Path, env: dict[str, str]) -> str:
+    """A commit on a side branch adding a clean project memory (a scan reads its blob) and
+    changing f.txt; main changes f.txt too. Returns the side commit."""
+    folder = homes.workspace(repo).memory_dir
+    (repo / "f.txt").write_text("base\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "base", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "side", cwd=repo)
+    put(folder, "Deploys go through the staging cluster first")
+    (repo / "f.txt").write_text("side\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "side", cwd=repo, env=env)
+    side = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "f.txt").write_text("main\n", encoding="utf-8")
+    git_proc("commit", "-q", "--no-verify", "-am", "main", cwd=repo, env=env)
+    return side
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+@pytest.mark.parametrize("how", ["no-commit", "conflict", "conflict-continue", "edit-amend"])
+def test_a_commit_after_a_cherry_pick_is_scanned_once(repo: Path, tmp_path: Path,
+                                                     kind: str, how: str) -> None:
+    """audit32 (left by fix31b): a `git commit` after `git cherry-pick -n` or a resolved
+    cherry-pick conflict (or `--continue`), and a `git commit --amend` at a rebase's edit
+    stop, ran the scan twice: pre-commit, then prepare-commit-msg (MERGE_MSG or
+    stopped-sha). A staged change the pre-commit scan passed is not scanned again."""
+    env, trace = _counted(repo, tmp_path, _all_hooks(repo, tmp_path, kind))
+    side = _side_memory(repo, env)
+    if how == "edit-amend":
+        git_proc("rebase", "-i", "HEAD~1", cwd=repo,
+                 env=dict(env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/"))
+        git_proc("checkout", side, "--", ".", cwd=repo)
+        git_proc("add", "-A", cwd=repo)
+        args = ["commit", "-q", "--amend", "--no-edit"]
+    elif how == "no-commit":
+        git_proc("cherry-pick", "-n", "-X", "theirs", side, cwd=repo, env=env)
+        args = ["commit", "-q", "-m", "picked"]
+    else:
+        assert git_proc("cherry-pick", side, cwd=repo, env=env, check=False).returncode
+        (repo / "f.txt").write_text("resolved\n", encoding="utf-8")
+        git_proc("add", "f.txt", cwd=repo)
+        args = (["cherry-pick", "--continue"] if how == "conflict-continue"
+                else ["commit", "-q", "--no-edit"])
+    trace.unlink(missing_ok=True)
+    proc = git_proc(*args, cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _scans(trace) == 1
+    assert not (repo / ".git" / githooks.SCANNED).exists()
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tmp_path: Path,
+                                                                 kind: str) -> None:
+    """audit32: what pre-commit's scan passed is skipped at prepare-commit-msg only for the
+    same staged change: a scan run by hand after `cherry-pick -n`, then a personal copy
+    staged and `git commit --no-verify`: still scanned and refused. And a `git commit`
+    of a picked personal copy is refused at pre-commit as before."""
+    env = _all_hooks(repo, tmp_path, kind)
+    side = _side_memory(repo, env)
+    git_proc("cherry-pick", "-n", "-X", "theirs", side, cwd=repo, env=env)
+    scan_proc = subprocess.run([str(BIN / "git-memex-scan"), "--staged"], cwd=repo, env=env,
+                               capture_output=True, text=True, timeout=120)
+    assert scan_proc.returncode == 0, scan_proc.stderr
+    _, text = _personal(repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    for verify in ("--no-verify", "--verify"):
+        proc = git_proc("commit", verify, "-q", "-m", "picked", cwd=repo, env=env,
+                        check=False)
+        assert proc.returncode != 0, proc.stdout + proc.stderr
+        assert "a copy of personal memory" in proc.stdout + proc.stderr
+        assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                          cwd=repo).stdout
+
+
+def test_a_home_verdict_is_kept_for_a_user_home_of_many_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """audit32 (fix31b left it unmeasured): the kept verdict held each folder of the
+    user's home with its stat as JSON; with 20,000 folders that is 1.9 MB, past the 1 MB
+    a verdict is read to, so it was never used: every command scanned the home twice
+    and wrote the verdict again (8,000 folders here pass that 1 MB). Kept and used
+    now, and still seeing a dotfiles git dir made later in one of those folders."""
+    from memex.core.errors import MemexError
+
+    userhome = Path(os.environ["HOME"])
+    monkeypatch.delenv("GIT_MEMEX_HOME")
+    for i in range(8000):
+        (userhome / f".d{i}").mkdir()
+    (userhome / ".local" / "share" / "git-memex" / "index").mkdir(parents=True)
+    _project(tmp_path, monkeypatch)
+    ws, calls = _checked_once(monkeypatch)
+    scans: list[Path] = []
+    real = homes._scan_bare
+    monkeypatch.setattr(homes, "_scan_bare", lambda u: scans.append(u) or real(u))
+    for _ in range(3):
+        homes.check_home(ws)
+    assert calls == [] and scans == []
+    _worktree_git_dir(userhome / ".d4321", userhome)  # an existing folder made a git dir
+    with pytest.raises(MemexError, match="does not ignore it"):
+        homes.check_home(ws)

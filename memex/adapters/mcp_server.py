@@ -156,7 +156,14 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 
 
 def _ok(data: dict[str, Any]) -> CallToolResult:
-    text = jsonout.escape_layout(json.dumps(data, ensure_ascii=False, default=str))
+    """A tool's answer: DATA as structuredContent and its JSON as the text block (MCP: the
+    text is the structured copy serialised). A layout control in any of its strings
+    (model.LAYOUT_CONTROLS) is shown in both as its \\u escape's text, as a display
+    shows it (jsonout.escape_layout_values): a host may render either copy's strings."""
+    text = json.dumps(data, ensure_ascii=False, default=str)
+    if jsonout.escape_layout(text) != text:
+        data = jsonout.escape_layout_values(json.loads(text))
+        text = json.dumps(data, ensure_ascii=False)
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=data)
 

@@ -191,6 +191,20 @@ def escape_layout(text: str) -> str:
     return _LAYOUT.sub(_layout_escape, text)
 
 
+def escape_layout_values(value: Any) -> Any:
+    """Parsed JSON VALUE with every layout control in its strings (keys too) replaced by
+    the six characters of its \\u escape: what the escaped JSON text shows, as the value
+    itself, for a reader that displays the values (MCP's structuredContent). Not exact:
+    a text holding those six characters already reads the same."""
+    if isinstance(value, str):
+        return _LAYOUT.sub(_layout_escape, value) if _LAYOUT.search(value) else value
+    if isinstance(value, dict):
+        return {escape_layout_values(k): escape_layout_values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_layout_values(v) for v in value]
+    return value
+
+
 def _expand(chars: str) -> str:
     """The characters of a regex class body of single characters and `a-z` ranges."""
     out, at = [], 0

@@ -540,12 +540,33 @@ def blob_sizes(toplevel: Path, blobs: list[str]) -> dict[str, int]:
     return out
 
 
-def staged_files(toplevel: Path) -> list[tuple[str, str]]:
+# `git diff` arguments that list every file the next commit adds or changes, ids from the
+# index (nothing read); githooks hashes this listing's exact bytes in its shell hooks too.
+STAGED_LISTING = ("diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames",
+                  "--diff-filter=ACMT")
+
+
+def staged_listing(toplevel: Path) -> bytes:
+    """`git diff --cached --raw -z ...`'s exact bytes (STAGED_LISTING)."""
+    binary = git_binary()
+    if binary is None:
+        raise GitMissing("git is not installed (or not on PATH); git-memex needs it for this")
+    import subprocess
+
+    proc = subprocess.run([binary, *STAGED_LISTING], cwd=toplevel, capture_output=True,
+                          stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        raise GitError(message or "git diff --cached failed")
+    return proc.stdout
+
+
+def staged_files(toplevel: Path, listing: bytes | None = None) -> list[tuple[str, str]]:
     """(path, blob id) of every file the next commit adds or changes, whole repo
-    (`git diff --cached --raw`: ids from the index, nothing read)."""
-    proc = run(["diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames",
-                "--diff-filter=ACMT"], cwd=toplevel)
-    fields = proc.stdout.split("\0")
+    (STAGED_LISTING's, or the LISTING already read)."""
+    if listing is None:
+        listing = staged_listing(toplevel)
+    fields = listing.decode("utf-8", "replace").split("\0")
     out: list[tuple[str, str]] = []
     for i in range(0, len(fields) - 1, 2):
         meta, path = fields[i].split(), fields[i + 1]

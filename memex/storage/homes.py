@@ -9,12 +9,13 @@ import re
 import stat
 import sys
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex.core.digest import sha256
+from memex.core.digest import blake2b, sha256
 from memex.core.errors import MemexError
 from memex.storage import atomic, gitio, settings
 
@@ -391,6 +392,45 @@ def _scan_bare(user: Path) -> tuple[list[str], list[str]]:
     return found, sorted(set(looked))
 
 
+def _looked_record(user: Path, looked: list[str]) -> list[Any]:
+    """What a kept verdict holds of the folders `_scan_bare` looked into or at: their
+    names (those in the user's home relative to it) and one digest of their stats
+    (`_looked_digest`), not each stat: a home of 20,000 folders made a 1.9 MB verdict."""
+    prefix = os.path.join(str(user), "")
+    names = [name[len(prefix):] if name.startswith(prefix) else name for name in looked]
+    return [names, _looked_digest(user, names)]
+
+
+def _looked_digest(user: Path, names: list[str]) -> list[Any]:
+    """[digest of every named folder's `_stat` (a missing one counted as such), the
+    newest mtime or ctime among them]: equal digests, equal stats. One stat a folder,
+    relative to the user's home (a shorter path walk); `_stat`'s rule for a `.git` folder
+    where a name is one."""
+    values = array("q")
+    put, stat_at = values.extend, os.stat
+    try:
+        where: int | None = os.open(user, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        where = None
+    try:
+        for name in names:
+            if name == ".git" or name.endswith("/.git") or where is None:
+                seen = _stat(name if os.path.isabs(name) else os.path.join(user, name))
+                put(seen if seen is not None else (-1, -1, -1, -1, -1))
+                continue
+            try:
+                st = stat_at(name, dir_fd=where)
+            except OSError:
+                put((-1, -1, -1, -1, -1))
+                continue
+            put((st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns))
+    finally:
+        if where is not None:
+            os.close(where)
+    newest = max(max(values[2::5], default=0), max(values[4::5], default=0))
+    return [blake2b(values.tobytes(), digest_size=20).hexdigest(), newest]
+
+
 def _core(git_dir: Path) -> dict[str, str]:
     """core.bare and core.worktree as GIT_DIR/config sets them (lower-cased names; the
     last value wins, as in git)."""
@@ -666,7 +706,7 @@ class _HomeVerdict:
                      if k.startswith("GIT_") and k not in _NOT_WHERE
                      or k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"))
         current = str(ws.repo.toplevel) if ws.repo is not None else ""
-        self.key = sha256(repr((4, self.home, current, env)).encode()).hexdigest()
+        self.key = sha256(repr((5, self.home, current, env)).encode()).hexdigest()
         self.user = _user_home() if self.home else None
         self.usable = bool(self.home) and not any(
             k in os.environ for k in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"))
@@ -706,13 +746,14 @@ class _HomeVerdict:
         looked, names = kept
         if self.user is None:
             return looked is None
-        if looked and all(now == seen and (now is None or max(now[2], now[4]) < at)
-                          for name, seen in looked for now in [_stat(name)]):
-            return True
+        if looked:
+            digest, newest = _looked_digest(self.user, looked[0])
+            if digest == looked[1][0] and newest < at:
+                return True
         found, where = _scan_bare(self.user)
         if names != found:
             return False
-        self._rekeep = [[name, _stat(name)] for name in where]
+        self._rekeep = _looked_record(self.user, where)
         return True
 
     def _read(self) -> str:
@@ -724,7 +765,7 @@ class _HomeVerdict:
             if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
                     or st.st_mode & 0o022):
                 raise ValueError("not a verdict of this user's")
-            return kept.read(1 << 20)
+            return kept.read(1 << 24)
 
     def keep(self, found: HomeCheck) -> None:
         if not self.usable or not self.ws.home.is_dir():
@@ -742,7 +783,7 @@ class _HomeVerdict:
                            Path(name) / "info" / "exclude")]
         deps += [(p, _stat(p)) for name in bare if _alias_bare(Path(name), _core(Path(name)))
                  for p in _tracked_sample(Path(name), self.user or Path(name))]
-        self._write(deps, [[[name, _stat(name)] for name in looked]
+        self._write(deps, [_looked_record(self.user, looked)
                            if self.user is not None else None, bare])
 
     def _write(self, deps: list[Any], bare: list[Any]) -> None:

@@ -7,12 +7,14 @@ hooks/ and a test keeps the two equal. Every script is POSIX sh.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memex.core import fingerprint
 from memex.core.errors import MemexError
 from memex.storage import gitio
 
@@ -21,25 +23,78 @@ MARKER = "# git-memex hook"
 # The commits git makes with no pre-commit hook but with prepare-commit-msg (git 2.39):
 # a rebase stop (an `edit`, a conflict) being continued (rebase-merge/stopped-sha exists),
 # and a cherry-pick's or revert's own commit (the sequencer's MERGE_MSG, with no
-# MERGE_HEAD: a merge has its pre-merge-commit hook; no rebase-merge: a rebase's own picks
-# replay commits already made). GIT_REFLOG_ACTION is not in the hook's environment there,
-# and a clean revert leaves no REVERT_HEAD. The plain prepare-commit-msg hook, its chain
-# line and `git-memex-scan --at-rebase-stop` (the framework's prepare-commit-msg stage) all
-# test this one rule: (files that must exist, files that must not) under the git dir,
-# either pair making the commit one to scan.
+# MERGE_HEAD: a merge has its pre-merge-commit hook), unless it is a rebase's own pick,
+# which replays a commit already made. A rebase's own pick is told by the command being
+# run, the last line of rebase-merge/done (the sequencer appends each line before running
+# it): one of REPLAYS. A `git cherry-pick` run by an `exec` line, or typed at a `break`
+# or after a failed exec, has rebase-merge/ too but not such a line. GIT_REFLOG_ACTION is
+# not in the hook's environment there, and a clean revert leaves no REVERT_HEAD. The
+# plain prepare-commit-msg hook, its chain line and `git-memex-scan --at-rebase-stop`
+# (the framework's prepare-commit-msg stage) all test this one rule: (files that must
+# exist, files that must not, whether a rebase's own pick is left out), either row making
+# the commit one to scan.
 REBASE_STOP = "rebase-merge/stopped-sha"
-UNHOOKED_COMMITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    ((REBASE_STOP,), ()),
-    (("MERGE_MSG",), ("MERGE_HEAD", "rebase-merge")),
+REBASE_DONE = "rebase-merge/done"
+REPLAYS = ("pick", "p", "reword", "r", "edit", "e", "fixup", "f", "squash", "s",
+           "merge", "m")
+UNHOOKED_COMMITS: tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...] = (
+    ((REBASE_STOP,), (), False),
+    (("MERGE_MSG",), ("MERGE_HEAD",), True),
 )
+
+# A staged change the pre-commit scan passed while the commit is one prepare-commit-msg
+# scans too (a `git commit` after `cherry-pick -n` or a resolved conflict, `--amend` at an
+# edit stop): the scanner writes the git blob id of gitio.STAGED_LISTING's exact bytes
+# (what it scanned) to this file under the git dir; prepare-commit-msg removes the file
+# and skips the scan when the staged listing hashes the same (the same paths, modes and
+# blobs). Written only then, never for an empty listing.
+SCANNED = "memex-scanned"
+_SHELL_PASSED = ("{ memex_k=$(git " + " ".join(gitio.STAGED_LISTING)
+                 + " 2>/dev/null | git hash-object --stdin 2>/dev/null); "
+                 f'memex_m=$(cat "$memex_gd/{SCANNED}" 2>/dev/null); '
+                 f'rm -f "$memex_gd/{SCANNED}"; '
+                 '[ -n "$memex_m" ] && [ "$memex_k" = "$memex_m" ]; }')
+
+
+def staged_key(listing: bytes, object_format: str) -> str:
+    """The key SCANNED holds for a staged LISTING: `git hash-object` of its bytes."""
+    return fingerprint.blob_id(listing, object_format)
+
+
+def note_passed(git_dir: Path, listing: bytes, object_format: str) -> None:
+    """Keep that the scan passed this staged LISTING (SCANNED; nothing for an empty one)."""
+    if listing:
+        with contextlib.suppress(OSError):  # not kept: prepare-commit-msg scans again
+            (git_dir / SCANNED).write_text(staged_key(listing, object_format) + "\n",
+                                           encoding="ascii")
+
+
+def passed_before(git_dir: Path, listing: bytes, object_format: str) -> bool:
+    """Whether the scan passed this staged LISTING before (SCANNED, removed either way)."""
+    path = git_dir / SCANNED
+    try:
+        kept = path.read_text(encoding="ascii", errors="replace").strip()
+        path.unlink()
+    except OSError:
+        return False
+    return bool(listing) and kept == staged_key(listing, object_format)
+
+
+# true when the rebase in progress is running one of its own REPLAYS (POSIX sh; one sed
+# process, only while rebase-merge/ exists)
+_SHELL_REPLAY = ('{ [ -e "$memex_gd/rebase-merge" ] && case $(sed -n '
+                 "'$s/^[[:blank:]]*\\([^[:blank:]]*\\).*/\\1/p' "
+                 f'"$memex_gd/{REBASE_DONE}" 2>/dev/null) in '
+                 + "|".join(REPLAYS) + ") true;; *) false;; esac; }")
 
 
 def _shell_rule() -> str:
     """UNHOOKED_COMMITS as one POSIX sh condition (true: scan this commit)."""
     alts = []
-    for present, absent in UNHOOKED_COMMITS:
+    for present, absent, unless_replay in UNHOOKED_COMMITS:
         tests = [f'[ -e "$memex_gd/{name}" ]' for name in present]
         tests += [f'[ ! -e "$memex_gd/{name}" ]' for name in absent]
+        tests += ["! " + _SHELL_REPLAY] if unless_replay else []
         alts.append("{ " + " && ".join(tests) + "; }")
     return ('{ memex_gd=$(git rev-parse --git-dir 2>/dev/null) && { ' + " || ".join(alts)
             + "; }; }")
@@ -72,9 +127,12 @@ _PREPARE_COMMIT_MSG = f"""#!/bin/sh
 # `git rebase --continue` commits what was staged at a stop (an edit, a conflict), and
 # `git cherry-pick` / `git revert` their own commits, with no pre-commit hook; git runs
 # this hook there. It scans the staged files as pre-commit does, only then (a rebase stop
-# being continued, or the sequencer's MERGE_MSG outside a merge and a rebase), so a
-# rebase's own picks and every other commit cost nothing here.
+# being continued, or the sequencer's MERGE_MSG outside a merge and outside a rebase's
+# own pick: a cherry-pick run by a rebase's `exec` line is scanned), so a rebase's own
+# picks and every other commit cost nothing here.
 {_AT_REBASE_STOP} || exit 0
+# the same staged change this commit's pre-commit scan passed: not scanned twice
+{_SHELL_PASSED} && exit 0
 {_RUN_SCANNER}exit 1
 """
 
@@ -224,20 +282,40 @@ def chain_line(name: str) -> str:
                 "|| true")
     scan = f'"{scanner}" --staged || exit 1'
     if name == "prepare-commit-msg":  # only for a commit made with no pre-commit, as ours
-        return f"! {_AT_REBASE_STOP} || {scan}"
+        return f"! {_AT_REBASE_STOP} || {_SHELL_PASSED} || {scan}"
     return scan
 
 
+def replaying(git_dir: Path) -> bool:
+    """Whether the rebase in progress in GIT_DIR is running one of its own REPLAYS."""
+    if not (git_dir / "rebase-merge").exists():
+        return False
+    try:
+        lines = (git_dir / REBASE_DONE).read_bytes().split(b"\n")
+    except OSError:
+        return False
+    if lines and lines[-1] == b"":  # the file's final newline
+        lines.pop()
+    words = lines[-1].split(maxsplit=1) if lines else []
+    return bool(words) and words[0].decode("utf-8", "replace") in REPLAYS
+
+
+def unhooked(git_dir: Path) -> bool:
+    """Whether the commit being made in GIT_DIR is one git makes with no pre-commit hook
+    (UNHOOKED_COMMITS: a rebase stop continued, a cherry-pick, a revert)."""
+    return any(all((git_dir / n).exists() for n in present)
+               and not any((git_dir / n).exists() for n in absent)
+               and not (unless_replay and replaying(git_dir))
+               for present, absent, unless_replay in UNHOOKED_COMMITS)
+
+
 def at_rebase_stop(cwd: Path) -> bool:
-    """Whether the commit being made in the repository at CWD is one git makes with no
-    pre-commit hook (UNHOOKED_COMMITS: a rebase stop continued, a cherry-pick, a revert)."""
+    """`unhooked` for the repository at CWD (False outside one)."""
     try:
         git_dir = gitio.git_path(cwd, ".")
     except MemexError:  # no repository, no git: nothing is being committed
         return False
-    return any(all((git_dir / n).exists() for n in present)
-               and not any((git_dir / n).exists() for n in absent)
-               for present, absent in UNHOOKED_COMMITS)
+    return unhooked(git_dir)
 
 
 def current(hooks: dict[str, Hook]) -> bool:

@@ -329,10 +329,12 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> model.Memo
     return memory
 
 
-def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
+def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str,
+                    dropped: str = "") -> str:
     """Make an imported memory an untrusted draft (issue 14.7): review, instruction
     and trust fields from outside become one review_history entry, never state.
-    Returns that entry's note, masked (it is shown in the import's report)."""
+    Returns that entry's note, masked (it is shown in the import's report). DROPPED:
+    what `drop_outside_paths` said, added to the note."""
     was: list[str] = []
     if memory.review_state and memory.review_state != "draft":
         was.append(f"was {memory.review_state}")
@@ -345,6 +347,8 @@ def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
         was.append(redact.redact(f"by {memory.approved_by}").text)
     elif memory.proposed_by:
         was.append(redact.redact(f"proposed by {memory.proposed_by}").text)
+    if dropped:
+        was.append(dropped)
     note = f"imported from {origin}" + (f"; {', '.join(was)}" if was else "")
     before = memory.review_state
     memory.review_state = None if memory.scope == "personal" else "draft"
@@ -356,6 +360,19 @@ def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str) -> str:
     memory.review_history.append(lifecycle.history_entry(
         at, by, before, memory.review_state or "none", note))
     return note
+
+
+def drop_outside_paths(memory: model.Memory) -> str:
+    """Drop MEMORY's `paths` globs that name nothing in the repository (the write rule,
+    model.outside_problem: absolute, `~`, a drive, a `..` part); what was dropped, as a
+    note (masked), or "" when none was. An import keeps the memory: a glob that can
+    never match a file is the one thing wrong with it."""
+    dropped = [p for p in memory.paths if model.outside_problem(p)]
+    if not dropped:
+        return ""
+    memory.paths = [p for p in memory.paths if not model.outside_problem(p)]
+    return ("dropped paths outside the repository "
+            + ", ".join(redact.quoted(p, 80) for p in dropped))
 
 
 def _in_this_repo(ws: Workspace, memory: model.Memory) -> str:
@@ -529,6 +546,7 @@ class _Prepared:
     kind: str = ""
     text: str = ""
     restored: bool = False
+    rewritten: bool = False  # restored, but not byte for byte (paths dropped)
     notes: list[str] = field(default_factory=list)  # said when the memory is written
     masked: str | None = None  # the masking notice, said whatever becomes of the entry
     early: Exception | None = None
@@ -555,8 +573,8 @@ def _prepare(ctx: _Context, entry: Entry) -> _Prepared:
         return done
     done.memory, done.parsed, done.memory_id = memory, parsed, memory.id
     try:
-        done.text = _stored_text(memory, parsed, entry.text if done.restored else None,
-                                 done)
+        kept = entry.text if done.restored and not done.rewritten else None
+        done.text = _stored_text(memory, parsed, kept, done)
     except Exception as exc:  # noqa: BLE001 - raised after the check for an id seen twice
         done.late = exc
     return done
@@ -595,9 +613,16 @@ def _prepared_memory(ctx: _Context, entry: Entry, done: _Prepared
         if problem := model.written_problem(memory):
             raise MemexError(f"{memory.id}: {problem}; not imported")
         done.kind = _in_this_repo(ctx.ws, memory)
-        note = untrusted_draft(memory, ctx.at, ctx.by, ctx.origin)
+        dropped = drop_outside_paths(memory)
+        note = untrusted_draft(memory, ctx.at, ctx.by, ctx.origin, dropped)
         if "; " in note:
             notes.append(f"kept as an untrusted draft ({note})")
+    elif dropped := drop_outside_paths(memory):  # restored, state kept: said as history
+        done.rewritten = True
+        memory.review_history.append(lifecycle.history_entry(
+            ctx.at, ctx.by, memory.review_state or "none", memory.review_state or "none",
+            f"restored from {ctx.origin}; {dropped}"))
+        notes.append(dropped)
     size = model.content_bytes(memory.body, memory.aliases)
     if size > ctx.limit:
         raise MemexError(f"{memory.id}: body of {size} bytes is over the {ctx.limit}-byte "
@@ -713,7 +738,7 @@ def _import_one(ctx: _Context, entry: Entry, ready: _Prepared, report: ImportRep
             current = existing.read_bytes()
         except OSError as exc:
             raise MemexError(f"cannot read {existing}: {exc.strerror or exc}") from None
-        if not ready.restored and current != text.encode("utf-8"):
+        if (not ready.restored or ready.rewritten) and current != text.encode("utf-8"):
             if ready.memory is None:  # prepared by the helper: again here, as it was
                 ready = _prepare(ctx, entry)
             assert ready.memory is not None

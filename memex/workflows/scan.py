@@ -20,7 +20,7 @@ from memex.core.errors import InvalidMemory, MemexError
 from memex.core.ulid import is_ulid
 from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
-from memex.workflows import writes
+from memex.workflows import githooks, writes
 
 # kinds that are not secrets: a file that must not be in the repo at all (as it is)
 SHARING_KINDS: dict[str, str] = {
@@ -286,15 +286,17 @@ def _same(path: Path) -> Path:
         return path
 
 
-def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
-    """(memory-folder files scanned, findings) over what the next commit adds or changes:
-    every staged file under the memory folder, whatever its name, depth or content, and
-    every staged file anywhere that is a copy of a personal or private memory (of the
-    homes the hook knows of: `hook_homes`)."""
+def scan_staged(ws: Workspace, listing: bytes | None = None
+                ) -> tuple[int, list[SecretFinding]]:
+    """(memory-folder files scanned, findings) over what the next commit adds or changes
+    (gitio.staged_listing, or the LISTING read already): every staged file under the
+    memory folder, whatever its name, depth or content, and every staged file anywhere
+    that is a copy of a personal or private memory (of the homes the hook knows of:
+    `hook_homes`)."""
     if ws.repo is None:
         return 0, []
     top = ws.repo.toplevel
-    staged = gitio.staged_files(top)
+    staged = gitio.staged_files(top, listing)
     folder = [(p, b) for p, b in staged if in_folder(ws.memory_dir_name, p)]
     guards = _guards(ws)
     others = [(p, b) for p, b in staged if (p, b) not in set(folder)] if guards else []
@@ -315,6 +317,24 @@ def scan_staged(ws: Workspace) -> tuple[int, list[SecretFinding]]:
         elif guards:
             findings += with_blob(copy_findings(path, blob, data, guards), blob)
     return len(folder), findings
+
+
+def scan_staged_for_hook(ws: Workspace, prepare: bool
+                         ) -> tuple[int, list[SecretFinding]] | None:
+    """scan_staged for a commit hook: when the commit is one prepare-commit-msg scans too
+    (githooks.unhooked), a listing that passed is noted; at prepare-commit-msg (PREPARE),
+    the listing noted passes without a scan (None). githooks.SCANNED says why."""
+    if ws.repo is None:
+        return 0, []
+    git_dir = ws.repo.git_dir
+    listing = gitio.staged_listing(ws.repo.toplevel)
+    object_format = ws.config.get("extensions.objectformat", "sha1")
+    if prepare and githooks.passed_before(git_dir, listing, object_format):
+        return None
+    count, findings = scan_staged(ws, listing)
+    if not findings and not prepare and githooks.unhooked(git_dir):
+        githooks.note_passed(git_dir, listing, object_format)
+    return count, findings
 
 
 def scan_paths(ws: Workspace, paths: Iterable[str]) -> tuple[int, list[SecretFinding]]:

@@ -36,7 +36,9 @@ def cli(source: Path, dry_run: bool, verbose: bool, as_json: bool) -> None:
     and project_name become this repo's repo_id; times become RFC 3339 seconds; bare
     names become local:NAME; v1's user scope, priority and epoch times are converted;
     unknown keys are kept. A foreign id that is not a ULID gets a new one (the old in
-    imported_id). Every entry is redacted and held to memex.maxBytes; names other than
+    imported_id). A `paths` glob outside the repository (absolute, `~/`, a drive, a `..`
+    part), which every write refuses, is dropped and said (in the notices and the
+    memory's review history). Every entry is redacted and held to memex.maxBytes; names other than
     `<ULID>.md` (a path, `..`) are refused. A memory that already exists with the same
     bytes is left alone; with other bytes it is a conflict, reported and never
     overwritten. The exit status is 1 when any entry was refused or conflicted.

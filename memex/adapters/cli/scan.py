@@ -46,7 +46,10 @@ def cli(files: tuple[str, ...], staged: bool, rebase_stop: bool, as_json: bool) 
     if whole_folder:
         count, findings = scan.scan_folder(ws)
     elif staged:
-        count, findings = scan.scan_staged(ws)
+        hooked = scan.scan_staged_for_hook(ws, prepare=rebase_stop)
+        if hooked is None:  # this commit's pre-commit scan passed the same staged change
+            sys.exit(0)
+        count, findings = hooked
         if files:
             more_count, more = scan.scan_paths(ws, files)
             count, findings = count + more_count, findings + more
