@@ -205,12 +205,11 @@ def _digest_as_documented(stamps: dict[str, build.Stamp]) -> str:
     digest.update(b"\1")
     digest.update("\0".join(k for k, *_ in stamps.values()).encode("utf-8",
                                                                     "surrogateescape"))
-    for at in (1, 2, 3, 4):
-        numbers = [stamp[at] for stamp in stamps.values()]
-        try:
-            digest.update(b"\2" + struct.pack(f"<{len(numbers)}q", *numbers))
-        except struct.error:
-            digest.update(b"\3" + str(numbers).encode("ascii"))
+    numbers = [stamp[1:] for stamp in stamps.values()]
+    try:
+        digest.update(b"\2" + b"".join(struct.pack("<4q", *n) for n in numbers))
+    except struct.error:
+        digest.update(b"\3" + str(numbers).encode("ascii"))
     return digest.hexdigest()
 
 
