@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,33 @@ def test_locked_index_is_read_stale_with_a_warning(repo: Path,
         writer.close()
     # positive control: once the lock is gone the new memory is indexed
     assert set(ids("guava")) == {old, new}
+
+
+def test_a_process_that_searched_waits_for_another_writer_as_a_new_one_does(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search counts its hits (record_access) without waiting for the write lock; it
+    left its kept connection waiting for nothing after, so the next refresh in the
+    same process (an MCP server's next search) gave up at once whenever another process
+    was writing the index: results without the new memory and a warning (capture31
+    saw 12 of 40 with a writer every 2 ms)."""
+    monkeypatch.setattr(build, "LOCK_WAIT_SECONDS", 5.0)  # the writer below takes ~0.05 s
+    ws = homes.workspace()
+    old = memfiles.put(repo / ".memex", "guava old", review_state="proposed")
+    assert [h.id for h in search.search(ws, search.SearchRequest("guava")).hits] == [old]
+    kept = build.open_index(ws, refresh=False).conn
+    assert kept.execute("PRAGMA busy_timeout").fetchone() == (5000,)
+    writer = sqlite3.connect(build.db_path(ws), isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    done = threading.Timer(0.05, writer.execute, ("ROLLBACK",))
+    try:
+        new = memfiles.put(repo / ".memex", "guava new", review_state="proposed")
+        done.start()
+        result = search.search(ws, search.SearchRequest("guava"))
+    finally:
+        done.join()
+        writer.close()
+    assert not result.stale and result.warnings == []
+    assert {h.id for h in result.hits} == {old, new}
 
 
 def test_reads_never_touch_files_or_git_status(repo: Path) -> None:

@@ -6,7 +6,7 @@ from memex.index.plan import FileState, needs_hash, plan_changes
 
 
 def st(size: int, mtime: int, digest: str | None = None) -> FileState:
-    return FileState(size, mtime, digest)
+    return FileState(size, mtime, mtime, 1, digest)
 
 
 def test_unchanged_tree_plans_nothing() -> None:

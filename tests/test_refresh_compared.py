@@ -27,8 +27,7 @@ def every_file_plan(index: build.Index, ws: homes.Workspace
         except OSError:
             hashed.pop(path, None)
             continue
-        hashed[path] = plan.FileState(disk[path].size, disk[path].mtime_ns,
-                                      build.content_hash(data))
+        hashed[path] = disk[path]._replace(hash=build.content_hash(data))
     made = plan.plan_changes(old, hashed)
     for src, dst in list(made.moved):
         if old_kinds.get(src) != kinds.get(dst):

@@ -36,7 +36,7 @@ def by_name(ws: homes.Workspace) -> list[tuple[str, build.Stamp]]:
                     or not os.path.isfile(path):
                 continue
             st = os.stat(path)
-            out[path] = (home.kind, st.st_size, st.st_mtime_ns)
+            out[path] = (home.kind, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     return list(out.items())
 
 
@@ -77,7 +77,8 @@ _FORMATTING = {"FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VAL
 
 
 def test_the_walk_builds_no_string_per_file(repo: Path) -> None:
-    """A file's stamp is its (home kind, size, mtime) as the stat gives them: the walk's
+    """A file's stamp is its (home kind, size, mtime, ctime, inode) as the stat gives
+    them: the walk's
     loop formats no string per file (an f-string per file was ~0.6 us of the ~3 us a
     file the walk added to a bare stat at 10,000 files)."""
     folder = repo / ".memex"
@@ -105,19 +106,24 @@ def test_the_walk_builds_no_string_per_file(repo: Path) -> None:
     assert ops  # the trace saw the walk's loop
     per_file = {op: n for op, n in ops.items() if op in _FORMATTING and n >= 20}
     assert per_file == {}
-    kind, size, mtime_ns = next(iter(stamps.values()))
-    assert (kind, type(size), type(mtime_ns)) == ("repo", int, int)
+    kind, *numbers = next(iter(stamps.values()))
+    assert (kind, *map(type, numbers)) == ("repo", int, int, int, int)
 
 
 def test_the_digest_takes_a_time_past_what_eight_bytes_hold() -> None:
-    """An mtime past 2262 does not fit an 8-byte integer: the digest takes its text."""
+    """An mtime past 2262 does not fit an 8-byte integer: the digest takes its text (as
+    for an inode past 2**63)."""
     far = 2 ** 64 + 5
-    near = {"/m/a.md": ("repo", 10, 1), "/m/b.md": ("repo", 12, 2)}
+    near: dict[str, build.Stamp] = {"/m/a.md": ("repo", 10, 1, 1, 7),
+                                    "/m/b.md": ("repo", 12, 2, 2, 8)}
     digests = {build.stamps_digest(near),
-               build.stamps_digest({**near, "/m/b.md": ("repo", 12, far)}),
-               build.stamps_digest({**near, "/m/b.md": ("repo", 12, far + 1)}),
-               build.stamps_digest({**near, "/m/b.md": ("org", 12, 2)})}
-    assert len(digests) == 4
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, far, 2, 8)}),
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, far + 1, 2, 8)}),
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, 2, 2, far)}),
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, 2, 3, 8)}),
+               build.stamps_digest({**near, "/m/b.md": ("repo", 12, 2, 2, 9)}),
+               build.stamps_digest({**near, "/m/b.md": ("org", 12, 2, 2, 8)})}
+    assert len(digests) == 7
     assert build.stamps_digest(dict(near)) == build.stamps_digest(near)
 
 
@@ -137,7 +143,7 @@ def test_a_walk_record_of_the_string_digest_is_compared_once(
     old = blake2b(digest_size=16)
     old.update("\0".join(stamps).encode())
     old.update(b"\1")
-    old.update("\0".join(f"{k} {s} {m}" for k, s, m in stamps.values()).encode())
+    old.update("\0".join(f"{k} {s} {m}" for k, s, m, *_ in stamps.values()).encode())
     with build.open_index(ws, refresh=False) as index:
         made = build.generation(index.conn)
         index.conn.execute("UPDATE meta SET value = ? WHERE key = 'walk'",
@@ -197,14 +203,13 @@ def _digest_as_documented(stamps: dict[str, build.Stamp]) -> str:
     digest = blake2b(digest_size=16)
     digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
     digest.update(b"\1")
-    digest.update("\0".join(k for k, _, _ in stamps.values()).encode("utf-8",
-                                                                     "surrogateescape"))
-    for at in (1, 2):
-        numbers = [stamp[at] for stamp in stamps.values()]
-        try:
-            digest.update(b"\2" + struct.pack(f"<{len(numbers)}q", *numbers))
-        except struct.error:
-            digest.update(b"\3" + str(numbers).encode("ascii"))
+    digest.update("\0".join(k for k, *_ in stamps.values()).encode("utf-8",
+                                                                    "surrogateescape"))
+    numbers = [stamp[1:] for stamp in stamps.values()]
+    try:
+        digest.update(b"\2" + b"".join(struct.pack("<4q", *n) for n in numbers))
+    except struct.error:
+        digest.update(b"\3" + str(numbers).encode("ascii"))
     return digest.hexdigest()
 
 
@@ -212,7 +217,8 @@ _NAMES = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from(
     ["\udc80", "\udcff", "\0"]), min_size=1, max_size=8)
 _STAMPS = st.dictionaries(_NAMES, st.tuples(
     st.sampled_from(["repo", "org", "personal"]), st.integers(0, 2 ** 64),
-    st.integers(-(2 ** 64), 2 ** 65)), max_size=12)
+    st.integers(-(2 ** 64), 2 ** 65), st.integers(-(2 ** 64), 2 ** 65),
+    st.integers(0, 2 ** 64)), max_size=12)
 
 
 @given(_STAMPS, st.integers(1, 5))
@@ -231,7 +237,8 @@ def test_the_digest_makes_no_buffer_of_every_path() -> None:
     the digest's time): the digest's memory stays well under the paths' size."""
     folder = "/a/home/folder/that/is/long/enough/" + "x" * 40 + "/"
     stamps: dict[str, build.Stamp] = {
-        f"{folder}{i:026d}.md": ("repo", 3000 + i, 1_700_000_000_000_000_000 + i)
+        f"{folder}{i:026d}.md": ("repo", 3000 + i, 1_700_000_000_000_000_000 + i,
+                                 1_700_000_000_000_000_000 + i, 100 + i)
         for i in range(10_000)}
     whole = sum(map(len, stamps))
     tracemalloc.start()

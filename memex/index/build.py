@@ -1,7 +1,7 @@
 """The SQLite FTS5 cache of the memory files, brought up to date before every read.
 
 A refresh stats every memory file of every visible home, hashes only files whose
-size or mtime changed, asks `plan.plan_changes` what to do, and applies it in one
+stat (size, mtime, ctime, inode) changed, asks `plan.plan_changes` what to do, and applies it in one
 transaction. The index lives in `ws.index_dir` (inside the git dir, per worktree;
 under $GIT_MEMEX_HOME outside git). It is never the only copy of anything: a
 missing, corrupt or older-schema index is rebuilt from the files, and while another
@@ -10,7 +10,6 @@ process holds the write lock a read uses the index as it is, with a warning.
 
 from __future__ import annotations
 
-import array
 import atexit
 import contextlib
 import itertools
@@ -20,7 +19,6 @@ import os
 import sqlite3
 import stat
 import struct
-import sys
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -43,10 +41,11 @@ if TYPE_CHECKING:  # the parser: loaded when a refresh reads a file (a no-change
     from memex.core import frontmatter
 
 Progress = Callable[[int, int], None]
-# A file as the stat walk sees it: (home kind, size, mtime_ns). Kept as the stat gives
-# them, not as one string: formatting the two numbers was a fifth of the Python the
-# walk adds to its stats.
-Stamp = tuple[str, int, int]
+# A file as the stat walk sees it: (home kind, size, mtime_ns, ctime_ns, inode), the
+# stat data git's index keeps (plan.FileState says why the ctime and inode). Kept as the
+# stat gives them, not as one string: formatting the numbers was a fifth of the Python
+# the walk adds to its stats.
+Stamp = tuple[str, int, int, int, int]
 
 # How long a refresh waits for another writer before reading the index as it is.
 LOCK_WAIT_SECONDS = 0.5
@@ -532,7 +531,8 @@ UNSETTLED_MTIME = -1
 
 def disk_stamps(ws: Workspace, before: dict[str, bytes] | None = None,
                 layout: list[tuple[str, str, int]] | None = None) -> dict[str, Stamp]:
-    """{path: (home kind, size, mtime_ns)} of every memory file in the visible homes: a
+    """{path: (home kind, size, mtime_ns, ctime_ns, inode)} of every memory file in the
+    visible homes: a
     stat per file, nothing read. An unchanged tree is told by the digest of these
     (stamps_digest), or by one comparison with the files table's own stamps
     (indexed_stamps). While a
@@ -585,42 +585,47 @@ def _walk_folder(home: store.Home, stamps: dict[str, Stamp],
                     stamps[path] = known[path]
                 continue
             old = before.get(path) if before else None
-            stamps[path] = ((kind, len(old), UNSETTLED_MTIME) if old is not None
-                            else (kind, st.st_size, st.st_mtime_ns))
+            stamps[path] = ((kind, len(old), UNSETTLED_MTIME, UNSETTLED_MTIME, 0)
+                            if old is not None else
+                            (kind, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
 
 
 class _LeanWalk:
-    """A walk of the homes as disk_stamps makes it, kept as each folder's names and two
-    arrays of numbers: no path, tuple or dict entry per file. A refresh that finds
-    nothing changed needs only the walk's digest (stamps_digest of the same stamps,
-    hashed from the arrays as they are); the stamps are made when a refresh or a write
-    asks for them. At 100,000 memories the stamps and their digest cost ~80 ms of CPU
-    beside the stats (and as much again to free them at exit); this walk ~10 ms."""
+    """A walk of the homes as disk_stamps makes it, kept as each folder's names and its
+    files' numbers packed as stamps_digest hashes them (_NUMBERS: size, mtime, ctime,
+    inode): no path, tuple or dict entry per file. A refresh that finds nothing changed
+    needs only the walk's digest (stamps_digest of the same stamps, hashed from the
+    packed bytes as they are); the stamps are made when a refresh or a write asks for
+    them. At 100,000 memories the stamps and their digest cost ~80 ms of CPU beside the
+    stats (and as much again to free them at exit); this walk ~10 ms. The four numbers
+    of a file are packed by one call: appended one by one to four arrays they cost
+    ~2,000 more instructions a file than two (an array's append parses its argument
+    by a format), one pack ~400 (callgrind, 10,000 files)."""
 
     __slots__ = ("parts", "generation")
 
-    def __init__(self, parts: list[tuple[str, str, str, list[str], array.array[int],
-                                         array.array[int]]]) -> None:
-        # (folder, home kind, folder + separator, names, sizes, mtimes) per home
+    def __init__(self, parts: list[tuple[str, str, str, list[str], bytearray]]) -> None:
+        # (folder, home kind, folder + separator, names, their _NUMBERS packed) per home
         self.parts = parts
         self.generation: str | None = None
 
     def layout(self) -> list[tuple[str, str, int]]:
-        return [(folder, kind, len(names)) for folder, kind, _, names, _, _ in self.parts]
+        return [(folder, kind, len(names)) for folder, kind, _, names, _ in self.parts]
 
     def stamps(self) -> dict[str, Stamp]:
         stamps: dict[str, Stamp] = {}
         with gcpause.paused():  # a tuple per file, no cycle (see _walk_folder)
-            for _, kind, prefix, names, sizes, mtimes in self.parts:
-                for name, size, mtime in zip(names, sizes, mtimes, strict=True):
-                    stamps[prefix + name] = (kind, size, mtime)
+            for _, kind, prefix, names, numbers in self.parts:
+                for name, (size, mtime, ctime, inode) in zip(
+                        names, _NUMBERS.iter_unpack(numbers), strict=True):
+                    stamps[prefix + name] = (kind, size, mtime, ctime, inode)
         return stamps
 
     def digest(self) -> str:
         """stamps_digest(self.stamps()), without the stamps."""
         digest = blake2b(digest_size=16)
         joiner = ""
-        for _, _, prefix, names, _, _ in self.parts:
+        for _, _, prefix, names, _ in self.parts:
             for start in range(0, len(names), _DIGEST_CHUNK):
                 chunk = names[start:start + _DIGEST_CHUNK]
                 digest.update((joiner + prefix + ("\0" + prefix).join(chunk)).encode(
@@ -628,19 +633,14 @@ class _LeanWalk:
                 joiner = "\0"
         digest.update(b"\1")
         joiner = ""
-        for _, kind, _, names, _, _ in self.parts:
+        for _, kind, _, names, _ in self.parts:
             if names:
                 digest.update((joiner + "\0".join(itertools.repeat(kind, len(names)))).encode(
                     "utf-8", "surrogateescape"))
                 joiner = "\0"
-        for field_at in (4, 5):  # the sizes, then the mtimes: little-endian 8-byte integers
-            digest.update(b"\2")
-            for part in self.parts:
-                numbers = cast("array.array[int]", part[field_at])
-                if sys.byteorder != "little":
-                    numbers = array.array("q", numbers)
-                    numbers.byteswap()
-                digest.update(numbers.tobytes())
+        digest.update(b"\2")
+        for *_, numbers in self.parts:
+            digest.update(numbers)
         return digest.hexdigest()
 
     def made(self) -> Walk:
@@ -651,7 +651,7 @@ class _LeanWalk:
 def _lean_walk(ws: Workspace) -> _LeanWalk | None:
     """disk_stamps(ws) as a _LeanWalk; None where disk_stamps does more than stat the
     files (an unsettled submit's files, a writer's sweep of stale temps) or a number
-    does not fit 8 bytes (then the digest takes another form)."""
+    does not fit 8 signed bytes (then the digest takes another form)."""
     if locks.held_count(ws.home) > 0:
         return None
     homes = store.homes(ws)
@@ -662,18 +662,18 @@ def _lean_walk(ws: Workspace) -> _LeanWalk | None:
         folder = str(home.path)
         prefix = os.path.join(folder, "")
         names: list[str] = []
-        sizes, mtimes = array.array("q"), array.array("q")
+        numbers = bytearray()
         if listed:
-            add_name, add_size, add_mtime = names.append, sizes.append, mtimes.append
+            add_name, add_numbers, pack = names.append, numbers.extend, _NUMBERS.pack
             with _memory_files(folder) as files:  # as _walk_folder's, nothing to look up
                 for name, st in files:
                     try:
-                        add_mtime(st.st_mtime_ns)
-                    except OverflowError:  # past the year 2262
+                        add_numbers(pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                         st.st_ino))
+                    except struct.error:  # a time past the year 2262, an inode past 2**63
                         return None
-                    add_size(st.st_size)
                     add_name(name)
-        parts.append((folder, home.kind, prefix, names, sizes, mtimes))
+        parts.append((folder, home.kind, prefix, names, numbers))
     return _LeanWalk(parts)
 
 
@@ -758,18 +758,18 @@ def _listing(folder: str) -> Iterator[Iterator[os.DirEntry[str]]]:
 
 
 def states_of(stamps: Mapping[str, Stamp]) -> tuple[dict[str, FileState], dict[str, str]]:
-    """Stamps as {path: (size, mtime_ns)} and {path: home kind}."""
+    """Stamps as {path: (size, mtime_ns, ctime_ns, inode)} and {path: home kind}."""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
-    for path, (kind, size, mtime) in stamps.items():
-        states[path] = FileState(size, mtime)
+    for path, (kind, size, mtime, ctime, inode) in stamps.items():
+        states[path] = FileState(size, mtime, ctime, inode)
         kinds[path] = kind
     return states, kinds
 
 
 def scan_disk(ws: Workspace, before: dict[str, bytes] | None = None
               ) -> tuple[dict[str, FileState], dict[str, str]]:
-    """{path: (size, mtime_ns)} of every memory file in the visible homes, and each
+    """{path: (size, mtime_ns, ctime_ns, inode)} of every memory file in the visible homes, and each
     path's home kind. Only a stat per file: nothing is read (see disk_stamps)."""
     return states_of(disk_stamps(ws, before))
 
@@ -792,8 +792,9 @@ def _indexed(index: Index) -> tuple[dict[str, FileState], dict[str, str]]:
 
 def indexed_stamps(conn: sqlite3.Connection) -> dict[str, Stamp]:
     """The files table as disk_stamps gives the disk."""
-    return {path: (kind, size, mtime) for path, kind, size, mtime in conn.execute(
-        "SELECT path, home, size, mtime_ns FROM files")}
+    return {path: (kind, size, mtime, ctime, inode)
+            for path, kind, size, mtime, ctime, inode in conn.execute(
+                "SELECT path, home, size, mtime_ns, ctime_ns, ino FROM files")}
 
 
 def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
@@ -805,25 +806,26 @@ def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
     string per file), as decimal text if one does not fit (a tag tells which).
 
     The bytes hashed are those of the paths joined by NULs, b"\1", the home kinds
-    joined by NULs, then per field (size, mtime) b"\2" and the packed integers (or
-    b"\3" and the list's text); they are made and hashed _DIGEST_CHUNK stamps at a
-    time: joined whole, 100,000 paths made two 6 MB buffers (their page faults were a
-    fifth of the digest's time)."""
+    joined by NULs, then b"\2" and each stamp's numbers (size, mtime, ctime, inode)
+    packed as _NUMBERS packs them, stamp after stamp (or, if one does not fit, b"\3"
+    and the text of the list of their tuples); they are made and hashed _DIGEST_CHUNK
+    stamps at a time: joined whole, 100,000 paths made two 6 MB buffers (their page
+    faults were a fifth of the digest's time)."""
     digest = blake2b(digest_size=16)
     _hash_joined(digest, iter(stamps))
     values = stamps.values()
     digest.update(b"\1")
     _hash_joined(digest, map(_KIND, values))
-    for field_of in (_SIZE, _MTIME):
-        before = digest.copy()
-        digest.update(b"\2")
-        numbers = map(field_of, values)
-        try:
-            while chunk := list(itertools.islice(numbers, _DIGEST_CHUNK)):
-                digest.update(struct.pack(f"<{len(chunk)}q", *chunk))
-        except struct.error:  # an mtime past 2262
-            digest = before
-            digest.update(b"\3" + str(list(map(field_of, values))).encode("ascii"))
+    before = digest.copy()
+    digest.update(b"\2")
+    numbers = map(_FILE_NUMBERS, values)
+    try:
+        while chunk := list(itertools.islice(numbers, _DIGEST_CHUNK)):
+            digest.update(struct.pack(f"<{4 * len(chunk)}q",
+                                      *itertools.chain.from_iterable(chunk)))
+    except struct.error:  # a time past 2262, an inode past 2**63
+        digest = before
+        digest.update(b"\3" + str(list(map(_FILE_NUMBERS, values))).encode("ascii"))
     return digest.hexdigest()
 
 
@@ -838,7 +840,10 @@ def _hash_joined(digest: hashlib._Hash, texts: Iterator[str]) -> None:
 _DIGEST_CHUNK = 1024
 
 
-_KIND, _SIZE, _MTIME = (operator.itemgetter(i) for i in range(3))
+_KIND = operator.itemgetter(0)
+_FILE_NUMBERS = operator.itemgetter(1, 2, 3, 4)  # a stamp's (size, mtime, ctime, inode)
+# How the digest packs them: little-endian 8-byte signed integers.
+_NUMBERS = struct.Struct("<4q")
 
 
 # A walk with more racy paths than this is not recorded (each would be read again by
@@ -965,9 +970,10 @@ def indexed_files(conn: sqlite3.Connection, paths: list[str] | None = None
     where = f" WHERE path IN ({', '.join('?' * len(paths))})" if paths is not None else ""
     states: dict[str, FileState] = {}
     kinds: dict[str, str] = {}
-    for path, home, size, mtime_ns, digest in conn.execute(
-            "SELECT path, home, size, mtime_ns, hash FROM files" + where, paths or ()):
-        states[path] = FileState(size, mtime_ns, digest)
+    for path, home, size, mtime_ns, ctime_ns, inode, digest in conn.execute(
+            "SELECT path, home, size, mtime_ns, ctime_ns, ino, hash FROM files" + where,
+            paths or ()):
+        states[path] = FileState(size, mtime_ns, ctime_ns, inode, digest)
         kinds[path] = home
     return states, kinds
 
@@ -1173,7 +1179,8 @@ def _rewalk(ws: Workspace, walk: Walk, paths: list[str]) -> tuple[Walk, set[str]
             del stamps[path]
             counts[at] -= 1
         else:
-            stamps[path] = (folders[at][1], st.st_size, st.st_mtime_ns)  # in its place
+            stamps[path] = (folders[at][1], st.st_size, st.st_mtime_ns,  # in its place
+                            st.st_ctime_ns, st.st_ino)
     suspects = set(paths) | walk.racy
     first = min((position[folder] for folder in relist), default=len(folders))
     tail = [stamps.popitem() for _ in range(sum(counts[first:]))]
@@ -1243,7 +1250,7 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
                 hashed.pop(path, None)  # vanished or unreadable between stat and read
                 continue
             contents[path] = data
-        hashed[path] = FileState(disk[path].size, disk[path].mtime_ns, content_hash(data))
+        hashed[path] = disk[path]._replace(hash=content_hash(data))
     plan = plan_changes(old, hashed)
     # A move between homes changes what the file means (its scope check): re-read it.
     for src, dst in list(plan.moved):
@@ -1302,9 +1309,10 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute(schema.FTS_SETTINGS)  # an index made before the setting gets it here
 
 
-def _recorded(state: FileState, now_ns: int) -> tuple[int, int]:
+def _recorded(state: FileState, now_ns: int) -> tuple[int, int, int, int]:
+    """The stat a files row records of STATE: the size as -1 while the file is racy."""
     size = -1 if state.mtime_ns > now_ns - RACY_NS else state.size
-    return size, state.mtime_ns
+    return size, state.mtime_ns, state.ctime_ns, state.ino
 
 
 def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str],
@@ -1413,20 +1421,20 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     written: dict[str, tuple[FileState, str]] = {}
     touched_ids = _delete_paths(conn, plan.deleted + plan.changed, tally)
     for src, dst in plan.moved:
-        size, mtime = _recorded(disk[dst], now_ns)
-        written[dst] = (FileState(size, mtime, disk[dst].hash), kinds[dst])
-        conn.execute("UPDATE files SET path = ?, size = ?, mtime_ns = ? WHERE path = ?",
-                     (dst, size, mtime, src))
+        recorded = _recorded(disk[dst], now_ns)
+        written[dst] = (FileState(*recorded, disk[dst].hash), kinds[dst])
+        conn.execute("UPDATE files SET path = ?, size = ?, mtime_ns = ?, ctime_ns = ?, "
+                     "ino = ? WHERE path = ?", (dst, *recorded, src))
         row = conn.execute("SELECT id FROM memories WHERE path = ?", (src,)).fetchone()
         conn.execute("UPDATE memories SET path = ? WHERE path = ?", (dst, src))
         conn.execute("UPDATE guards SET path = ? WHERE path = ?", (dst, src))
         if row is not None:
             touched_ids.add(row[0])
     for path in plan.touched:
-        size, mtime = _recorded(disk[path], now_ns)
-        conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
-                     (size, mtime, path))
-        written[path] = (FileState(size, mtime, disk[path].hash), kinds[path])
+        recorded = _recorded(disk[path], now_ns)
+        conn.execute("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ?, ino = ? "
+                     "WHERE path = ?", (*recorded, path))
+        written[path] = (FileState(*recorded, disk[path].hash), kinds[path])
     order = home_order(ws)
     homes = {h.kind: h for h in store.homes(ws)}
     next_rowid = (conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
@@ -1463,14 +1471,14 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                 _flush_all()
             continue
         files_row, guard, memory = rows
-        path, kind, size, mtime, hash_ = files_row[:5]
+        path, kind, size, mtime, ctime, inode, hash_ = files_row[:7]
         # the file's bytes are let go once its rows are made (a full build at 100,000
         # memories held ~330 MB of them to its end)
         contents.pop(path, None)
         if guard is not None:
             guard_rows.append(guard)
         files_rows.append(files_row)
-        written[path] = (FileState(size, mtime, hash_), kind)
+        written[path] = (FileState(size, mtime, ctime, inode, hash_), kind)
         if memory is not None:
             row, text, links, mid = memory
             mem_rows.append((next_rowid, *row))
@@ -1489,11 +1497,12 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
 # What file_rows makes of one file: its files row, its guards row or None, and when it
 # reads as a memory, (its memories row and FTS text, both without the rowid, the ids
 # its links name, its id).
-FileRows = tuple[tuple[str, str, int, int, str, str | None], tuple[object, ...] | None,
+FileRows = tuple[tuple[str, str, int, int, int, int, str, str | None],
+                 tuple[object, ...] | None,
                  tuple[tuple[object, ...], tuple[str, ...], list[str], str] | None]
 
 
-def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None,
+def file_rows(path: str, kind: str, recorded: tuple[int, int, int, int], hash_: str | None,
               data: bytes | None, seen: Known | None, homes: Mapping[str, store.Home],
               order: Mapping[str, int], object_format: str) -> FileRows | None:
     """The rows of the memory file PATH (in the home of KIND; its bytes DATA when read
@@ -1502,7 +1511,7 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None
     may make them (index.ahead). None when DATA is not given and the file cannot be
     read (gone since the walk, or no longer a regular file): a refresh then leaves it
     out, as _decide does a file it cannot read to hash."""
-    size, mtime = recorded
+    size, mtime, ctime, inode = recorded
     problem: str | None = None
     memory: model.Memory | None = None
     # The walk's names are memory names (store.is_memory_name: "<stem>.md"); the
@@ -1527,7 +1536,7 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int], hash_: str | None
         problem = str(exc) or type(exc).__name__
         memory = None
     guard = guard_row(path, kind, data, memory, object_format)
-    files_row = (path, kind, size, mtime, hash_, problem)
+    files_row = (path, kind, size, mtime, ctime, inode, hash_, problem)
     if memory is None:
         return files_row, guard, None
     return files_row, guard, (memory_row(path, kind, memory, order[kind]), fts_row(memory),
@@ -1572,8 +1581,8 @@ def _flush(conn: sqlite3.Connection, files_rows: list[tuple[object, ...]],
            mem_rows: list[tuple[object, ...]], text_rows: list[tuple[object, ...]],
            tally: termcounts.Tally | None = None) -> None:
     iostep.step("index write", fails=False)
-    conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, hash, problem)"
-                     " VALUES (?, ?, ?, ?, ?, ?)", files_rows)
+    conn.executemany("INSERT OR REPLACE INTO files (path, home, size, mtime_ns, ctime_ns, ino, "
+                     "hash, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", files_rows)
     conn.executemany(
         "INSERT INTO memories (rowid, path, id, home, home_order, scope, type, status, "
         "review_state, importance, created_at, updated_at, retired_at, valid_from, "

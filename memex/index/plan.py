@@ -1,9 +1,9 @@
 """What an index refresh must do, decided from two maps of file states (pure).
 
 `old` is what the index recorded, `new` is what is on disk now; both map a path to
-(size, mtime_ns, hash | None). The caller hashes only the files `needs_hash` names
-(new ones, and ones whose size or mtime differ), so an unchanged tree costs a stat
-per file and no reads.
+(size, mtime_ns, ctime_ns, inode, hash | None). The caller hashes only the files
+`needs_hash` names (new ones, and ones whose stat differs), so an unchanged tree costs
+a stat per file and no reads.
 """
 
 from __future__ import annotations
@@ -14,8 +14,15 @@ from typing import NamedTuple
 
 
 class FileState(NamedTuple):
+    """A file's stat as git's index keeps it (size, mtime, ctime, inode), and its
+    content hash once read. The ctime and inode catch a rewrite that keeps the size
+    and puts the old mtime back (`cp -p`, `rsync -a`, `tar x`, a write then utime):
+    no program sets a ctime, and a file put in another's place is another inode."""
+
     size: int
     mtime_ns: int
+    ctime_ns: int
+    ino: int
     hash: str | None = None
 
 
@@ -40,7 +47,8 @@ class Plan:
 
 
 def same_stat(old: FileState, new: FileState) -> bool:
-    return old.size == new.size and old.mtime_ns == new.mtime_ns
+    return (old.size == new.size and old.mtime_ns == new.mtime_ns
+            and old.ctime_ns == new.ctime_ns and old.ino == new.ino)
 
 
 def needs_hash(old: Mapping[str, FileState], new: Mapping[str, FileState]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -23,6 +23,10 @@ CREATE TABLE IF NOT EXISTS files (
     home TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    -- with mtime_ns, git's stat data (schema 11): a rewrite that keeps the size and
+    -- puts the old mtime back still changes the ctime, or the inode (plan.FileState)
+    ctime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
     hash TEXT NOT NULL,
     problem TEXT
 );

@@ -818,19 +818,15 @@ def _add_matched_terms(conn: sqlite3.Connection, ranked: list[_Candidate],
 
 
 def record_access(conn: sqlite3.Connection, ids: list[str]) -> None:
-    """Bump access counts in the index; skipped (never waited for) when it is busy."""
+    """Bump access counts in the index; skipped (never waited for) when it is busy.
+    build's rule for a hint: the connection's wait for the lock is put back after (it
+    was left at none, so the next refresh of a kept connection, an MCP server's next
+    search, gave up at once while any other process wrote the index)."""
     at = clock.now_str()
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute("PRAGMA busy_timeout = 0")
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(
-            "INSERT INTO access (id, count, last_access) VALUES (?, 1, ?) ON CONFLICT (id) "
-            "DO UPDATE SET count = count + 1, last_access = excluded.last_access",
-            [(i, at) for i in ids])
-        conn.execute("COMMIT")
-    with contextlib.suppress(sqlite3.Error):
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+    build.write_many_if_free(
+        conn, "INSERT INTO access (id, count, last_access) VALUES (?, 1, ?) ON CONFLICT (id) "
+        "DO UPDATE SET count = count + 1, last_access = excluded.last_access",
+        [(i, at) for i in ids])
 
 
 # ---------------------------------------------------------------- the vector lane

@@ -310,6 +310,7 @@ def check_index(ws: Workspace) -> list[Check]:
     import sqlite3
 
     from memex.index import build, schema
+    from memex.index.plan import same_stat
 
     path = build.db_path(ws)
     if not path.exists():
@@ -332,8 +333,8 @@ def check_index(ws: Workspace) -> list[Check]:
         return [Check("index", "ok", f"the index is of schema {version}; the next reading "
                       "command rebuilds it for this version")]
     on_disk, _ = build.scan_disk(ws)
-    behind = sum(1 for p, st in on_disk.items() if p not in indexed
-                 or (indexed[p].size, indexed[p].mtime_ns) != (st.size, st.mtime_ns))
+    behind = sum(1 for p, st in on_disk.items()
+                 if p not in indexed or not same_stat(indexed[p], st))
     behind += sum(1 for p in indexed if p not in on_disk)
     if behind:
         return [Check("index", "ok", f"index healthy; {behind} file(s) changed since the "

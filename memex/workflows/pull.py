@@ -245,7 +245,7 @@ def _fields_changed(top: Path, parent: str, sha: str, path: str) -> set[str]:
 
 def _refresh_index(ws: Workspace, receipt: PullReceipt) -> None:
     """DESIGN.md: pull = fetch + fast-forward, then reindex. Incremental (only files
-    whose size or mtime moved are read); the fast-forward has happened, so an index
+    whose stat moved are read); the fast-forward has happened, so an index
     problem is a notice, never a failed pull (the next read rebuilds it anyway)."""
     import sqlite3
 

@@ -1,0 +1,123 @@
+"""A file's stamp (what a refresh compares before it reads anything) is its size, mtime,
+ctime and inode, as git's index keeps them: a memory file rewritten with the same size
+and its old mtime put back (`cp -p`, `rsync -a`, `tar x`, a write then `os.utime`) is
+read again, since no program can set a file's ctime, and a file put in its place is
+another inode."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tarfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memex.index import build, plan
+from memex.search import engine as search
+from memex.storage import homes
+from tests.helpers import memfiles
+
+HOUR_AGO_NS = (time.time_ns() // 10**9 - 3600) * 10**9  # whole seconds: a tar keeps them
+
+
+def found(ws: homes.Workspace, word: str) -> set[str]:
+    return {h.id for h in search.search(ws, search.SearchRequest(word, limit=50)).hits}
+
+
+def _in_place_then_utime(path: Path, text: str, scratch: Path) -> None:
+    old = path.stat()
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+
+
+def _cp_p(path: Path, text: str, scratch: Path) -> None:
+    """`cp -p` over the file: written in place (the same inode), times copied."""
+    source = scratch / path.name
+    source.write_text(text, encoding="utf-8")
+    old = path.stat()
+    os.utime(source, ns=(old.st_atime_ns, old.st_mtime_ns))
+    subprocess.run(["cp", "-p", str(source), str(path)], check=True)
+
+
+def _rsync_a(path: Path, text: str, scratch: Path) -> None:
+    """What `rsync -a` does: a temp file beside it, its times set, renamed over it."""
+    old = path.stat()
+    temp = path.with_name(f".{path.name}.XXXXXX")
+    temp.write_text(text, encoding="utf-8")
+    os.utime(temp, ns=(old.st_atime_ns, old.st_mtime_ns))
+    os.replace(temp, path)
+
+
+def _tar_x(path: Path, text: str, scratch: Path) -> None:
+    """`tar x` of an archive made from a copy with the same times."""
+    source = scratch / path.name
+    source.write_text(text, encoding="utf-8")
+    old = path.stat()
+    os.utime(source, ns=(old.st_atime_ns, old.st_mtime_ns))
+    archive = scratch / "memories.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(source, arcname=path.name)
+    subprocess.run(["tar", "xf", str(archive), "-C", str(path.parent)], check=True)
+
+
+REWRITES: dict[str, Callable[[Path, str, Path], None]] = {
+    "write, utime": _in_place_then_utime, "cp -p": _cp_p, "rsync -a": _rsync_a,
+    "tar x": _tar_x}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["next process", "same process"])
+@pytest.mark.parametrize("how", list(REWRITES))
+def test_a_file_rewritten_with_its_size_and_mtime_kept_is_read_again(
+        repo: Path, tmp_path: Path, how: str, kept: bool) -> None:
+    folder = repo / ".memex"
+    mid = memfiles.put(folder, "Deploys go through the alpha cluster")
+    other = memfiles.put(folder, "Rollbacks go through the alpha cluster too")
+    for name in (mid, other):  # settled: recorded with its stamp, not as racy
+        os.utime(folder / f"{name}.md", ns=(HOUR_AGO_NS, HOUR_AGO_NS))
+    ws = homes.workspace()
+    assert found(ws, "alpha") == {mid, other}
+    with build.open_index(ws, refresh=False) as index:
+        assert build.walk_record(index.conn)[2] == []  # type: ignore[index]
+    if not kept:
+        build.forget_connections()
+    path = folder / f"{mid}.md"
+    before = path.stat()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    REWRITES[how](path, path.read_text(encoding="utf-8").replace("alpha", "gamma"), scratch)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert found(ws, "gamma") == {mid}
+    assert found(ws, "alpha") == {other}
+    build.forget_connections()
+    assert found(ws, "gamma") == {mid}  # and what was recorded holds in the next process
+
+
+def test_a_stamp_is_the_size_mtime_ctime_and_inode_the_stat_gives(repo: Path) -> None:
+    folder = repo / ".memex"
+    mid = memfiles.put(folder, "a stamped memory")
+    path = str(folder / f"{mid}.md")
+    st = os.stat(path)
+    ws = homes.workspace()
+    assert build.disk_stamps(ws) == {
+        path: ("repo", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)}
+    build.refresh(ws)
+    states, _ = build.indexed_files(build.open_index(ws, refresh=False).conn)
+    state = states[path]
+    assert (state.mtime_ns, state.ctime_ns, state.ino) == (
+        st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def test_a_ctime_or_inode_alone_makes_a_stat_differ() -> None:
+    """A stat that differs in ctime or inode only is read again (hashed): the same bytes
+    are only `touched` (the row's stamp updated), other bytes are changed."""
+    old = plan.FileState(10, 5, 7, 100, "aaa")
+    assert plan.same_stat(old, plan.FileState(10, 5, 7, 100))
+    for new in (plan.FileState(10, 5, 8, 100), plan.FileState(10, 5, 7, 101)):
+        assert not plan.same_stat(old, new)
+        assert plan.needs_hash({"p": old}, {"p": new}) == ["p"]
+        assert plan.plan_changes({"p": old}, {"p": new._replace(hash="aaa")}).touched == ["p"]
+        assert plan.plan_changes({"p": old}, {"p": new._replace(hash="bbb")}).changed == ["p"]
