@@ -10,6 +10,7 @@ import os
 import subprocess
 import tarfile
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,3 +122,45 @@ def test_a_ctime_or_inode_alone_makes_a_stat_differ() -> None:
         assert plan.needs_hash({"p": old}, {"p": new}) == ["p"]
         assert plan.plan_changes({"p": old}, {"p": new._replace(hash="aaa")}).touched == ["p"]
         assert plan.plan_changes({"p": old}, {"p": new._replace(hash="bbb")}).changed == ["p"]
+
+
+def _stats_with(monkeypatch: pytest.MonkeyPatch, field: str, plus: int) -> None:
+    """The walk's stats with FIELD raised by PLUS (what some file systems give)."""
+    real = build._memory_entries
+
+    def raised(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for name, st in real(*args, **kwargs):
+            if st is not build._UNSTATED:
+                numbers = {f: getattr(st, f) for f in
+                           ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_mode")}
+                numbers[field] += plus
+                st = types.SimpleNamespace(**numbers)
+            yield name, st
+
+    monkeypatch.setattr(build, "_memory_entries", raised)
+
+
+@pytest.mark.parametrize("field", ["st_ino", "st_mtime_ns", "st_size"])
+def test_a_stat_number_past_2_63_is_stamped_indexed_and_found_unchanged(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, field: str) -> None:
+    """An inode at or past 2**63 (some network and FUSE file systems), a time past the
+    year 2262: the files table's INTEGER holds 8 signed bytes. The refresh failed with
+    OverflowError (and so did every read after it); now the number is stamped as
+    build.stat_numbers makes it, in the walks, the digest and the table alike."""
+    folder = repo / ".memex"
+    mid = memfiles.put(folder, "Deploys go through the alpha cluster")
+    os.utime(folder / f"{mid}.md", ns=(HOUR_AGO_NS, HOUR_AGO_NS))
+    _stats_with(monkeypatch, field, 2 ** 63)
+    ws = homes.workspace()
+    assert found(ws, "alpha") == {mid}
+    stamps = build.disk_stamps(ws)
+    lean = build._lean_walk(ws)
+    assert lean is not None
+    assert lean.stamps() == stamps
+    assert lean.digest() == build.stamps_digest(stamps)
+    with build.open_index(ws, refresh=False) as index:
+        assert build.indexed_stamps(index.conn) == stamps  # the same after the table
+    build.forget_connections()
+    report = build.refresh(ws)
+    assert (report.new, report.changed, report.touched, report.memories) == (0, 0, 0, 1)
+    assert found(ws, "alpha") == {mid}

@@ -10,11 +10,12 @@ import struct
 import sys
 import time
 import tracemalloc
+import types
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memex.core.digest import blake2b
@@ -111,9 +112,10 @@ def test_the_walk_builds_no_string_per_file(repo: Path) -> None:
 
 
 def test_the_digest_takes_a_time_past_what_eight_bytes_hold() -> None:
-    """An mtime past 2262 does not fit an 8-byte integer: the digest takes its text (as
-    for an inode past 2**63)."""
-    far = 2 ** 64 + 5
+    """An mtime past 2262 does not fit an 8-byte integer: its stamp holds it as
+    stat_numbers wraps it (as an inode past 2**63), and the digest still tells it."""
+    far = build.stat_numbers(cast(os.stat_result, types.SimpleNamespace(
+        st_size=0, st_mtime_ns=2 ** 64 + 5, st_ctime_ns=0, st_ino=0)))[1]
     near: dict[str, build.Stamp] = {"/m/a.md": ("repo", 10, 1, 1, 7),
                                     "/m/b.md": ("repo", 12, 2, 2, 8)}
     digests = {build.stamps_digest(near),
@@ -206,19 +208,35 @@ def _digest_as_documented(stamps: dict[str, build.Stamp]) -> str:
     digest.update("\0".join(k for k, *_ in stamps.values()).encode("utf-8",
                                                                     "surrogateescape"))
     numbers = [stamp[1:] for stamp in stamps.values()]
-    try:
-        digest.update(b"\2" + b"".join(struct.pack("<4q", *n) for n in numbers))
-    except struct.error:
-        digest.update(b"\3" + str(numbers).encode("ascii"))
+    digest.update(b"\2" + b"".join(struct.pack("<4q", *n) for n in numbers))
     return digest.hexdigest()
 
 
 _NAMES = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from(
     ["\udc80", "\udcff", "\0"]), min_size=1, max_size=8)
+_STAT_NUMBER = st.integers(-(2 ** 64), 2 ** 65)
+# A stamp's numbers are made by build.stat_numbers (signed 8-byte integers).
+_STAMP_NUMBER = st.integers(-(2 ** 63), 2 ** 63 - 1)
 _STAMPS = st.dictionaries(_NAMES, st.tuples(
-    st.sampled_from(["repo", "org", "personal"]), st.integers(0, 2 ** 64),
-    st.integers(-(2 ** 64), 2 ** 65), st.integers(-(2 ** 64), 2 ** 65),
-    st.integers(0, 2 ** 64)), max_size=12)
+    st.sampled_from(["repo", "org", "personal"]), _STAMP_NUMBER, _STAMP_NUMBER,
+    _STAMP_NUMBER, _STAMP_NUMBER), max_size=12)
+
+
+@given(st.tuples(_STAT_NUMBER, _STAT_NUMBER, _STAT_NUMBER, _STAT_NUMBER))
+@example((2 ** 63, 0, 0, 2 ** 64 - 1))
+@example((1, 2 ** 63 - 1, -(2 ** 63), 2 ** 63 - 1))
+def test_a_stats_numbers_become_signed_8_byte_integers(
+        numbers: tuple[int, int, int, int]) -> None:
+    """stat_numbers: the numbers as they are where they fit a signed 8-byte integer
+    (the files table's INTEGER, the digest's packing), else the same modulo 2**64."""
+    size, mtime, ctime, ino = numbers
+    made = build.stat_numbers(cast(os.stat_result, types.SimpleNamespace(
+        st_size=size, st_mtime_ns=mtime, st_ctime_ns=ctime, st_ino=ino)))
+    for n, kept in zip(numbers, made, strict=True):
+        assert -(2 ** 63) <= kept < 2 ** 63
+        assert (kept - n) % 2 ** 64 == 0
+        if -(2 ** 63) <= n < 2 ** 63:
+            assert kept == n
 
 
 @given(_STAMPS, st.integers(1, 5))
@@ -317,8 +335,8 @@ def test_the_lean_walk_is_not_taken_where_the_walk_does_more(
 
 
 def test_a_time_past_2262_takes_the_walk_of_stamps(repo: Path) -> None:
-    """An mtime in nanoseconds past what 8 bytes hold: the digest then takes its text,
-    so the lean walk steps aside and the refresh walks as before."""
+    """An mtime in nanoseconds past what 8 bytes hold: stamped as stat_numbers wraps it,
+    by the lean walk as by the walk of stamps, and refreshed without an error."""
     ws = _settled_tree(repo)
     build.refresh(ws)
     far = 2 ** 63 + 10**9
@@ -329,8 +347,11 @@ def test_a_time_past_2262_takes_the_walk_of_stamps(repo: Path) -> None:
         pytest.skip("this file system keeps no such time")
     if os.stat(path).st_mtime_ns < 2 ** 63:
         pytest.skip("this file system keeps no such time")
-    assert build._lean_walk(ws) is None
-    walked = len(build.disk_stamps(ws))
+    lean = build._lean_walk(ws)
+    assert lean is not None
+    stamps = build.disk_stamps(ws)
+    assert lean.digest() == build.stamps_digest(stamps)
+    walked = len(stamps)
     for _ in range(2):  # the same bytes, a time still to come: nothing to write
         report = build.refresh(ws)
         assert (report.new, report.changed, report.deleted) == (0, 0, 0)

@@ -47,6 +47,28 @@ Progress = Callable[[int, int], None]
 # the walk adds to its stats.
 Stamp = tuple[str, int, int, int, int]
 
+
+def stat_numbers(st: os.stat_result) -> tuple[int, int, int, int]:
+    """The one rule for how a stat's numbers become a stamp's (size, mtime_ns,
+    ctime_ns, inode): each as a signed 8-byte integer, as the files table's INTEGER
+    columns and the digest's packing (_NUMBERS) hold them. One that does not fit (an
+    inode at or past 2**63 on some network or FUSE file systems, a time past the year
+    2262) wraps around modulo 2**64, so a stamp read back from the table equals the
+    walk's. The walks, note_written's stat (_rewalk), the digest and the table all take
+    their numbers from here (the lean walk packs them as they are where they fit: the
+    same numbers)."""
+    numbers = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    try:
+        _NUMBERS.pack(*numbers)
+    except struct.error:
+        return cast(tuple[int, int, int, int],
+                    tuple((n + _HALF) % _SPAN - _HALF for n in numbers))
+    return numbers
+
+
+_SPAN = 1 << 64
+_HALF = 1 << 63
+
 # How long a refresh waits for another writer before reading the index as it is.
 LOCK_WAIT_SECONDS = 0.5
 # A file written this recently may change again within the same mtime tick: it is
@@ -586,8 +608,7 @@ def _walk_folder(home: store.Home, stamps: dict[str, Stamp],
                 continue
             old = before.get(path) if before else None
             stamps[path] = ((kind, len(old), UNSETTLED_MTIME, UNSETTLED_MTIME, 0)
-                            if old is not None else
-                            (kind, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+                            if old is not None else (kind, *stat_numbers(st)))
 
 
 class _LeanWalk:
@@ -650,8 +671,7 @@ class _LeanWalk:
 
 def _lean_walk(ws: Workspace) -> _LeanWalk | None:
     """disk_stamps(ws) as a _LeanWalk; None where disk_stamps does more than stat the
-    files (an unsettled submit's files, a writer's sweep of stale temps) or a number
-    does not fit 8 signed bytes (then the digest takes another form)."""
+    files (an unsettled submit's files, a writer's sweep of stale temps)."""
     if locks.held_count(ws.home) > 0:
         return None
     homes = store.homes(ws)
@@ -667,11 +687,11 @@ def _lean_walk(ws: Workspace) -> _LeanWalk | None:
             add_name, add_numbers, pack = names.append, numbers.extend, _NUMBERS.pack
             with _memory_files(folder) as files:  # as _walk_folder's, nothing to look up
                 for name, st in files:
-                    try:
+                    try:  # where they fit, stat_numbers(st) are the numbers as they are
                         add_numbers(pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                                          st.st_ino))
                     except struct.error:  # a time past the year 2262, an inode past 2**63
-                        return None
+                        add_numbers(pack(*stat_numbers(st)))
                     add_name(name)
         parts.append((folder, home.kind, prefix, names, numbers))
     return _LeanWalk(parts)
@@ -803,12 +823,11 @@ def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
     matches (meta 'walk', see walk_record), so an unchanged tree costs its walk and
     this digest: the table is read only when the digest differs (a file changed, or
     the folder lists in another order). The numbers go in as 8-byte integers (no
-    string per file), as decimal text if one does not fit (a tag tells which).
+    string per file): every stamp's fit (stat_numbers).
 
     The bytes hashed are those of the paths joined by NULs, b"\1", the home kinds
     joined by NULs, then b"\2" and each stamp's numbers (size, mtime, ctime, inode)
-    packed as _NUMBERS packs them, stamp after stamp (or, if one does not fit, b"\3"
-    and the text of the list of their tuples); they are made and hashed _DIGEST_CHUNK
+    packed as _NUMBERS packs them, stamp after stamp; they are made and hashed _DIGEST_CHUNK
     stamps at a time: joined whole, 100,000 paths made two 6 MB buffers (their page
     faults were a fifth of the digest's time)."""
     digest = blake2b(digest_size=16)
@@ -816,16 +835,10 @@ def stamps_digest(stamps: Mapping[str, Stamp]) -> str:
     values = stamps.values()
     digest.update(b"\1")
     _hash_joined(digest, map(_KIND, values))
-    before = digest.copy()
     digest.update(b"\2")
     numbers = map(_FILE_NUMBERS, values)
-    try:
-        while chunk := list(itertools.islice(numbers, _DIGEST_CHUNK)):
-            digest.update(struct.pack(f"<{4 * len(chunk)}q",
-                                      *itertools.chain.from_iterable(chunk)))
-    except struct.error:  # a time past 2262, an inode past 2**63
-        digest = before
-        digest.update(b"\3" + str(list(map(_FILE_NUMBERS, values))).encode("ascii"))
+    while chunk := list(itertools.islice(numbers, _DIGEST_CHUNK)):
+        digest.update(struct.pack(f"<{4 * len(chunk)}q", *itertools.chain.from_iterable(chunk)))
     return digest.hexdigest()
 
 
@@ -1179,8 +1192,7 @@ def _rewalk(ws: Workspace, walk: Walk, paths: list[str]) -> tuple[Walk, set[str]
             del stamps[path]
             counts[at] -= 1
         else:
-            stamps[path] = (folders[at][1], st.st_size, st.st_mtime_ns,  # in its place
-                            st.st_ctime_ns, st.st_ino)
+            stamps[path] = (folders[at][1], *stat_numbers(st))  # in its place
     suspects = set(paths) | walk.racy
     first = min((position[folder] for folder in relist), default=len(folders))
     tail = [stamps.popitem() for _ in range(sum(counts[first:]))]
