@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from memex.core import jsonout, model
 from memex.core.ulid import new_ulid
 from memex.index import ahead, bodies, build, listing
-from memex.storage import homes, iostep
+from memex.storage import homes, iostep, store
 from tests.helpers import memfiles
 from tests.test_context import put, shared
 from tests.test_list_rows import _varied
@@ -481,3 +481,37 @@ def test_ctrl_c_during_a_build_with_its_helper_stops_both_and_leaves_the_index(
     report = build.refresh(ws)
     assert (report.new, report.changed, report.deleted) == (0, 0, 0)
     assert _dump(ws) == expected
+
+
+@pytest.mark.parametrize("what", ["link", "fifo"])
+@pytest.mark.parametrize("full", [True, False], ids=["full", "incremental"])
+def test_a_file_swapped_for_a_link_or_fifo_before_its_read_is_left_out(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, full: bool, what: str) -> None:
+    """A memory file replaced by a symbolic link or a FIFO between the walk and its
+    read (store.read_bytes: InvalidMemory) is left out by a full build (file_rows) and
+    by an incremental refresh (_decide's read to hash) alike: one rule. The
+    incremental refresh let InvalidMemory out, and the reading command failed."""
+    folder = shared(repo)
+    keep = memfiles.put(folder, "kept memory about alpha")
+    swapped = memfiles.put(folder, "swapped memory about beta")
+    ws = homes.workspace()
+    build.refresh(ws)
+    path = folder / f"{swapped}.md"
+    path.write_text(path.read_text() + "\nmore\n")  # changed: the refresh reads it
+    read_bytes = store.read_bytes
+
+    def swapping(p: str | Path) -> bytes:
+        if str(p) == str(path) and path.is_file() and not path.is_symlink():
+            path.unlink()
+            if what == "link":
+                os.symlink(folder / f"{keep}.md", path)
+            else:
+                os.mkfifo(path)
+        return read_bytes(p)
+
+    monkeypatch.setattr(store, "read_bytes", swapping)
+    report = build.refresh(ws, full=full)  # must not raise
+    assert report.memories == 1
+    with build.open_index(ws, refresh=False) as index:
+        paths = {p for (p,) in index.conn.execute("SELECT path FROM files")}
+    assert paths == {str(folder / f"{keep}.md")}

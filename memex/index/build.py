@@ -1256,10 +1256,9 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
     for path in () if full else needs_hash(old, disk):
         data = contents.get(path)
         if data is None:
-            try:
-                data = store.read_bytes(path)
-            except OSError:
-                hashed.pop(path, None)  # vanished or unreadable between stat and read
+            data = _read_since_walk(path)
+            if data is None:
+                hashed.pop(path, None)
                 continue
             contents[path] = data
         hashed[path] = disk[path]._replace(hash=content_hash(data))
@@ -1271,6 +1270,18 @@ def _decide(index: Index, ws: Workspace, full: bool, contents: dict[str, bytes],
             plan.deleted.append(src)
             plan.new.append(dst)
     return plan, hashed, kinds, len(hashed) == len(disk)
+
+
+def _read_since_walk(path: str) -> bytes | None:
+    """The bytes of the memory file PATH the walk found, or None when it can no longer
+    be read as one: gone, unreadable, or no longer a regular file (a symbolic link or
+    a FIFO put in its place since: store.read_bytes' InvalidMemory, the walk's rule).
+    A refresh then leaves it out, as the walk would have; the one rule of _decide and
+    file_rows."""
+    try:
+        return store.read_bytes(path)
+    except (OSError, InvalidMemory):
+        return None
 
 
 def _truncate_wal(conn: sqlite3.Connection) -> None:
@@ -1530,9 +1541,8 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int, int, int], hash_: 
     # path stays text (a Path per file cost ~5 us of a ~150 us file).
     name = os.path.basename(path)
     if data is None:
-        try:
-            data = store.read_bytes(path)
-        except (OSError, InvalidMemory):  # gone, or no longer a regular file (the walk's rule)
+        data = _read_since_walk(path)
+        if data is None:
             return None
     if hash_ is None:
         hash_ = content_hash(data)
