@@ -515,3 +515,34 @@ def test_a_file_swapped_for_a_link_or_fifo_before_its_read_is_left_out(
     with build.open_index(ws, refresh=False) as index:
         paths = {p for (p,) in index.conn.execute("SELECT path FROM files")}
     assert paths == {str(folder / f"{keep}.md")}
+
+
+def test_a_build_whose_last_file_vanished_ends_its_progress_and_counts_it_not(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last file of a full build gone before its read (file_rows: None): the
+    progress still reaches its end (done == total) and the report counts only the
+    files indexed. (An incremental refresh reads new files in _decide, to hash them.)"""
+    folder = shared(repo)
+    memfiles.put(folder, "first memory about alpha")
+    ws = homes.workspace()
+    build.refresh(ws)
+    later = [memfiles.put(folder, f"later memory {i} about beta") for i in range(3)]
+    build.forget_connections()
+    monkeypatch.setattr(ahead, "forks", lambda count: False)
+    real = build.file_rows
+    seen: list[str] = []
+
+    def last_gone(path: str, *args: Any) -> build.FileRows | None:
+        seen.append(path)
+        if len(seen) == 4:  # the build's last file
+            os.unlink(path)
+        return real(path, *args)
+
+    monkeypatch.setattr(build, "file_rows", last_gone)
+    calls: list[tuple[int, int]] = []
+    report = build.refresh(ws, full=True, progress=lambda done, total: calls.append(
+        (done, total)))
+    assert calls and calls[-1][0] == calls[-1][1] == len(seen)
+    assert report.memories == 3
+    assert report.new == 3  # counted 4 before
+    assert len(later) == 3

@@ -1129,8 +1129,9 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     _remember(index, full, plan, written)
     if watched is not None:
         watched.clean = (generation(conn),)
-    report.new += len(plan.new)
-    report.changed += len(plan.changed)
+    # a file gone (or unreadable) since the walk was not indexed: not counted
+    report.new += sum(path in written for path in plan.new)
+    report.changed += sum(path in written for path in plan.changed)
     report.deleted += len(plan.deleted)
     report.moved += len(plan.moved)
     report.touched += len(plan.touched)
@@ -1489,26 +1490,23 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     else:  # a write's own file (note_written): nothing to share with a helper
         made = map(rows_of, todo)
     for done, rows in enumerate(made, 1):
-        if rows is None:  # gone (or unreadable) since the walk: not indexed, as in _decide
-            if len(files_rows) >= _CHUNK or done == len(todo):
-                _flush_all()
-            continue
-        files_row, guard, memory = rows
-        path, kind, size, mtime, ctime, inode, hash_ = files_row[:7]
-        # the file's bytes are let go once its rows are made (a full build at 100,000
-        # memories held ~330 MB of them to its end)
-        contents.pop(path, None)
-        if guard is not None:
-            guard_rows.append(guard)
-        files_rows.append(files_row)
-        written[path] = (FileState(size, mtime, ctime, inode, hash_), kind)
-        if memory is not None:
-            row, text, links, mid = memory
-            mem_rows.append((next_rowid, *row))
-            text_rows.append((next_rowid, *text))
-            link_out.extend((next_rowid, dst) for dst in links)
-            touched_ids.add(mid)
-            next_rowid += 1
+        if rows is not None:  # None: gone (or unreadable) since the walk: left out
+            files_row, guard, memory = rows
+            path, kind, size, mtime, ctime, inode, hash_ = files_row[:7]
+            # the file's bytes are let go once its rows are made (a full build at 100,000
+            # memories held ~330 MB of them to its end)
+            contents.pop(path, None)
+            if guard is not None:
+                guard_rows.append(guard)
+            files_rows.append(files_row)
+            written[path] = (FileState(size, mtime, ctime, inode, hash_), kind)
+            if memory is not None:
+                row, text, links, mid = memory
+                mem_rows.append((next_rowid, *row))
+                text_rows.append((next_rowid, *text))
+                link_out.extend((next_rowid, dst) for dst in links)
+                touched_ids.add(mid)
+                next_rowid += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
             _flush_all()
             if progress is not None:
