@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -285,3 +286,35 @@ def test_a_walk_made_again_is_the_walk_of_the_disk(
     assert list(again.stamps.items()) == list(now.items())
     assert again.layout == layout_now
     assert {str(p) for p in paths} <= suspects
+
+
+def test_where_a_listing_gives_no_inode_the_walk_and_a_writes_stat_agree(
+        repo: Path, stocked: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Windows a listing's DirEntry.stat() has st_ino 0 while os.lstat (note_written's
+    _rewalk) has the real inode: the inode is then left out of every stamp (0), so a
+    write's walk is the next walk and the written file is not read again for it.
+    Simulated: the listing's inodes made 0 and build._LISTING_INODES False."""
+    real = build._memory_entries
+
+    def windows(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for name, st in real(*args, **kwargs):
+            if st is not build._UNSTATED:
+                st = types.SimpleNamespace(st_size=st.st_size, st_mtime_ns=st.st_mtime_ns,
+                                           st_ctime_ns=st.st_ctime_ns, st_ino=0,
+                                           st_mode=st.st_mode)
+            yield name, st
+
+    monkeypatch.setattr(build, "_memory_entries", windows)
+    monkeypatch.setattr(build, "_LISTING_INODES", False, raising=False)
+    ws = homes.workspace()
+    layout: list[tuple[str, str, int]] = []
+    walk = build.Walk(build.disk_stamps(ws, {}, layout), layout, "g")
+    path = repo / ".memex" / f"{stocked['shared1']}.md"
+    _edit_same_size(path, "bravo", "oscar")
+    os.utime(path, (HOUR_AGO, HOUR_AGO))
+    given = build._rewalk(ws, walk, [str(path)])
+    assert given is not None
+    now = build.disk_stamps(ws)
+    assert given[0].stamps == now
+    lean = build._lean_walk(ws)
+    assert lean is not None and lean.stamps() == now

@@ -56,8 +56,10 @@ def stat_numbers(st: os.stat_result) -> tuple[int, int, int, int]:
     2262) wraps around modulo 2**64, so a stamp read back from the table equals the
     walk's. The walks, note_written's stat (_rewalk), the digest and the table all take
     their numbers from here (the lean walk packs them as they are where they fit: the
-    same numbers)."""
-    numbers = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    same numbers). The inode is 0 where a folder's listing does not give it (Windows:
+    DirEntry.stat() has st_ino 0, os.lstat the real one): the walk and _rewalk agree."""
+    numbers = (st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+               st.st_ino if _LISTING_INODES else 0)
     try:
         _NUMBERS.pack(*numbers)
     except struct.error:
@@ -68,6 +70,8 @@ def stat_numbers(st: os.stat_result) -> tuple[int, int, int, int]:
 
 _SPAN = 1 << 64
 _HALF = 1 << 63
+# Whether a listing's entries give the inode (os.DirEntry.stat(): st_ino is 0 on Windows).
+_LISTING_INODES = os.name != "nt"
 
 # How long a refresh waits for another writer before reading the index as it is.
 LOCK_WAIT_SECONDS = 0.5
@@ -685,11 +689,12 @@ def _lean_walk(ws: Workspace) -> _LeanWalk | None:
         numbers = bytearray()
         if listed:
             add_name, add_numbers, pack = names.append, numbers.extend, _NUMBERS.pack
+            inodes = _LISTING_INODES
             with _memory_files(folder) as files:  # as _walk_folder's, nothing to look up
                 for name, st in files:
                     try:  # where they fit, stat_numbers(st) are the numbers as they are
                         add_numbers(pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                                         st.st_ino))
+                                         st.st_ino if inodes else 0))
                     except struct.error:  # a time past the year 2262, an inode past 2**63
                         add_numbers(pack(*stat_numbers(st)))
                     add_name(name)
