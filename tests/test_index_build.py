@@ -260,3 +260,25 @@ def test_the_wal_truncate_neither_waits_for_nor_breaks_a_reader(repo: Path) -> N
     reader.rollback()
     reader.close()
     assert set(ids("pear")) == set(mids)
+
+
+def test_a_ctrl_c_in_a_write_if_free_puts_the_wait_back(tmp_path: Path) -> None:
+    """_unless_busy sets the connection's busy_timeout to 0 for its block: a
+    KeyboardInterrupt in the block (here from the rows' iterator) left a kept
+    connection never waiting for another writer again; now the wait is put back, and
+    no transaction is left open."""
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    conn.execute("CREATE TABLE t (v)")
+    conn.execute(f"PRAGMA busy_timeout = {int(build.LOCK_WAIT_SECONDS * 1000)}")
+
+    def rows():  # type: ignore[no-untyped-def]
+        yield (1,)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build.write_many_if_free(conn, "INSERT INTO t (v) VALUES (?)", rows())  # type: ignore[arg-type]
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == int(
+        build.LOCK_WAIT_SECONDS * 1000)
+    assert not conn.in_transaction
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+    conn.close()

@@ -896,12 +896,15 @@ def walk_record(conn: sqlite3.Connection) -> tuple[str | None, str, list[str]] |
 @contextlib.contextmanager
 def _unless_busy(conn: sqlite3.Connection) -> Iterator[None]:
     """Run the block only if no other process holds the write lock (never waited for);
-    an SQLite error in it (busy, or a read-only index) skips what is left of it."""
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute("PRAGMA busy_timeout = 0")
-        yield
-    with contextlib.suppress(sqlite3.Error):
-        conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
+    an SQLite error in it (busy, or a read-only index) skips what is left of it. The
+    connection's wait is put back however the block ends (a Ctrl-C in it too)."""
+    try:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA busy_timeout = 0")
+            yield
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute(f"PRAGMA busy_timeout = {int(LOCK_WAIT_SECONDS * 1000)}")
 
 
 def write_if_free(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> None:
@@ -927,7 +930,7 @@ def write_many_if_free(conn: sqlite3.Connection, sql: str,
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany(sql, rows)
             conn.execute("COMMIT")
-        except sqlite3.Error:
+        except BaseException:  # a Ctrl-C too: no transaction left open on the connection
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
