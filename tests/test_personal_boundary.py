@@ -1606,6 +1606,52 @@ def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tm
                                           cwd=repo).stdout
 
 
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_key_left_by_a_stopped_commit_does_not_skip_a_later_cherry_picks_scan(
+        repo: Path, tmp_path: Path, kind: str) -> None:
+    """fix32b (review of audit32): the memex-scanned key a passing pre-commit scan leaves
+    outlived its commit when git stopped after pre-commit (`commit -F` of a missing file,
+    a later pre-commit hook failing): a later `git cherry-pick` staging the same change
+    skipped its only scan though the text had since been kept as a personal memory, and
+    committed the copy. The key holds the hook's git process now: another git's scan runs."""
+    body = "My own note: the staging box password reminder lives in my head, not here"
+    env = _all_hooks(repo, tmp_path, kind)
+    git_proc("checkout", "-q", "-b", "scratch", cwd=repo)
+    (repo / "notes.md").write_text(body + "\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "notes", cwd=repo, env=env)
+    pick = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    git_proc("checkout", "-q", "main", cwd=repo)
+    git_proc("cherry-pick", "-n", pick, cwd=repo, env=env)
+    # pre-commit passes (nothing personal yet), then git stops: no message file
+    proc = git_proc("commit", "-F", str(tmp_path / "no-such-message"), cwd=repo, env=env,
+                    check=False)
+    assert proc.returncode != 0
+    assert (repo / ".git" / githooks.SCANNED).exists(), proc.stdout + proc.stderr
+    git_proc("reset", "-q", "--hard", cwd=repo)
+    put(homes.workspace(repo).personal_dir, body, scope="personal")
+    proc = git_proc("cherry-pick", pick, cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                      cwd=repo).stdout
+
+
+def test_a_key_is_kept_only_under_a_git_process(repo: Path) -> None:
+    """fix32b: a scan run outside a git hook (no `git` among its parents) keeps no key,
+    and a pre-commit scan removes any old one before it scans."""
+    git_dir = repo / ".git"
+    assert githooks.hook_git() is None  # pytest is not run by git
+    githooks.note_passed(git_dir, b"x", "sha1")
+    assert not (git_dir / githooks.SCANNED).exists()
+    (git_dir / githooks.SCANNED).write_text("old 1\n", encoding="ascii")
+    assert not githooks.passed_before(git_dir, b"x", "sha1")
+    assert not (git_dir / githooks.SCANNED).exists()
+    (git_dir / githooks.SCANNED).write_text("old 1\n", encoding="ascii")
+    githooks.forget_passed(git_dir)
+    assert not (git_dir / githooks.SCANNED).exists()
+
+
 def test_a_home_verdict_is_kept_for_a_user_home_of_many_folders(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """audit32 (fix31b left it unmeasured): the kept verdict held each folder of the
