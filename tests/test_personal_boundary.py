@@ -1593,6 +1593,27 @@ def test_a_commit_after_a_cherry_pick_is_scanned_once(repo: Path, tmp_path: Path
 
 
 @pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_commit_after_a_cherry_pick_is_scanned_once_in_a_sha256_repository(
+        repo: Path, tmp_path: Path, kind: str) -> None:
+    """fix32b: the scanner's key (Python, the object format from the repo's config) and
+    the shell hook's (`git hash-object`) agree in a `--object-format=sha256` repository
+    too; were they to differ the commit would be scanned twice."""
+    shutil.rmtree(repo / ".git")
+    git_proc("init", "-q", "-b", "main", "--object-format=sha256", cwd=repo)
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", "initial", cwd=repo)
+    assert len(git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()) == 64
+    env, trace = _counted(repo, tmp_path, _all_hooks(repo, tmp_path, kind))
+    side = _side_memory(repo, env)
+    git_proc("cherry-pick", "-n", "-X", "theirs", side, cwd=repo, env=env)
+    trace.unlink(missing_ok=True)
+    proc = git_proc("commit", "-q", "-m", "picked", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _scans(trace) == 1
+    assert not (repo / ".git" / githooks.SCANNED).exists()
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
 def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tmp_path: Path,
                                                                  kind: str) -> None:
     """audit32: what pre-commit's scan passed is skipped at prepare-commit-msg only for the
