@@ -157,8 +157,10 @@ _ENTRIES = ("none", "exec", "plain", "folder", "link", "missing")
 @pytest.mark.skipif(os.name != "posix", reason="the lookup is shutil.which's off POSIX")
 @given(st.lists(st.tuples(st.sampled_from(_ENTRIES), st.booleans()), max_size=6),
        st.sampled_from(["", os.pathsep, "rel", None]))
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          deadline=None)
+@settings(max_examples=60, deadline=None,
+          # a list replaces the profile's (hypothesis does not add them): keep its too_slow
+          suppress_health_check=[*settings().suppress_health_check,
+                                 HealthCheck.function_scoped_fixture])
 def test_git_binary_finds_what_shutil_which_finds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         entries: list[tuple[str, bool]], extra: str | None) -> None:
@@ -276,3 +278,13 @@ def test_the_process_started_ahead_when_children_are_reaped_already(repo: Path) 
         assert got == _popen_answer(argv, start, env) and got[0] == 0
     finally:
         signal.signal(signal.SIGCHLD, before)
+
+
+def test_the_property_test_here_keeps_the_untimed_profiles_suppression() -> None:
+    """fix32b: the @settings above named only function_scoped_fixture, which replaced the
+    conftest profile's too_slow suppression: the test could fail a loaded run on
+    hypothesis's data-generation speed."""
+    kept = test_git_binary_finds_what_shutil_which_finds._hypothesis_internal_use_settings  # type: ignore[attr-defined]
+    assert HealthCheck.too_slow in kept.suppress_health_check
+    assert HealthCheck.function_scoped_fixture in kept.suppress_health_check
+    assert kept.deadline is None

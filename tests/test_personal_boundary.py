@@ -1506,10 +1506,21 @@ def test_a_cherry_pick_run_inside_a_rebase_is_scanned(repo: Path, tmp_path: Path
     assert _scans(trace) == 0  # the rebase's own picks replay commits already made
 
 
-@pytest.mark.parametrize("last", ["pick 1a2b c", "  p\t1a2b c", "reword 1a2b c", "edit 1a2b",
-                                  "fixup -C 1a2b c", "squash 1a2b", "merge -C 1a2b x",
+# The commands a rebase replays a commit with, as git writes them in rebase-merge/done (the
+# todo's lines moved there as written: full words, or letters with
+# rebase.abbreviateCommands or typed so); written out here, not read from githooks.REPLAYS,
+# so a wrong list fails the test. Not replays: exec/x, break/b, drop/d, label/l, reset/t,
+# update-ref/u (git-rebase(1), "sequencer" todo commands).
+REBASE_REPLAYS = {"pick", "p", "reword", "r", "edit", "e", "fixup", "f", "squash", "s",
+                  "merge", "m"}
+
+
+@pytest.mark.parametrize("last", ["pick 1a2b c", "  p\t1a2b c", "reword 1a2b c", "r 1a2b c",
+                                  "edit 1a2b", "e 1a2b c", "fixup -C 1a2b c", "f 1a2b c",
+                                  "squash 1a2b", "s 1a2b c", "merge -C 1a2b x", "m -c 1a2b x",
                                   "exec git cherry-pick 1a2b", "x git revert HEAD", "break",
-                                  "pickle", "", None])
+                                  "b", "drop 1a2b c", "d 1a2b", "label onto", "t onto",
+                                  "update-ref refs/heads/x", "pickle", "", None])
 @pytest.mark.parametrize("files", [("MERGE_MSG",), ("MERGE_MSG", "MERGE_HEAD"),
                                    ("MERGE_MSG", "rebase-merge/stopped-sha"), ()])
 def test_the_hook_and_the_scanner_read_one_rule_of_unhooked_commits(
@@ -1525,7 +1536,7 @@ def test_the_hook_and_the_scanner_read_one_rule_of_unhooked_commits(
         (git_dir / name).write_text("x\n", encoding="utf-8")
     shell = subprocess.run(["sh", "-c", githooks._AT_REBASE_STOP], cwd=repo).returncode == 0
     assert shell == githooks.unhooked(git_dir)
-    replay = last is not None and last.split()[:1] in ([w] for w in githooks.REPLAYS)
+    replay = last is not None and last.split()[:1] in ([w] for w in REBASE_REPLAYS)
     assert shell == ("rebase-merge/stopped-sha" in files
                      or ("MERGE_HEAD" not in files and "MERGE_MSG" in files and not replay))
 
@@ -1582,6 +1593,27 @@ def test_a_commit_after_a_cherry_pick_is_scanned_once(repo: Path, tmp_path: Path
 
 
 @pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_commit_after_a_cherry_pick_is_scanned_once_in_a_sha256_repository(
+        repo: Path, tmp_path: Path, kind: str) -> None:
+    """fix32b: the scanner's key (Python, the object format from the repo's config) and
+    the shell hook's (`git hash-object`) agree in a `--object-format=sha256` repository
+    too; were they to differ the commit would be scanned twice."""
+    shutil.rmtree(repo / ".git")
+    git_proc("init", "-q", "-b", "main", "--object-format=sha256", cwd=repo)
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "-m", "initial", cwd=repo)
+    assert len(git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()) == 64
+    env, trace = _counted(repo, tmp_path, _all_hooks(repo, tmp_path, kind))
+    side = _side_memory(repo, env)
+    git_proc("cherry-pick", "-n", "-X", "theirs", side, cwd=repo, env=env)
+    trace.unlink(missing_ok=True)
+    proc = git_proc("commit", "-q", "-m", "picked", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _scans(trace) == 1
+    assert not (repo / ".git" / githooks.SCANNED).exists()
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
 def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tmp_path: Path,
                                                                  kind: str) -> None:
     """audit32: what pre-commit's scan passed is skipped at prepare-commit-msg only for the
@@ -1604,6 +1636,52 @@ def test_a_scan_passed_before_lets_no_other_staged_change_through(repo: Path, tm
         assert "a copy of personal memory" in proc.stdout + proc.stderr
         assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
                                           cwd=repo).stdout
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_key_left_by_a_stopped_commit_does_not_skip_a_later_cherry_picks_scan(
+        repo: Path, tmp_path: Path, kind: str) -> None:
+    """fix32b (review of audit32): the memex-scanned key a passing pre-commit scan leaves
+    outlived its commit when git stopped after pre-commit (`commit -F` of a missing file,
+    a later pre-commit hook failing): a later `git cherry-pick` staging the same change
+    skipped its only scan though the text had since been kept as a personal memory, and
+    committed the copy. The key holds the hook's git process now: another git's scan runs."""
+    body = "My own note: the staging box password reminder lives in my head, not here"
+    env = _all_hooks(repo, tmp_path, kind)
+    git_proc("checkout", "-q", "-b", "scratch", cwd=repo)
+    (repo / "notes.md").write_text(body + "\n", encoding="utf-8")
+    git_proc("add", "-A", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "notes", cwd=repo, env=env)
+    pick = git_proc("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    git_proc("checkout", "-q", "main", cwd=repo)
+    git_proc("cherry-pick", "-n", pick, cwd=repo, env=env)
+    # pre-commit passes (nothing personal yet), then git stops: no message file
+    proc = git_proc("commit", "-F", str(tmp_path / "no-such-message"), cwd=repo, env=env,
+                    check=False)
+    assert proc.returncode != 0
+    assert (repo / ".git" / githooks.SCANNED).exists(), proc.stdout + proc.stderr
+    git_proc("reset", "-q", "--hard", cwd=repo)
+    put(homes.workspace(repo).personal_dir, body, scope="personal")
+    proc = git_proc("cherry-pick", pick, cwd=repo, env=env, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                      cwd=repo).stdout
+
+
+def test_a_key_is_kept_only_under_a_git_process(repo: Path) -> None:
+    """fix32b: a scan run outside a git hook (no `git` among its parents) keeps no key,
+    and a pre-commit scan removes any old one before it scans."""
+    git_dir = repo / ".git"
+    assert githooks.hook_git() is None  # pytest is not run by git
+    githooks.note_passed(git_dir, b"x", "sha1")
+    assert not (git_dir / githooks.SCANNED).exists()
+    (git_dir / githooks.SCANNED).write_text("old 1\n", encoding="ascii")
+    assert not githooks.passed_before(git_dir, b"x", "sha1")
+    assert not (git_dir / githooks.SCANNED).exists()
+    (git_dir / githooks.SCANNED).write_text("old 1\n", encoding="ascii")
+    githooks.forget_passed(git_dir)
+    assert not (git_dir / githooks.SCANNED).exists()
 
 
 def test_a_home_verdict_is_kept_for_a_user_home_of_many_folders(

@@ -44,40 +44,88 @@ UNHOOKED_COMMITS: tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...] = (
 
 # A staged change the pre-commit scan passed while the commit is one prepare-commit-msg
 # scans too (a `git commit` after `cherry-pick -n` or a resolved conflict, `--amend` at an
-# edit stop): the scanner writes the git blob id of gitio.STAGED_LISTING's exact bytes
-# (what it scanned) to this file under the git dir; prepare-commit-msg removes the file
-# and skips the scan when the staged listing hashes the same (the same paths, modes and
-# blobs). Written only then, never for an empty listing.
+# edit stop): the scanner writes to this file under the git dir the git blob id of
+# gitio.STAGED_LISTING's exact bytes (what it scanned) and the process id of the git
+# process running the hooks (the nearest `git` among the scanner's parent and the two
+# above it: the plain hook execs the scanner, a chain line runs it from the user's hook,
+# the pre-commit framework from its own Python). prepare-commit-msg removes the file and
+# skips the scan only when the staged listing hashes the same AND its git is that git
+# ($PPID of the plain hook and of a user's hook; the same walk for the framework's
+# stage): the same `git commit` that was just scanned. A key left by a commit git
+# stopped after pre-commit (`commit -F missing`, a later pre-commit hook failing) never
+# matches another git command's; every pre-commit scan removes an old key first. No git
+# found (no /proc, a client that runs hooks itself): no key, the commit is scanned twice.
 SCANNED = "memex-scanned"
 _SHELL_PASSED = ("{ memex_k=$(git " + " ".join(gitio.STAGED_LISTING)
                  + " 2>/dev/null | git hash-object --stdin 2>/dev/null); "
                  f'memex_m=$(cat "$memex_gd/{SCANNED}" 2>/dev/null); '
                  f'rm -f "$memex_gd/{SCANNED}"; '
-                 '[ -n "$memex_m" ] && [ "$memex_k" = "$memex_m" ]; }')
+                 '[ -n "$memex_k" ] && [ "$memex_k $PPID" = "$memex_m" ]; }')
 
 
 def staged_key(listing: bytes, object_format: str) -> str:
-    """The key SCANNED holds for a staged LISTING: `git hash-object` of its bytes."""
+    """The listing's part of SCANNED's key: `git hash-object` of the LISTING's bytes."""
     return fingerprint.blob_id(listing, object_format)
 
 
+def _parent(pid: int) -> tuple[int, str] | None:
+    """(parent pid, command name) of PID from /proc (None without it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    name, _, rest = stat.rpartition(b")")  # the name may hold spaces and parentheses
+    fields = rest.split()
+    if len(fields) < 2 or not fields[1].isdigit():
+        return None
+    return int(fields[1]), name.partition(b"(")[2].decode("utf-8", "replace")
+
+
+def hook_git() -> int | None:
+    """The pid of the git process running the hook this process runs under: the nearest
+    process named `git` among this one's parent and the two above it (None: none, or no
+    /proc to tell)."""
+    pid = os.getppid()
+    for _ in range(3):
+        if pid <= 1:
+            return None
+        found = _parent(pid)
+        if found is None:
+            return None
+        if found[1] == "git":
+            return pid
+        pid = found[0]
+    return None
+
+
 def note_passed(git_dir: Path, listing: bytes, object_format: str) -> None:
-    """Keep that the scan passed this staged LISTING (SCANNED; nothing for an empty one)."""
-    if listing:
+    """Keep that the scan passed this staged LISTING in this git command (SCANNED; nothing
+    for an empty listing or when the hook's git is unknown)."""
+    git = hook_git()
+    if listing and git is not None:
         with contextlib.suppress(OSError):  # not kept: prepare-commit-msg scans again
-            (git_dir / SCANNED).write_text(staged_key(listing, object_format) + "\n",
+            (git_dir / SCANNED).write_text(f"{staged_key(listing, object_format)} {git}\n",
                                            encoding="ascii")
 
 
+def forget_passed(git_dir: Path) -> None:
+    """Remove any key an earlier commit left (a pre-commit scan, before it scans)."""
+    with contextlib.suppress(OSError):
+        (git_dir / SCANNED).unlink()
+
+
 def passed_before(git_dir: Path, listing: bytes, object_format: str) -> bool:
-    """Whether the scan passed this staged LISTING before (SCANNED, removed either way)."""
+    """Whether this git command's pre-commit scan passed this staged LISTING (SCANNED,
+    removed either way)."""
     path = git_dir / SCANNED
     try:
         kept = path.read_text(encoding="ascii", errors="replace").strip()
         path.unlink()
     except OSError:
         return False
-    return bool(listing) and kept == staged_key(listing, object_format)
+    git = hook_git()
+    return (bool(listing) and git is not None
+            and kept == f"{staged_key(listing, object_format)} {git}")
 
 
 # true when the rebase in progress is running one of its own REPLAYS (POSIX sh; one sed

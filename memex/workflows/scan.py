@@ -331,6 +331,8 @@ def scan_staged_for_hook(ws: Workspace, prepare: bool
     object_format = ws.config.get("extensions.objectformat", "sha1")
     if prepare and githooks.passed_before(git_dir, listing, object_format):
         return None
+    if not prepare:
+        githooks.forget_passed(git_dir)
     count, findings = scan_staged(ws, listing)
     if not findings and not prepare and githooks.unhooked(git_dir):
         githooks.note_passed(git_dir, listing, object_format)
