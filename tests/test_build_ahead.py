@@ -71,6 +71,21 @@ def _dump(ws: homes.Workspace) -> dict[str, list[tuple[object, ...]]]:
         conn.close()
 
 
+def _built_to_share_in_chunks(repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch
+                              ) -> tuple[homes.Workspace, dict[str, list[tuple[object, ...]]]]:
+    """A store indexed in full and its dump, set for the next full build to fork its
+    helper and write in small chunks (blocks of 3 files, inserts every 5), with no SQLite
+    connection left to cross the fork."""
+    ws = _store(repo, memex_home)
+    build.refresh(ws, full=True)
+    expected = _dump(ws)
+    build.forget_connections()
+    monkeypatch.setattr(ahead, "forks", lambda count: True)
+    monkeypatch.setattr(ahead, "BLOCK", 3)
+    monkeypatch.setattr(build, "_CHUNK", 5)
+    return ws, expected
+
+
 @pytest.fixture
 def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The pids of the helpers os.fork starts from here on."""
@@ -282,13 +297,7 @@ def test_a_build_killed_with_its_helper_running_leaves_the_index_and_no_helper(
     """SIGKILL of the building process between two chunks of inserts, its helper
     running: the next refresh finds the index as it was (every file in it, the same
     rows), and the helper has ended (at its next write to the pipe)."""
-    ws = _store(repo, memex_home)
-    build.refresh(ws, full=True)
-    expected = _dump(ws)
-    build.forget_connections()  # no SQLite connection crosses the fork
-    monkeypatch.setattr(ahead, "forks", lambda count: True)
-    monkeypatch.setattr(ahead, "BLOCK", 3)
-    monkeypatch.setattr(build, "_CHUNK", 5)
+    ws, expected = _built_to_share_in_chunks(repo, memex_home, monkeypatch)
     helper = tmp_path / "helper-pid"
     fork = os.fork
     pid = fork()
@@ -422,13 +431,7 @@ def test_ctrl_c_during_a_build_with_its_helper_stops_both_and_leaves_the_index(
     """A terminal's Ctrl-C (SIGINT to the building process and its helper, one process
     group) in the middle of a shared full build: both end, nothing is committed (the
     next refresh finds the index as it was), and no helper is left running."""
-    ws = _store(repo, memex_home)
-    build.refresh(ws, full=True)
-    expected = _dump(ws)
-    build.forget_connections()  # no SQLite connection crosses the fork
-    monkeypatch.setattr(ahead, "forks", lambda count: True)
-    monkeypatch.setattr(ahead, "BLOCK", 3)
-    monkeypatch.setattr(build, "_CHUNK", 5)
+    ws, expected = _built_to_share_in_chunks(repo, memex_home, monkeypatch)
     file_rows = build.file_rows
 
     def slow(*args: Any, **kwargs: Any) -> Any:
