@@ -494,9 +494,12 @@ def test_supersede_carries_tags_and_paths_within_the_write_bounds(
 @pytest.mark.parametrize("glob,refused", [
     ("C:\\Users\\me\\x", True), ("C:/src/*", True), ("\\\\share\\x", True), ("~", True),
     ("~/notes/*", True), ("~backup/*", False), ("\\[draft\\]/*", False),
-    ("**/..foo", False), ("a..b/*", False), ("./src", False)])
+    ("**/..foo", False), ("a..b/*", False), ("./src", False),
+    (" /etc/x", True), ("\t~/x", True), ("..\t", True), (" ./../x ", True)])
 def test_outside_problem_reads_drives_and_tilde_folders(glob: str, refused: bool) -> None:
     """fix31b (review of audit31): a Windows drive path passed as relative, and any glob
-    starting `~` was refused, though `~backup/*` names a folder of the repository."""
+    starting `~` was refused, though `~backup/*` names a folder of the repository. A
+    glob is judged as it is matched, stripped (import kept `" /etc/x"`, which
+    glob_pattern reads as `etc/x`)."""
     from memex.core import model
     assert (model.outside_problem(glob) is not None) is refused

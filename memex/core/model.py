@@ -405,7 +405,8 @@ def outside_problem(path: str) -> str | None:
     """Why a `paths` glob names nothing in the repository: absolute (`/`, `~` or `~/...`
     (`~backup/*` is a folder's name), a Windows drive or root) or with a `..` part.
     Paths are globs relative to the repository's top; such a glob never matches (None:
-    it is fine)."""
+    it is fine). Judged stripped, as glob_pattern matches it."""
+    path = path.strip()
     if (path.startswith("/") or path == "~" or path.startswith(("~/", "~\\"))
             or _WINDOWS_ROOT.match(path) or ".." in re.split(r"[/\\]", path)):
         return (f"path {_quoted(path, 45)} is not relative to the repository's top (no "
