@@ -13,7 +13,7 @@ import random
 import signal
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,16 @@ def _built_to_share_in_chunks(repo: Path, memex_home: Path, monkeypatch: pytest.
     monkeypatch.setattr(ahead, "BLOCK", 3)
     monkeypatch.setattr(build, "_CHUNK", 5)
     return ws, expected
+
+
+def _recording_forks(fork: Callable[[], int], into: Path) -> Callable[[], int]:
+    """FORK, writing each child's pid INTO (where a test finds the build's helper)."""
+    def recorded() -> int:
+        child = fork()
+        if child:
+            into.write_text(str(child))
+        return child
+    return recorded
 
 
 @pytest.fixture
@@ -303,13 +313,7 @@ def test_a_build_killed_with_its_helper_running_leaves_the_index_and_no_helper(
     pid = fork()
     if pid == 0:  # pragma: no cover - the child ends in os._exit or a SIGKILL
         try:
-            def recorded() -> int:
-                child = fork()
-                if child:
-                    helper.write_text(str(child))
-                return child
-
-            os.fork = recorded
+            os.fork = _recording_forks(fork, helper)
             os.environ["GIT_MEMEX_FAULT"] = "kill@3"  # the second chunk's "index write"
             iostep.reset()
             build.refresh(ws, full=True)
@@ -455,13 +459,7 @@ def test_ctrl_c_during_a_build_with_its_helper_stops_both_and_leaves_the_index(
             os.setpgrp()  # its own group, as a terminal's foreground job
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
-            def recorded() -> int:
-                child = fork()
-                if child:
-                    helper.write_text(str(child))
-                return child
-
-            os.fork = recorded
+            os.fork = _recording_forks(fork, helper)
             build.refresh(ws, full=True)
             code = 3  # not interrupted
         except KeyboardInterrupt:
