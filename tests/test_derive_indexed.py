@@ -8,6 +8,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from memex.core import frontmatter
 from memex.index import build, views
 from memex.storage import homes
@@ -93,6 +95,18 @@ def _store(repo: Path, memex_home: Path) -> list[str]:
 
 
 def test_derive_equals_the_whole_table_statements(repo: Path, memex_home: Path) -> None:
+    _derive_equals_the_whole_table_statements(repo, memex_home)
+
+
+def test_derive_of_many_ids_equals_the_whole_table_statements(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More than _CHUNK touched ids (a full build's) are first narrowed to those held
+    twice or marked shadowed (build._shadow_candidates): the same results."""
+    monkeypatch.setattr(build, "_CHUNK", 2)
+    _derive_equals_the_whole_table_statements(repo, memex_home)
+
+
+def _derive_equals_the_whole_table_statements(repo: Path, memex_home: Path) -> None:
     ids = _store(repo, memex_home)
     ws = homes.workspace()
     views.opened(ws)  # refresh: derive ran on every id

@@ -5,6 +5,7 @@ dataclass __init__, and the build's checks on a file's name held as text."""
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -78,6 +79,44 @@ def test_an_index_built_in_one_segment_equals_one_built_in_many(
     assert many[0] > 2 * one[0]
     assert many[1] == one[1]
     assert one[1][1]["wombat"] and one[1][1]["依赖"]
+
+
+def test_a_full_build_writes_its_postings_once_and_keeps_the_hash_size(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full build holds its postings in memory (schema.FTS_BUILD_HASH_BYTES) where the
+    kept hash size would write segments as it goes, for the 'optimize' to merge again;
+    the index keeps its own setting, and its rows are those of a build that wrote many."""
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    for i in range(60):
+        memfiles.put(folder, f"wombat {i} digs a burrow at night in grass {i * 7}",
+                     title=f"Burrow {i}", tags=[f"t{i % 4}"])
+    # a 1 KB kept hash: a segment every few memories
+    monkeypatch.setattr(schema, "FTS_SETTINGS",
+                        "INSERT INTO fts (fts, rank) VALUES ('hashsize', 1024);\n")
+    build.refresh(ws)
+    many = _index(ws)
+    made: list[sqlite3.Connection] = []
+    connect = build._connect
+    monkeypatch.setattr(build, "_connect", lambda target: made.append(connect(target))
+                        or made[-1])
+    written: list[int] = []
+
+    def probe(done: int, total: int) -> None:  # the build's own connection, mid-build
+        written.append(made[-1].execute("SELECT count(*) FROM fts_data").fetchone()[0])
+
+    build.forget_connections()
+    build.refresh(ws, full=True, progress=probe)
+    assert written and written[-1] <= 2  # the structure and averages records only
+    assert _hash_size(ws) == 1024
+    assert _index(ws) == many
+    # the kept setting writes segments again: a refresh of many files after it
+    for i in range(30):
+        memfiles.put(folder, f"another wombat {i} at dawn", title=f"Dawn {i}")
+    written.clear()
+    build.forget_connections()
+    build.refresh(ws, progress=probe)
+    assert written[-1] > 2
 
 
 def _varied() -> list[dict[str, object]]:
