@@ -111,12 +111,60 @@ def test_a_full_build_writes_its_postings_once_and_keeps_the_hash_size(
     assert _hash_size(ws) == 1024
     assert _index(ws) == many
     # the kept setting writes segments again: a refresh of many files after it
-    for i in range(30):
-        memfiles.put(folder, f"another wombat {i} at dawn", title=f"Dawn {i}")
-    written.clear()
+    _dawn(folder)
     build.forget_connections()
+    before = _segments(ws)
+    build.forget_connections()
+    written.clear()
     build.refresh(ws, progress=probe)
-    assert written[-1] > 2
+    assert written[-1] > before
+
+
+def _dawn(folder: Path) -> None:
+    for i in range(30):
+        memfiles.put(folder, f"another wombat {i} at dawn with more words {i * 3} {i * 7} "
+                     f"{i * 11}", title=f"Dawn {i}")
+
+
+def test_a_full_build_that_fails_leaves_the_kept_hash_size_in_force(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full build stopped midway rolls back its larger hash size with the rest, also
+    the one FTS5 holds in the connection's memory (which a rollback alone leaves in
+    force until the table's structure is next read): the same connection's next refresh
+    writes segments at the kept size again."""
+    ws = homes.workspace()
+    folder = repo / ".memex"
+    for i in range(40):
+        memfiles.put(folder, f"wombat {i} digs a burrow at night", title=f"Burrow {i}")
+    monkeypatch.setattr(schema, "FTS_SETTINGS",
+                        "INSERT INTO fts (fts, rank) VALUES ('hashsize', 1024);\n")
+    build.refresh(ws)
+    made: list[sqlite3.Connection] = []
+    connect = build._connect
+    monkeypatch.setattr(build, "_connect", lambda target: made.append(connect(target))
+                        or made[-1])
+    build.forget_connections()
+    rows = build.file_rows
+    calls: list[str] = []
+
+    def failing(path: str, *args: object) -> object:
+        calls.append(path)
+        if len(calls) == 20:
+            raise KeyboardInterrupt
+        return rows(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "file_rows", failing)
+    with pytest.raises(KeyboardInterrupt):
+        build.refresh(ws, full=True)
+    monkeypatch.setattr(build, "file_rows", rows)
+    assert len(made) == 1 and _hash_size(ws) == 1024
+    _dawn(folder)
+    count = "SELECT count(*) FROM fts_data"
+    before = made[0].execute(count).fetchone()[0]
+    written: list[int] = []
+    build.refresh(ws, progress=lambda done, total: written.append(
+        made[0].execute(count).fetchone()[0]))
+    assert len(made) == 1 and written[-1] > before
 
 
 def _varied() -> list[dict[str, object]]:

@@ -1130,6 +1130,8 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
+            if full:
+                _reload_fts_settings(conn)
         _keep_walk(index, None)
         raise
     _keep_walk(index, Walk(stamps, layout, new_generation, racy) if value else None)
@@ -1344,6 +1346,13 @@ def _clear(conn: sqlite3.Connection) -> None:
     # schema.FTS_SETTINGS back before it commits (an index made before that setting
     # gets it then), a rollback takes both back
     conn.execute(schema.FTS_BUILD_SETTINGS)
+
+
+def _reload_fts_settings(conn: sqlite3.Connection) -> None:
+    """After a rolled-back full build: FTS5 keeps a setting the transaction changed (the
+    build's hash size, _clear) in the connection's memory until it next reads the table's
+    structure, which a query does; it then reads the kept settings again."""
+    conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'settings' LIMIT 1").fetchall()
 
 
 def _recorded(state: FileState, now_ns: int) -> tuple[int, int, int, int]:
