@@ -31,3 +31,45 @@ def test_a_search_makes_no_memory_per_candidate_row(repo: Path,
     assert len(again.hits) == 5
     assert [h.id for h in again.hits] == [h.id for h in first.hits]
     assert made == []  # main made two per candidate (eligibility, then the boosts)
+
+
+def _bm25_statements(ws: homes.Workspace, query: str, limit: int = 10) -> list[str]:
+    """The statements (nested ones left out) a search of QUERY runs bm25() in."""
+    from memex.index import build
+
+    conn = build._OPEN[str(build.db_path(ws))].conn
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        engine.search(ws, engine.SearchRequest(query=query, limit=limit,
+                                               record_access=False))
+    finally:
+        conn.set_trace_callback(None)
+    return [s for s in seen if "bm25(" in s and not s.startswith("--")]
+
+
+def test_a_lane_with_fewer_matches_than_wanted_ranks_them_once(repo: Path) -> None:
+    """bm25() scores every match of a lane: a lane holding fewer matches than the rows
+    wanted (most questions' all-term lanes, a rare word) is ranked once; main ranked
+    it a second time to count its matches."""
+    folder = memfiles.personal()
+    for i in range(12):
+        memfiles.put(folder, f"Kiwi note {i}: the kiwi crate pins serde", scope="personal")
+    ws = homes.workspace(repo)
+    engine.search(ws, engine.SearchRequest(query="kiwi"))  # builds the index
+    assert len(_bm25_statements(ws, "kiwi")) == 1
+
+
+def test_candidates_past_the_first_rows_the_filters_drop(repo: Path) -> None:
+    """The best-ranked matches are joined with their memories a slice at a time: when
+    the filters drop the best ones, the next slices fill the page, best first."""
+    folder = memfiles.personal()
+    for _ in range(45):  # rank above every active one, all archived
+        memfiles.put(folder, "Kiwi old\n" + "kiwi " * 40 + "pad " * 5, scope="personal",
+                     status="archived", retired_at="2026-10-01T00:00:00Z")
+    active = [memfiles.put(folder, f"Kiwi {i}\n" + "kiwi " * (i + 1) + "pad " * (44 - i),
+                           scope="personal") for i in range(40)]
+    ws = homes.workspace(repo)
+    hits = engine.search(ws, engine.SearchRequest(query="kiwi", limit=12)).hits
+    assert [h.id for h in hits] == active[::-1][:12]
+    assert len(_bm25_statements(ws, "kiwi", limit=12)) == 1

@@ -503,26 +503,51 @@ NARROW_FACTOR = 4
 NARROW_MIN = 100
 
 
+_RANKED = (f"SELECT rowid, bm25(fts, {', '.join(str(w) for w in schema.WEIGHTS)}) AS rank "
+           "FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?")
+
+
 def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[object],
                 limit: int, exclude: set[int]) -> list[tuple[Any, ...]]:
-    """The best `limit` matches passing WHERE, not in EXCLUDE. First from the best
-    ranked matches alone (a common word matches thousands of memories, and joining
-    each with its row costs a page read); that is the full answer whenever enough of
-    them pass (any other match ranks below all of them), else every match is joined."""
-    weights = ", ".join(str(w) for w in schema.WEIGHTS)
+    """The best `limit` matches passing WHERE, not in EXCLUDE (the best `limit` +
+    len(EXCLUDE) passing WHERE, less those in EXCLUDE). First from the best ranked
+    matches alone (a common word matches thousands of memories); that is the full
+    answer whenever enough of them pass (any other match ranks below all of them),
+    else every match is ranked. Only the rows needed are joined with their memories,
+    in rank order (each join reads that memory's row page), and bm25 runs once per
+    ranking (the ranked list's length says whether it held every match)."""
     wanted = limit + len(exclude)
     narrow = max(wanted * NARROW_FACTOR, NARROW_MIN)
-    ranked = (f"SELECT rowid, bm25(fts, {weights}) AS rank FROM fts WHERE fts MATCH ? "
-              "ORDER BY rank LIMIT ?")
-    sql = (f"SELECT {_COLUMNS}, r.rank FROM ({ranked}) r JOIN memories m ON "
-           "m.rowid = r.rowid LEFT JOIN access a ON a.id = m.id "
-           f"WHERE {where} ORDER BY r.rank LIMIT ?")
-    rows = conn.execute(sql, [match, narrow, *args, wanted]).fetchall()
-    if len(rows) < wanted:
-        held = conn.execute(f"SELECT count(*) FROM ({ranked})", [match, narrow]).fetchone()[0]
-        if held >= narrow:  # the filters left too few of the best: look at every match
-            rows = conn.execute(sql, [match, -1, *args, wanted]).fetchall()
+    ranked = conn.execute(_RANKED, (match, narrow)).fetchall()
+    rows = _passing(conn, ranked, where, args, wanted)
+    if len(rows) < wanted and len(ranked) >= narrow:
+        # the filters left too few of the best: look at every match
+        rows = _passing(conn, conn.execute(_RANKED, (match, -1)).fetchall(), where, args,
+                        wanted)
     return [r for r in rows if r[0] not in exclude]
+
+
+def _passing(conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
+             args: list[object], wanted: int) -> list[tuple[Any, ...]]:
+    """The first WANTED of the ranked (rowid, rank) pairs whose memories pass WHERE, as
+    rows of _COLUMNS and the rank, in rank order; joined a slice at a time, each slice
+    as long as the rows still wanted (the filters rarely drop any)."""
+    out: list[tuple[Any, ...]] = []
+    start = 0
+    while len(out) < wanted and start < len(ranked):
+        part = ranked[start: start + max(wanted - len(out), 8)]
+        start += len(part)
+        marks = ", ".join("?" * len(part))
+        found = {row[0]: row for row in conn.execute(
+            f"SELECT {_COLUMNS} FROM memories m LEFT JOIN access a ON a.id = m.id "
+            f"WHERE m.rowid IN ({marks}) AND {where}", [r for r, _ in part] + args)}
+        for rowid, rank in part:
+            row = found.get(rowid)
+            if row is not None:
+                out.append((*row, rank))
+                if len(out) == wanted:
+                    break
+    return out
 
 
 def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
