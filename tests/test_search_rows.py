@@ -4,6 +4,7 @@ every call). Which memories are eligible is tested in test_search.py."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,38 @@ def test_candidates_past_the_first_rows_the_filters_drop(repo: Path) -> None:
     hits = engine.search(ws, engine.SearchRequest(query="kiwi", limit=12)).hits
     assert [h.id for h in hits] == active[::-1][:12]
     assert len(_bm25_statements(ws, "kiwi", limit=12)) == 1
+
+
+def test_a_later_lane_counts_the_earlier_lanes_rows_without_joining_them(
+        repo: Path) -> None:
+    """Rows an earlier lane found (EXCLUDE) pass the filters: a later lane counts them
+    toward the rows wanted, as if joined, and joins only the others."""
+    from memex.core import clock
+    from memex.index import build
+
+    folder = memfiles.personal()
+    for i in range(40):
+        memfiles.put(folder, f"Kiwi {i}\n" + "kiwi " * (i % 9 + 1) + "pad " * (i % 5),
+                     scope="personal", **({"status": "archived",
+                                           "retired_at": "2026-10-01T00:00:00Z"}
+                                          if i % 4 == 0 else {}))
+    ws = homes.workspace(repo)
+    engine.search(ws, engine.SearchRequest(query="kiwi"))  # builds the index
+    with build.open_index(ws) as index:
+        conn = index.conn
+        where, args = engine._filters(engine.SearchRequest(query="kiwi"), clock.now_str(),
+                                      None)
+        best = [r[0] for r in engine._candidates(conn, '"kiwi"', where, args, 20, set())]
+        assert len(best) == 20
+        for earlier in (set(best[:7]), set(best[3:20:2]), set(best)):
+            seen: list[str] = []
+            conn.set_trace_callback(seen.append)
+            try:
+                rows = engine._candidates(conn, '"kiwi"', where, args, 20 - len(earlier),
+                                          earlier)
+            finally:
+                conn.set_trace_callback(None)
+            assert [r[0] for r in rows] == [r for r in best if r not in earlier]
+            joined = {int(n) for s in seen for listed in re.findall(r"m\.rowid IN \(([^)]*)\)", s)
+                      for n in listed.split(",")}
+            assert joined and not joined & earlier or earlier == set(best)

@@ -509,45 +509,51 @@ _RANKED = (f"SELECT rowid, bm25(fts, {', '.join(str(w) for w in schema.WEIGHTS)}
 
 def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[object],
                 limit: int, exclude: set[int]) -> list[tuple[Any, ...]]:
-    """The best `limit` matches passing WHERE, not in EXCLUDE (the best `limit` +
-    len(EXCLUDE) passing WHERE, less those in EXCLUDE). First from the best ranked
-    matches alone (a common word matches thousands of memories); that is the full
-    answer whenever enough of them pass (any other match ranks below all of them),
-    else every match is ranked. Only the rows needed are joined with their memories,
-    in rank order (each join reads that memory's row page), and bm25 runs once per
+    """The best `limit` matches passing WHERE, not in EXCLUDE (rowids an earlier lane
+    found, so passing WHERE): the best `limit` + len(EXCLUDE) passing WHERE, less
+    those in EXCLUDE. First from the best ranked matches alone (a common word matches
+    thousands of memories); that is the full answer whenever enough of them pass (any
+    other match ranks below all of them), else every match is ranked. Only the rows
+    needed are joined with their memories, in rank order (each join reads that
+    memory's row page; EXCLUDE's are counted, not joined), and bm25 runs once per
     ranking (the ranked list's length says whether it held every match)."""
     wanted = limit + len(exclude)
     narrow = max(wanted * NARROW_FACTOR, NARROW_MIN)
     ranked = conn.execute(_RANKED, (match, narrow)).fetchall()
-    rows = _passing(conn, ranked, where, args, wanted)
-    if len(rows) < wanted and len(ranked) >= narrow:
+    rows, passed = _passing(conn, ranked, where, args, wanted, exclude)
+    if passed < wanted and len(ranked) >= narrow:
         # the filters left too few of the best: look at every match
-        rows = _passing(conn, conn.execute(_RANKED, (match, -1)).fetchall(), where, args,
-                        wanted)
-    return [r for r in rows if r[0] not in exclude]
+        rows, _ = _passing(conn, conn.execute(_RANKED, (match, -1)).fetchall(), where,
+                           args, wanted, exclude)
+    return rows
 
 
 def _passing(conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
-             args: list[object], wanted: int) -> list[tuple[Any, ...]]:
-    """The first WANTED of the ranked (rowid, rank) pairs whose memories pass WHERE, as
-    rows of _COLUMNS and the rank, in rank order; joined a slice at a time, each slice
-    as long as the rows still wanted (the filters rarely drop any)."""
+             args: list[object], wanted: int, known: set[int]
+             ) -> tuple[list[tuple[Any, ...]], int]:
+    """Of the first WANTED ranked (rowid, rank) pairs whose memories pass WHERE (those
+    in KNOWN pass), the rows of _COLUMNS and the rank of those not in KNOWN, in rank
+    order, and how many passed. Joined a slice at a time, each slice as long as the
+    rows still wanted (the filters rarely drop any)."""
     out: list[tuple[Any, ...]] = []
-    start = 0
-    while len(out) < wanted and start < len(ranked):
-        part = ranked[start: start + max(wanted - len(out), 8)]
+    passed = start = 0
+    while passed < wanted and start < len(ranked):
+        part = ranked[start: start + max(wanted - passed, 8)]
         start += len(part)
-        marks = ", ".join("?" * len(part))
+        asked = [rowid for rowid, _ in part if rowid not in known]
         found = {row[0]: row for row in conn.execute(
             f"SELECT {_COLUMNS} FROM memories m LEFT JOIN access a ON a.id = m.id "
-            f"WHERE m.rowid IN ({marks}) AND {where}", [r for r, _ in part] + args)}
+            f"WHERE m.rowid IN ({', '.join('?' * len(asked))}) AND {where}",
+            [*asked, *args])} if asked else {}
         for rowid, rank in part:
-            row = found.get(rowid)
-            if row is not None:
-                out.append((*row, rank))
-                if len(out) == wanted:
-                    break
-    return out
+            if rowid in known:
+                passed += 1
+            elif rowid in found:
+                out.append((*found[rowid], rank))
+                passed += 1
+            if passed == wanted:
+                break
+    return out, passed
 
 
 def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
