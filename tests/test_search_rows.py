@@ -109,3 +109,19 @@ def test_a_later_lane_counts_the_earlier_lanes_rows_without_joining_them(
             joined = {int(n) for s in seen for listed in re.findall(r"m\.rowid IN \(([^)]*)\)", s)
                       for n in listed.split(",")}
             assert joined and not joined & earlier or earlier == set(best)
+
+
+def test_the_rows_kept_are_joined_in_bounded_slices(repo: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page larger than a statement may list (SQLite's parameter limit) is joined
+    in several statements, the same rows in the same order."""
+    folder = memfiles.personal()
+    for i in range(30):
+        memfiles.put(folder, f"Kiwi {i}\n" + "kiwi " * (i + 1) + "pad " * (30 - i),
+                     scope="personal")
+    ws = homes.workspace(repo)
+    request = engine.SearchRequest(query="kiwi", limit=25, record_access=False)
+    whole = [h.id for h in engine.search(ws, request).hits]
+    monkeypatch.setattr(engine, "JOIN_SLICE_MAX", 4)
+    assert [h.id for h in engine.search(ws, request).hits] == whole
+    assert len(whole) == 25

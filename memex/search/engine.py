@@ -503,6 +503,7 @@ NARROW_FACTOR = 4
 NARROW_MIN = 100
 
 
+JOIN_SLICE_MAX = 2000  # rows joined with memories per statement
 _RANKED = (f"SELECT rowid, bm25(fts, {', '.join(str(w) for w in schema.WEIGHTS)}) AS rank "
            "FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?")
 
@@ -534,11 +535,12 @@ def _passing(conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: s
     """Of the first WANTED ranked (rowid, rank) pairs whose memories pass WHERE (those
     in KNOWN pass), the rows of _COLUMNS and the rank of those not in KNOWN, in rank
     order, and how many passed. Joined a slice at a time, each slice as long as the
-    rows still wanted (the filters rarely drop any)."""
+    rows still wanted (the filters rarely drop any), at most JOIN_SLICE_MAX (a
+    statement's parameters are limited: 32,766 by default)."""
     out: list[tuple[Any, ...]] = []
     passed = start = 0
     while passed < wanted and start < len(ranked):
-        part = ranked[start: start + max(wanted - passed, 8)]
+        part = ranked[start: start + min(max(wanted - passed, 8), JOIN_SLICE_MAX)]
         start += len(part)
         asked = [rowid for rowid, _ in part if rowid not in known]
         found = {row[0]: row for row in conn.execute(
