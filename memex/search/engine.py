@@ -503,26 +503,59 @@ NARROW_FACTOR = 4
 NARROW_MIN = 100
 
 
+JOIN_SLICE_MAX = 2000  # rows joined with memories per statement
+_RANKED = (f"SELECT rowid, bm25(fts, {', '.join(str(w) for w in schema.WEIGHTS)}) AS rank "
+           "FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?")
+
+
 def _candidates(conn: sqlite3.Connection, match: str, where: str, args: list[object],
                 limit: int, exclude: set[int]) -> list[tuple[Any, ...]]:
-    """The best `limit` matches passing WHERE, not in EXCLUDE. First from the best
-    ranked matches alone (a common word matches thousands of memories, and joining
-    each with its row costs a page read); that is the full answer whenever enough of
-    them pass (any other match ranks below all of them), else every match is joined."""
-    weights = ", ".join(str(w) for w in schema.WEIGHTS)
+    """The best `limit` matches passing WHERE, not in EXCLUDE (rowids an earlier lane
+    found, so passing WHERE): the best `limit` + len(EXCLUDE) passing WHERE, less
+    those in EXCLUDE. First from the best ranked matches alone (a common word matches
+    thousands of memories); that is the full answer whenever enough of them pass (any
+    other match ranks below all of them), else every match is ranked. Only the rows
+    needed are joined with their memories, in rank order (each join reads that
+    memory's row page; EXCLUDE's are counted, not joined), and bm25 runs once per
+    ranking (the ranked list's length says whether it held every match)."""
     wanted = limit + len(exclude)
     narrow = max(wanted * NARROW_FACTOR, NARROW_MIN)
-    ranked = (f"SELECT rowid, bm25(fts, {weights}) AS rank FROM fts WHERE fts MATCH ? "
-              "ORDER BY rank LIMIT ?")
-    sql = (f"SELECT {_COLUMNS}, r.rank FROM ({ranked}) r JOIN memories m ON "
-           "m.rowid = r.rowid LEFT JOIN access a ON a.id = m.id "
-           f"WHERE {where} ORDER BY r.rank LIMIT ?")
-    rows = conn.execute(sql, [match, narrow, *args, wanted]).fetchall()
-    if len(rows) < wanted:
-        held = conn.execute(f"SELECT count(*) FROM ({ranked})", [match, narrow]).fetchone()[0]
-        if held >= narrow:  # the filters left too few of the best: look at every match
-            rows = conn.execute(sql, [match, -1, *args, wanted]).fetchall()
-    return [r for r in rows if r[0] not in exclude]
+    ranked = conn.execute(_RANKED, (match, narrow)).fetchall()
+    rows, passed = _passing(conn, ranked, where, args, wanted, exclude)
+    if passed < wanted and len(ranked) >= narrow:
+        # the filters left too few of the best: look at every match
+        rows, _ = _passing(conn, conn.execute(_RANKED, (match, -1)).fetchall(), where,
+                           args, wanted, exclude)
+    return rows
+
+
+def _passing(conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
+             args: list[object], wanted: int, known: set[int]
+             ) -> tuple[list[tuple[Any, ...]], int]:
+    """Of the first WANTED ranked (rowid, rank) pairs whose memories pass WHERE (those
+    in KNOWN pass), the rows of _COLUMNS and the rank of those not in KNOWN, in rank
+    order, and how many passed. Joined a slice at a time, each slice as long as the
+    rows still wanted (the filters rarely drop any), at most JOIN_SLICE_MAX (a
+    statement's parameters are limited: 32,766 by default)."""
+    out: list[tuple[Any, ...]] = []
+    passed = start = 0
+    while passed < wanted and start < len(ranked):
+        part = ranked[start: start + min(max(wanted - passed, 8), JOIN_SLICE_MAX)]
+        start += len(part)
+        asked = [rowid for rowid, _ in part if rowid not in known]
+        found = {row[0]: row for row in conn.execute(
+            f"SELECT {_COLUMNS} FROM memories m LEFT JOIN access a ON a.id = m.id "
+            f"WHERE m.rowid IN ({', '.join('?' * len(asked))}) AND {where}",
+            [*asked, *args])} if asked else {}
+        for rowid, rank in part:
+            if rowid in known:
+                passed += 1
+            elif rowid in found:
+                out.append((*found[rowid], rank))
+                passed += 1
+            if passed == wanted:
+                break
+    return out, passed
 
 
 def lane_queries(stats: list[_Term], total: int) -> list[tuple[str, str]]:
