@@ -396,3 +396,42 @@ def test_an_imported_memorys_paths_outside_the_repository_are_dropped_and_said(
         assert memory.trust_level == "reviewed"  # restored: state kept
     monkeypatch.setenv("GIT_MEMEX_NOW", "2027-01-01T00:00:00Z")
     assert invoke_json("import", str(archive))["unchanged"] == [mid]  # imported already
+
+
+@pytest.mark.parametrize("given", [{}, {"created_at": "2026-11-01T00:00:00Z"},
+                                   {"updated_at": "2026-11-02T00:00:00Z"}])
+def test_reimporting_a_foreign_entry_without_its_times_is_unchanged(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        given: dict[str, str]) -> None:
+    """A foreign entry that gives no created_at / updated_at gets the import's time;
+    importing the same archive again later was reported as a conflict (the file's
+    times differed from the new import's)."""
+    mid = new_ulid()
+    line = {"front_matter": {"id": mid, "scope": "project", **given}, "body": "use pnpm"}
+    archive = tmp_path / "in.jsonl"
+    archive.write_text(json.dumps(line) + "\n")
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2026-12-01T00:00:00Z")
+    first = invoke_json("import", str(archive))
+    path = Path(first["imported"][0]["path"])
+    kept = path.read_bytes()
+    monkeypatch.setenv("GIT_MEMEX_NOW", "2027-01-01T00:00:00Z")
+    again = invoke("import", str(archive), "--json")
+    assert again.exit_code == 0, again.stdout
+    assert json.loads(again.stdout)["unchanged"] == [mid]
+    assert path.read_bytes() == kept
+
+
+def test_reimporting_a_foreign_entry_with_other_times_is_a_conflict(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The times an entry does give are compared: another created_at is other content."""
+    mid = new_ulid()
+    line = {"front_matter": {"id": mid, "scope": "project",
+                             "created_at": "2026-11-01T00:00:00Z"}, "body": "use pnpm"}
+    archive = tmp_path / "in.jsonl"
+    archive.write_text(json.dumps(line) + "\n")
+    invoke_json("import", str(archive))
+    line["front_matter"]["created_at"] = "2026-10-01T00:00:00Z"
+    archive.write_text(json.dumps(line) + "\n")
+    again = invoke("import", str(archive), "--json")
+    assert again.exit_code == 1
+    assert [c["id"] for c in json.loads(again.stdout)["conflicts"]] == [mid]

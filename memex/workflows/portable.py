@@ -310,8 +310,10 @@ def map_foreign(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     return data
 
 
-def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> model.Memory:
-    """A memory from another tool's fields, in this repo's terms."""
+def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]
+                    ) -> tuple[model.Memory, tuple[str, ...]]:
+    """A memory from another tool's fields, in this repo's terms, and which of its
+    times (created_at, updated_at) the entry left out and the import set to now."""
     data = map_foreign(entry.data or {}, notes)
     original_id = str(data.get("id") or "")
     if not is_ulid(original_id.upper()):
@@ -321,12 +323,13 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]) -> model.Memo
     else:
         data["id"] = original_id.upper()
     data.setdefault("scope", "project")
-    for key in ("created_at", "updated_at"):
-        data.setdefault(key, clock.now_str())
+    stamped = tuple(key for key in _TIMES if key not in data)
+    for key in stamped:
+        data[key] = clock.now_str()
     memory = model.from_front_matter(data, entry.body)
     if memory.scope == "org":
         raise MemexError("org memories are imported into the org repository itself")
-    return memory
+    return memory, stamped
 
 
 def untrusted_draft(memory: model.Memory, at: str, by: str, origin: str,
@@ -388,11 +391,16 @@ def _in_this_repo(ws: Workspace, memory: model.Memory) -> str:
     return "outbox"
 
 
+_TIMES = ("created_at", "updated_at")  # a foreign entry's times; now where left out
+
+
 def _as_imported_before(current: bytes, memory: model.Memory,
-                        parsed: frontmatter.Parsed | None) -> str | None:
+                        parsed: frontmatter.Parsed | None, stamped: tuple[str, ...]
+                        ) -> str | None:
     """The text this import would have written at the time of an earlier import of the
-    same entry (same import note, earlier `at`), so importing twice is "unchanged", not
-    a conflict; None when the file on disk is not such an earlier import."""
+    same entry (same import note, earlier `at`; the times of STAMPED, which the entry
+    left out, as that import set them), so importing twice is "unchanged", not a
+    conflict; None when the file on disk is not such an earlier import."""
     try:
         before = frontmatter.load(current.decode("utf-8"))[0]
     except (InvalidMemory, UnicodeDecodeError):
@@ -404,6 +412,8 @@ def _as_imported_before(current: bytes, memory: model.Memory,
             {k: v for k, v in theirs.items() if k != "at"}:
         return None
     memory.review_history[-1] = {**mine, "at": theirs.get("at", mine.get("at", ""))}
+    for key in stamped:
+        setattr(memory, key, getattr(before, key))
     return frontmatter.rewrite(memory, parsed)
 
 
@@ -555,6 +565,7 @@ class _Prepared:
     # process (the parent prepares such an entry again).
     memory: model.Memory | None = None
     parsed: frontmatter.Parsed | None = None
+    stamped: tuple[str, ...] = ()  # `_foreign_memory`'s times set to now
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "memory": None, "parsed": None}
@@ -585,7 +596,7 @@ def _prepared_memory(ctx: _Context, entry: Entry, done: _Prepared
     notes = done.notes
     parsed: frontmatter.Parsed | None = None
     if entry.foreign:
-        memory = _foreign_memory(ctx.ws, entry, notes)
+        memory, done.stamped = _foreign_memory(ctx.ws, entry, notes)
     else:
         name = _safe_name(entry.name or "")
         if name is None:
@@ -742,7 +753,8 @@ def _import_one(ctx: _Context, entry: Entry, ready: _Prepared, report: ImportRep
             if ready.memory is None:  # prepared by the helper: again here, as it was
                 ready = _prepare(ctx, entry)
             assert ready.memory is not None
-            text = store.mask_text(_as_imported_before(current, ready.memory, ready.parsed)
+            text = store.mask_text(_as_imported_before(current, ready.memory, ready.parsed,
+                                                       ready.stamped)
                                    or text)
         if current == text.encode("utf-8"):
             report.unchanged.append(memory_id)
