@@ -209,6 +209,28 @@ def test_a_body_is_written_as_json_dumps_writes_its_string(text: str) -> None:
         text, ensure_ascii=False).encode("utf-8")
 
 
+@settings(max_examples=300, deadline=None)
+@given(_BODY_TEXT, st.integers(min_value=1, max_value=12))
+def test_a_rows_plain_body_flag_gives_the_element_the_memory_gives(
+        text: str, times: int) -> None:
+    """The row's `listed` marks a plain body (listing.PLAIN: ASCII, no control character
+    but newline and tab), whose JSON is then made on its bytes with no look for other
+    controls: the element from the row's columns is the one the Memory path writes,
+    for short (stored as text) and long (deflated) bodies alike."""
+    from memex.core import model
+
+    body = text * times * 10
+    memory = model.Memory(id="01ABC", scope="project", title="t", body=body)
+    doc, listed, summary = listing.stored(memory.front_matter(), memory.body)
+    assert listed is not None
+    assert bool(listed & listing.PLAIN) == (body.isascii() and not any(
+        c < " " and c not in "\n\t" or c == "\x7f" for c in body))
+    assert max(listing._BITS.values()) < listing.PLAIN
+    row = ("/tmp/x/01ABC.md", "repo", listed, bodies.pack_body(body), None, None, None, doc,
+           summary)
+    assert listing.element(row) == listing.whole(memory, "/tmp/x/01ABC.md", "repo")
+
+
 def test_a_usual_body_is_escaped_on_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """An ASCII body whose control characters are newlines and tabs (most bodies) is
     not decoded to a str for the str encoders (a third of the cost of writing it)."""

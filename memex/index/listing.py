@@ -52,6 +52,10 @@ _HOMES: dict[str, bytes] = {}  # a home kind -> its JSON string
 
 # The `listed` bit of each of FIELD_ORDER's fields.
 _BITS = {name: 1 << i for i, name in enumerate(model.FIELD_ORDER)}
+# The `listed` bit of a body that is jsonout.plain: its JSON string is made on its bytes
+# with no look for other control characters first (a pass over every body a listing, a
+# tenth of its instructions; schema 11, build.text_rule rebuilds an index without it).
+PLAIN = 1 << 62
 # The `listed` value of a front matter with these keys, in order (None: built whole).
 _LISTED: dict[tuple[str, ...], int | None] = {}
 # A `listed` value -> the items of the fields it leaves out, with their defaults, in
@@ -80,9 +84,11 @@ def stored(front: dict[str, Any], body: str) -> tuple[str, int | None, bytes | N
         return doc, None, None
     title = data["title"] if "title" in data else model.DEFAULTS["title"]
     try:
-        return doc, listed, jsonout.string(model.summarise(str(title), body)).encode("utf-8")
+        summary = jsonout.string(model.summarise(str(title), body)).encode("utf-8")
+        plain = body.isascii() and jsonout.plain(body.encode("ascii"))
     except UnicodeEncodeError:  # a lone surrogate: built whole, as before
         return doc, None, None
+    return doc, listed | PLAIN if plain else listed, summary
 
 
 def _tail(listed: int) -> bytes:
@@ -154,8 +160,10 @@ def element(row: tuple[Any, ...]) -> bytes | None:
     home_json = _HOMES.get(home)
     if home_json is None:
         home_json = _HOMES[home] = jsonout.string(home).encode("utf-8")  # a few home kinds
+    tail = _TAILS.get(listed)
     head = doc.encode("utf-8")
-    return b"".join((memoryview(head)[:-_END], _tail(listed), _BODY,
+    return b"".join((memoryview(head)[:-_END], _tail(listed) if tail is None else tail,
+                     _BODY, jsonout.plain_bytes(raw) if listed & PLAIN else
                      jsonout.string_bytes(raw), _PATH, jsonout.string(path).encode("utf-8"),
                      _HOME, home_json, _SUMMARY, summary, _CLOSE))
 
