@@ -226,8 +226,8 @@ def test_a_rows_plain_body_flag_gives_the_element_the_memory_gives(
     assert bool(listed & listing.PLAIN) == (body.isascii() and not any(
         c < " " and c not in "\n\t" or c == "\x7f" for c in body))
     assert max(listing._BITS.values()) < listing.PLAIN
-    row = ("/tmp/x/01ABC.md", "repo", listed, bodies.pack_body(body), None, None, None, doc,
-           summary)
+    row = ("/tmp/x/01ABC.md", "repo", listed, bodies.pack_body(body), None, None, None,
+           doc.encode("utf-8"), summary)  # as listing.COLUMNS reads it
     assert listing.element(row) == listing.whole(memory, "/tmp/x/01ABC.md", "repo")
 
 

@@ -32,10 +32,12 @@ from memex.index import bodies
 # The fields an element holds after the front matter's, in order.
 AFTER = ("body", "path", "home", "summary")
 
-# The columns `element` reads, in its order; then the id and what the eligibility rule
-# reads, as chain completion left them (policy.eligible_fields' order).
+# The columns `element` reads, in its order (the doc as its UTF-8 bytes: no str made and
+# encoded again); then the id and what the eligibility rule reads, as chain completion
+# left them (policy.eligible_fields' order).
 COLUMNS = (
-    "path, home, listed, zbody, eff_status, eff_retired_at, eff_superseded_by, doc, summary, "
+    "path, home, listed, zbody, eff_status, eff_retired_at, eff_superseded_by, "
+    "CAST(doc AS BLOB), summary, "
     "id, coalesce(eff_status, status), review_state, created_at, "
     "coalesce(eff_retired_at, retired_at), valid_from, valid_until, expires_at")
 ID = 9  # the id's place in a row of COLUMNS
@@ -155,14 +157,13 @@ def element(row: tuple[Any, ...]) -> bytes | None:
     raw = bodies.body_bytes(zbody)
     if listed is None:
         body = raw.decode("utf-8")
-        data = stored_fields(doc)
+        data = stored_fields(doc.decode("utf-8"))
         return _written(data, str(data["title"]), body, path, home)
     home_json = _HOMES.get(home)
     if home_json is None:
         home_json = _HOMES[home] = jsonout.string(home).encode("utf-8")  # a few home kinds
     tail = _TAILS.get(listed)
-    head = doc.encode("utf-8")
-    return b"".join((memoryview(head)[:-_END], _tail(listed) if tail is None else tail,
+    return b"".join((memoryview(doc)[:-_END], _tail(listed) if tail is None else tail,
                      _BODY, jsonout.plain_bytes(raw) if listed & PLAIN else
                      jsonout.string_bytes(raw), _PATH, jsonout.string(path).encode("utf-8"),
                      _HOME, home_json, _SUMMARY, summary, _CLOSE))

@@ -114,7 +114,8 @@ def _completed(row: tuple[Any, ...]) -> bytes:
     from memex.index import listing, views
 
     path, home, _, zbody, eff_status, eff_retired, eff_by, doc = row[:8]
-    return listing.whole(views.as_read(doc, zbody, eff_status, eff_retired, eff_by),
+    return listing.whole(views.as_read(doc.decode("utf-8"), zbody, eff_status, eff_retired,
+                                       eff_by),
                          path, home)
 
 
