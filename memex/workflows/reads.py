@@ -84,7 +84,9 @@ def _eligible_pages(pages: Iterator[list[tuple[Any, ...]]], at: str, as_of: str 
             status, review, created, retired, start, until, expires = row[fields]
             if eligible(status, review, created, retired, start, until, expires, at, as_of):
                 kept.append(row)
+        del rows
         yield kept
+        del kept  # one page held at a time: none while the next one is read
 
 
 def _listed(ws: Workspace, pages: Iterator[list[tuple[Any, ...]]], limit: int | None
@@ -103,6 +105,7 @@ def _listed(ws: Workspace, pages: Iterator[list[tuple[Any, ...]]], limit: int | 
                 add(row[at])
                 written = element(row)
                 yield written if written is not None else _completed(row)
+            del rows  # one page held at a time: none while the next one is read
             if limit == 0:
                 return
     finally:
