@@ -164,6 +164,26 @@ def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
     assert out.getvalue() == _reference(items)
 
 
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 127, 128, 129, 200])
+@pytest.mark.parametrize("stream", ["text", "bytes"])
+def test_blocks_of_elements_write_what_json_dumps_writes(count: int, stream: str) -> None:
+    """emit_json_elements escapes layout controls a block of 64 elements at a time: at
+    and around the blocks' edges, with controls in some blocks and not in others, the
+    array is json.dumps's with its controls escaped, on both stdout paths."""
+    items: list[object] = [
+        {"n": i, "text": f"note {i} \u2028 \u202e \x85 \x7f é" if i % 37 == 5 else f"note {i}"}
+        for i in range(count)]
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
+    out = io.StringIO() if stream == "text" else text
+    with redirect_stdout(out):
+        assert (_common._utf8_stdout() is None) == (stream == "text")
+        _common.emit_json_elements(_encoded(items))
+        text.flush()
+    written = out.getvalue() if isinstance(out, io.StringIO) else raw.getvalue().decode()
+    assert written == _reference(items)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=6), _values, max_size=6)
                 | _values, max_size=3))
