@@ -7,14 +7,15 @@ listing's time, so the build (build.memory_row, so it changes when the row does)
 the row's doc column in that form: the front matter as jsonout.element writes it, which
 is also the element's text up to its last front-matter field (schema 10). Beside it the
 row keeps (`stored`) which of FIELD_ORDER's fields the doc holds (`listed`: bit i for
-FIELD_ORDER[i]) and the summary (model.summarise of the title and body) as a JSON string
-in UTF-8 (`summary`).
+FIELD_ORDER[i]; bit 62, PLAIN: the body is plain ASCII, jsonout.plain) and the summary
+(model.summarise of the title and body) as a JSON string in UTF-8 (`summary`).
 
 A listing then copies the doc, the items of the fields it leaves out (the same text
 for every row that leaves out the same fields: made once per set), the inflated body,
 the path, the home and the summary (`element`): nothing is parsed or inflated but the
-body. Schema 8-9 kept a second, deflated copy of the element's head instead (~350
-bytes a row, ~40 us a row of a full build to make). A row the columns cannot give is
+body, and a PLAIN body is escaped with no look for control characters first. Schema
+8-9 kept a second, deflated copy of the element's head instead (~350 bytes a row, ~40
+us a row of a full build to make). A row the columns cannot give is
 built whole as before: one whose chain completion changed a field (eff_*), or whose
 front matter names a field written after it (`listed` is NULL). build.text_rule
 digests the stored form of a few memories, so an index made by another encoder or
