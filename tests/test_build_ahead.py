@@ -171,7 +171,8 @@ def test_the_listing_columns_give_the_element_of_every_field(
         json.loads(jsonout.compact(front)))
     data = json.loads(doc)  # built whole: no field, or one written after the front matter's
     assert (listed is None) == (not data or not data.keys().isdisjoint(listing.AFTER))
-    row = (path, home, listed, bodies.pack_body(body), None, None, None, doc, summary)
+    row = (path, home, listed, bodies.pack_body(body), None, None, None, doc.encode("utf-8"),
+           summary)  # the doc as listing.COLUMNS reads it
     assert listing.element(row) == expected
 
 
@@ -187,7 +188,8 @@ def test_each_rows_listing_is_the_element_of_every_field(
     assert len(rows) > 60
     listed = 0
     for row in rows:
-        path, home, columns, zbody, eff_status, eff_retired, eff_by, doc = row[:8]
+        path, home, columns, zbody, eff_status, eff_retired, eff_by, raw = row[:8]
+        doc = raw.decode("utf-8")  # listing.COLUMNS reads the doc as its UTF-8 bytes
         assert doc == jsonout.element(json.loads(doc))
         if eff_status is None and eff_retired is None and eff_by is None:
             listed += columns is not None

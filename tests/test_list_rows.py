@@ -164,6 +164,26 @@ def test_the_stream_writes_what_json_dumps_writes(items: list[object]) -> None:
     assert out.getvalue() == _reference(items)
 
 
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 127, 128, 129, 200])
+@pytest.mark.parametrize("stream", ["text", "bytes"])
+def test_blocks_of_elements_write_what_json_dumps_writes(count: int, stream: str) -> None:
+    """emit_json_elements escapes layout controls a block of 64 elements at a time: at
+    and around the blocks' edges, with controls in some blocks and not in others, the
+    array is json.dumps's with its controls escaped, on both stdout paths."""
+    items: list[object] = [
+        {"n": i, "text": f"note {i} \u2028 \u202e \x85 \x7f é" if i % 37 == 5 else f"note {i}"}
+        for i in range(count)]
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
+    out = io.StringIO() if stream == "text" else text
+    with redirect_stdout(out):
+        assert (_common._utf8_stdout() is None) == (stream == "text")
+        _common.emit_json_elements(_encoded(items))
+        text.flush()
+    written = out.getvalue() if isinstance(out, io.StringIO) else raw.getvalue().decode()
+    assert written == _reference(items)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=6), _values, max_size=6)
                 | _values, max_size=3))
@@ -207,6 +227,28 @@ _BODY_TEXT = st.text(st.sampled_from('ab "\\/\n\t\r\x00\x08\x0b\x0c\x1b\x1f\x7f'
 def test_a_body_is_written_as_json_dumps_writes_its_string(text: str) -> None:
     assert jsonout.string_bytes(text.encode("utf-8")) == json.dumps(
         text, ensure_ascii=False).encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(_BODY_TEXT, st.integers(min_value=1, max_value=12))
+def test_a_rows_plain_body_flag_gives_the_element_the_memory_gives(
+        text: str, times: int) -> None:
+    """The row's `listed` marks a plain body (listing.PLAIN: ASCII, no control character
+    but newline and tab), whose JSON is then made on its bytes with no look for other
+    controls: the element from the row's columns is the one the Memory path writes,
+    for short (stored as text) and long (deflated) bodies alike."""
+    from memex.core import model
+
+    body = text * times * 10
+    memory = model.Memory(id="01ABC", scope="project", title="t", body=body)
+    doc, listed, summary = listing.stored(memory.front_matter(), memory.body)
+    assert listed is not None
+    assert bool(listed & listing.PLAIN) == (body.isascii() and not any(
+        c < " " and c not in "\n\t" or c == "\x7f" for c in body))
+    assert max(listing._BITS.values()) < listing.PLAIN
+    row = ("/tmp/x/01ABC.md", "repo", listed, bodies.pack_body(body), None, None, None,
+           doc.encode("utf-8"), summary)  # as listing.COLUMNS reads it
+    assert listing.element(row) == listing.whole(memory, "/tmp/x/01ABC.md", "repo")
 
 
 def test_a_usual_body_is_escaped_on_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:

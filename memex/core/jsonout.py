@@ -151,19 +151,33 @@ def _mixed(item: dict[Any, object]) -> str:
 # The bytes of an ASCII text the byte path below cannot write: control characters but
 # newline and tab (escaped as \u00nn or by letter) and DEL (escaped by _STRING alone).
 _NOT_PLAIN = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
+# A translation that changes those bytes alone: a text it leaves as it was holds none
+# (one pass that deletes nothing: ~30% fewer instructions than deleting them and
+# comparing lengths; CPython hands the same object back, which == sees at once).
+_MARK_NOT_PLAIN = bytes(0x80 if byte in _NOT_PLAIN else byte for byte in range(256))
+
+
+def plain(raw: bytes) -> bool:
+    """Whether the UTF-8 text RAW is one string_bytes escapes on its bytes (plain_bytes):
+    ASCII, its only control characters newlines and tabs (a usual body)."""
+    return raw.isascii() and raw.translate(_MARK_NOT_PLAIN) == raw
+
+
+def plain_bytes(raw: bytes) -> bytes:
+    """string_bytes of a text that is `plain`: four replaces write what _ASCII writes,
+    without decoding it to a str and encoding it back (a third of a listing's time per
+    memory)."""
+    return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(
+        b"\n", b"\\n").replace(b"\t", b"\\t")
 
 
 def string_bytes(raw: bytes) -> bytes:
-    """The JSON string (as element writes it) of the UTF-8 text RAW, as UTF-8 bytes.
-    An ASCII text whose only control characters are newlines and tabs (a usual body)
-    is escaped on its bytes: four replaces write what _ASCII writes, without decoding
-    it to a str and encoding it back (a third of a listing's time per memory)."""
-    if raw.isascii():
-        if len(raw.translate(None, _NOT_PLAIN)) == len(raw):
-            return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(
-                b"\n", b"\\n").replace(b"\t", b"\\t")
-        if b"\x7f" not in raw:  # _ASCII is the faster, and writes the same
-            return _ASCII(raw.decode("ascii")).encode("ascii")
+    """The JSON string (as element writes it) of the UTF-8 text RAW, as UTF-8 bytes: a
+    `plain` text escaped on its bytes (plain_bytes)."""
+    if plain(raw):
+        return plain_bytes(raw)
+    if raw.isascii() and b"\x7f" not in raw:  # _ASCII is the faster, and writes the same
+        return _ASCII(raw.decode("ascii")).encode("ascii")
     return _STRING(raw.decode("utf-8")).encode("utf-8")
 
 

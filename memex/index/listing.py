@@ -7,14 +7,15 @@ listing's time, so the build (build.memory_row, so it changes when the row does)
 the row's doc column in that form: the front matter as jsonout.element writes it, which
 is also the element's text up to its last front-matter field (schema 10). Beside it the
 row keeps (`stored`) which of FIELD_ORDER's fields the doc holds (`listed`: bit i for
-FIELD_ORDER[i]) and the summary (model.summarise of the title and body) as a JSON string
-in UTF-8 (`summary`).
+FIELD_ORDER[i]; bit 62, PLAIN: the body is plain ASCII, jsonout.plain) and the summary
+(model.summarise of the title and body) as a JSON string in UTF-8 (`summary`).
 
 A listing then copies the doc, the items of the fields it leaves out (the same text
 for every row that leaves out the same fields: made once per set), the inflated body,
 the path, the home and the summary (`element`): nothing is parsed or inflated but the
-body. Schema 8-9 kept a second, deflated copy of the element's head instead (~350
-bytes a row, ~40 us a row of a full build to make). A row the columns cannot give is
+body, and a PLAIN body is escaped with no look for control characters first. Schema
+8-9 kept a second, deflated copy of the element's head instead (~350 bytes a row, ~40
+us a row of a full build to make). A row the columns cannot give is
 built whole as before: one whose chain completion changed a field (eff_*), or whose
 front matter names a field written after it (`listed` is NULL). build.text_rule
 digests the stored form of a few memories, so an index made by another encoder or
@@ -32,10 +33,12 @@ from memex.index import bodies
 # The fields an element holds after the front matter's, in order.
 AFTER = ("body", "path", "home", "summary")
 
-# The columns `element` reads, in its order; then the id and what the eligibility rule
-# reads, as chain completion left them (policy.eligible_fields' order).
+# The columns `element` reads, in its order (the doc as its UTF-8 bytes: no str made and
+# encoded again); then the id and what the eligibility rule reads, as chain completion
+# left them (policy.eligible_fields' order).
 COLUMNS = (
-    "path, home, listed, zbody, eff_status, eff_retired_at, eff_superseded_by, doc, summary, "
+    "path, home, listed, zbody, eff_status, eff_retired_at, eff_superseded_by, "
+    "CAST(doc AS BLOB), summary, "
     "id, coalesce(eff_status, status), review_state, created_at, "
     "coalesce(eff_retired_at, retired_at), valid_from, valid_until, expires_at")
 ID = 9  # the id's place in a row of COLUMNS
@@ -52,6 +55,10 @@ _HOMES: dict[str, bytes] = {}  # a home kind -> its JSON string
 
 # The `listed` bit of each of FIELD_ORDER's fields.
 _BITS = {name: 1 << i for i, name in enumerate(model.FIELD_ORDER)}
+# The `listed` bit of a body that is jsonout.plain: its JSON string is made on its bytes
+# with no look for other control characters first (a pass over every body a listing, a
+# tenth of its instructions; schema 11, build.text_rule rebuilds an index without it).
+PLAIN = 1 << 62
 # The `listed` value of a front matter with these keys, in order (None: built whole).
 _LISTED: dict[tuple[str, ...], int | None] = {}
 # A `listed` value -> the items of the fields it leaves out, with their defaults, in
@@ -80,9 +87,11 @@ def stored(front: dict[str, Any], body: str) -> tuple[str, int | None, bytes | N
         return doc, None, None
     title = data["title"] if "title" in data else model.DEFAULTS["title"]
     try:
-        return doc, listed, jsonout.string(model.summarise(str(title), body)).encode("utf-8")
+        summary = jsonout.string(model.summarise(str(title), body)).encode("utf-8")
+        plain = body.isascii() and jsonout.plain(body.encode("ascii"))
     except UnicodeEncodeError:  # a lone surrogate: built whole, as before
         return doc, None, None
+    return doc, listed | PLAIN if plain else listed, summary
 
 
 def _tail(listed: int) -> bytes:
@@ -149,13 +158,14 @@ def element(row: tuple[Any, ...]) -> bytes | None:
     raw = bodies.body_bytes(zbody)
     if listed is None:
         body = raw.decode("utf-8")
-        data = stored_fields(doc)
+        data = stored_fields(doc.decode("utf-8"))
         return _written(data, str(data["title"]), body, path, home)
     home_json = _HOMES.get(home)
     if home_json is None:
         home_json = _HOMES[home] = jsonout.string(home).encode("utf-8")  # a few home kinds
-    head = doc.encode("utf-8")
-    return b"".join((memoryview(head)[:-_END], _tail(listed), _BODY,
+    tail = _TAILS.get(listed)
+    return b"".join((memoryview(doc)[:-_END], _tail(listed) if tail is None else tail,
+                     _BODY, jsonout.plain_bytes(raw) if listed & PLAIN else
                      jsonout.string_bytes(raw), _PATH, jsonout.string(path).encode("utf-8"),
                      _HOME, home_json, _SUMMARY, summary, _CLOSE))
 

@@ -69,9 +69,9 @@ CREATE TABLE IF NOT EXISTS memories (
     zbody NOT NULL,
     -- What `list --json` copies beside doc, which holds the front matter as the
     -- listing writes it (index.listing, schema 10): which of model.FIELD_ORDER's
-    -- fields doc holds (bit i: FIELD_ORDER[i]) and the summary as a JSON string in
-    -- UTF-8 (NULL: built whole). Last, so a query reading doc or zbody does not step
-    -- over them.
+    -- fields doc holds (bit i: FIELD_ORDER[i]; bit 62: the body is plain ASCII,
+    -- index.listing.PLAIN) and the summary as a JSON string in UTF-8 (NULL: built
+    -- whole). Last, so a query reading doc or zbody does not step over them.
     listed INTEGER,
     summary BLOB
 );

@@ -336,10 +336,20 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
                 tiered: bool = False, page: int = 64, columns: str = _ROW
                 ) -> Iterator[tuple[Any, ...]]:
     """`newest`'s rows as stored, no Memory made: their COLUMNS (by default (rowid,
-    path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by)). What the
-    caller holds is one page of rows and keys, whatever the store's size: the keys past
-    the first page wait in a temporary table (SQLite's temp store, which spills to a
-    file) of a connection of the listing's own, not as a Python object per memory."""
+    path, home, doc, body, eff_status, eff_retired_at, eff_superseded_by)), the rows of
+    `newest_pages` one by one."""
+    for rows in newest_pages(ws, scopes, live_only, tiered, page, columns):
+        yield from rows
+
+
+def newest_pages(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
+                 tiered: bool = False, page: int = 64, columns: str = _ROW
+                 ) -> Iterator[list[tuple[Any, ...]]]:
+    """`newest_rows`, a list of at most PAGE rows at a time (a caller looping over
+    them pays no generator step per row). What the caller holds is one page of rows
+    and keys, whatever the store's size: the keys past the first page wait in a
+    temporary table (SQLite's temp store, which spills to a file) of a connection of
+    the listing's own, not as a Python object per memory."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
@@ -350,7 +360,7 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
     # rest's when it asks for more.
     with build.open_index(ws, refresh=False) as index:
         keys = index.conn.execute(f"{query} LIMIT ?", (*args, page)).fetchall()
-    yield from _rows_of(ws, keys, columns)
+    yield _rows_of(ws, keys, columns)
     if len(keys) < page:
         return
     first = {memory_id for _, memory_id in keys}
@@ -376,8 +386,8 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
             if not batch:
                 return
             done = batch[-1][0]
-            yield from _rows_of(ws, [(key, mid) for _, key, mid in batch
-                                     if mid not in first], columns)
+            yield _rows_of(ws, [(key, mid) for _, key, mid in batch
+                                if mid not in first], columns)
     finally:
         if own:
             conn.close()
@@ -394,20 +404,18 @@ def _drop_keys(conn: sqlite3.Connection, table: str) -> None:
 
 
 def _rows_of(ws: Workspace, batch: list[tuple[int, str]], columns: str
-             ) -> Iterator[tuple[Any, ...]]:
+             ) -> list[tuple[Any, ...]]:
     """The COLUMNS of BATCH's (rowid, id) keys' rows, in its order; a key whose row
     another refresh moved meanwhile is skipped."""
     if not batch:
-        return
+        return []
     with build.open_index(ws, refresh=False) as index:
         rows = index.conn.execute(
             f"SELECT rowid, id, {columns} FROM memories WHERE rowid IN "
             f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
     found = {row[0]: row for row in rows}
-    for key in batch:
-        row = found.get(key[0])
-        if row is not None and row[1] == key[1]:
-            yield row[2:]
+    return [row[2:] for rowid, memory_id in batch
+            if (row := found.get(rowid)) is not None and row[1] == memory_id]
 
 
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:

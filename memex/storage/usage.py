@@ -89,8 +89,7 @@ class Handed:
         self.text = bytearray()  # each id's JSON string and ", "
 
     def add(self, memory_id: str) -> None:
-        self.text += jsonout.string(memory_id).encode("utf-8")
-        self.text += b", "
+        self.text += b"%s, " % jsonout.string(memory_id).encode("utf-8")
 
 
 def record(home: Path, repo_id: str, operation: Op, ids: Iterable[str] | Handed,

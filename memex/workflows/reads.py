@@ -5,7 +5,6 @@ Reads never write files; what a read had to repair is returned as warnings.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -66,37 +65,49 @@ def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
     quarantined, warnings = views.opened(ws)
     at = clock.now_str()
     wanted = sorted(set(scopes)) if scopes is not None else None
-    rows: Iterator[tuple[Any, ...]] = views.newest_rows(
-        ws, wanted, live_only=not include_all and as_of is None, page=PAGE,
-        columns=listing.COLUMNS)
+    pages = views.newest_pages(ws, wanted, live_only=not include_all and as_of is None,
+                               page=PAGE, columns=listing.COLUMNS)
     if not include_all:
-        rows = _eligible_rows(rows, at, as_of)
-    return _listed(log_in or ws, itertools.islice(rows, limit)), View(
+        pages = _eligible_pages(pages, at, as_of)
+    return _listed(log_in or ws, pages, limit), View(
         quarantined=quarantined, warnings=warnings)
 
 
-def _eligible_rows(rows: Iterator[tuple[Any, ...]], at: str, as_of: str | None
-                   ) -> Iterator[tuple[Any, ...]]:
+def _eligible_pages(pages: Iterator[list[tuple[Any, ...]]], at: str, as_of: str | None
+                    ) -> Iterator[list[tuple[Any, ...]]]:
     from memex.index import listing
 
     eligible, fields = policy.eligible_fields, listing.ELIGIBILITY
-    for row in rows:
-        status, review, created, retired, start, until, expires = row[fields]
-        if eligible(status, review, created, retired, start, until, expires, at, as_of):
-            yield row
+    for rows in pages:
+        kept = []
+        for row in rows:
+            status, review, created, retired, start, until, expires = row[fields]
+            if eligible(status, review, created, retired, start, until, expires, at, as_of):
+                kept.append(row)
+        del rows
+        yield kept
+        del kept  # one page held at a time: none while the next one is read
 
 
-def _listed(ws: Workspace, rows: Iterator[tuple[Any, ...]]) -> Iterator[bytes]:
+def _listed(ws: Workspace, pages: Iterator[list[tuple[Any, ...]]], limit: int | None
+            ) -> Iterator[bytes]:
     from memex.index import listing
 
     element, at = listing.element, listing.ID
     shown = usage.Handed()  # no str kept per memory: the line's JSON text
     add = shown.add
     try:
-        for row in rows:
-            add(row[at])
-            written = element(row)
-            yield written if written is not None else _completed(row)
+        for rows in pages:
+            if limit is not None:
+                rows = rows[:limit]
+                limit -= len(rows)
+            for row in rows:
+                add(row[at])
+                written = element(row)
+                yield written if written is not None else _completed(row)
+            del rows  # one page held at a time: none while the next one is read
+            if limit == 0:
+                return
     finally:
         usage.record_in(ws, usage.Op.LIST, shown)
 
@@ -106,7 +117,8 @@ def _completed(row: tuple[Any, ...]) -> bytes:
     from memex.index import listing, views
 
     path, home, _, zbody, eff_status, eff_retired, eff_by, doc = row[:8]
-    return listing.whole(views.as_read(doc, zbody, eff_status, eff_retired, eff_by),
+    return listing.whole(views.as_read(doc.decode("utf-8"), zbody, eff_status, eff_retired,
+                                       eff_by),
                          path, home)
 
 

@@ -148,19 +148,26 @@ def emit_json_elements(elements: Iterable[bytes]) -> None:
         def write(data: bytes) -> None:
             stream.write(data)
             stream.flush()
-    opened = False
-    pending: list[bytes] = []
     from memex.core import jsonout
 
+    # Layout controls are escaped a block at a time (one search of 64 elements, not one
+    # per element): an element is whole UTF-8 text and what joins them is plain ASCII,
+    # so the block escaped is the elements escaped, joined. After the first block a
+    # block starts with b"", so the join writes the comma before its first element.
     escape = jsonout.escape_layout_bytes
+    pending: list[bytes] = []
+    add = pending.append
+    count = 0
     for count, element in enumerate(elements, 1):
-        pending += (b",\n  " if opened else b"[\n  ", escape(element))
-        opened = True
+        add(element)
         if count % 64 == 0:
-            write(b"".join(pending))
-            pending.clear()
-    pending.append(b"\n]\n" if opened else b"[]\n")
-    write(b"".join(pending))
+            block = b",\n  ".join(pending)
+            write(escape(b"[\n  " + block if count == 64 else block))
+            pending[:] = (b"",)
+    if count % 64:
+        block = b",\n  ".join(pending)
+        write(escape(b"[\n  " + block if count < 64 else block))
+    write(b"\n]\n" if count else b"[]\n")
 
 
 def _utf8_stdout() -> Any:
