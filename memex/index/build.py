@@ -682,12 +682,13 @@ def _lean_walk(ws: Workspace) -> _LeanWalk | None:
     if any(home.before for home in homes):
         return None
     parts = []
+    shared = _may_share_stats()
     for home, listed in _listed_homes(homes):
         folder = str(home.path)
         prefix = os.path.join(folder, "")
         names: list[str] = []
         numbers = bytearray()
-        if listed and _LIST_BY_FD and _LSTAT_IN_FOLDER and _LISTING_INODES:
+        if listed and shared:
             names, numbers = _listed_then_stated(folder)
         elif listed:
             add_name, add_numbers, pack = names.append, numbers.extend, _NUMBERS.pack
@@ -716,15 +717,32 @@ WALK_FORK_MIN = 20_000
 _STAT_PIECE = 1024
 
 
+def _may_share_stats() -> bool:
+    """Whether the lean walk may share a large folder's stats with a forked helper:
+    where a folder is stated by name in its descriptor (POSIX) and ahead.forks' gate is
+    open (Linux, one thread, a CPU idle). Elsewhere, and on a busy machine, each entry
+    is stated as it is listed. ahead (~3 ms to import) is loaded only where the load
+    average leaves a CPU idle."""
+    if not (_LIST_BY_FD and _LSTAT_IN_FOLDER and _LISTING_INODES and hasattr(os, "fork")):
+        return False
+    try:
+        if os.getloadavg()[0] >= (os.cpu_count() or 1) - 0.5:  # ahead.forks would say no
+            return False
+    except OSError:  # pragma: no cover - no load average
+        return False
+    from memex.index import ahead
+
+    return ahead.forks(WALK_FORK_MIN)
+
+
 def _listed_then_stated(folder: str) -> tuple[list[str], bytearray]:
     """The lean walk's (names, numbers packed) of FOLDER's memory files, in its listing
     order, as _memory_files gives them: the folder is listed first (the same rule:
     _memory_entries, without the stats), then each listed name is stated in the listing's
     descriptor, the very call DirEntry.stat() makes for it (fstatat, not following a
-    link); a name whose stat fails is passed over, as there. Listing every name before
-    the stats costs a tenth less CPU than stating each entry as it is listed (the same
-    system calls). A large folder's stats are shared with a forked helper where a CPU is
-    idle (WALK_FORK_MIN, ahead.forks): threads do not pay, each stat hands the
+    link); a name whose stat fails is passed over, as there. A folder of WALK_FORK_MIN
+    files or more has every other piece of its names stated by a forked helper
+    (index.ahead; the caller checked its gate). Threads do not pay: each stat hands the
     interpreter lock over (measured: ~+30% CPU, no shorter)."""
     with _listing_fd(folder) as (entries, fd):
         listed = [name for name, _ in _memory_entries(entries, "", False, None, stat=False)]
@@ -746,8 +764,7 @@ def _listed_then_stated(folder: str) -> tuple[list[str], bytearray]:
                         folder, os.O_RDONLY | os.O_DIRECTORY)
                 return _stat_names(own, piece)
 
-            stated = ahead.in_order(pieces, stat_piece, fork=ahead.forks(len(listed)),
-                                    pattern="pc", size=1)
+            stated = ahead.in_order(pieces, stat_piece, fork=True, pattern="pc", size=1)
         else:
             stated = (_stat_names(fd, piece) for piece in pieces)
         names: list[str] = []
