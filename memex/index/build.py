@@ -749,14 +749,14 @@ def _listed_then_stated(folder: str) -> tuple[list[str], bytearray]:
         if fd is None:  # the folder cannot be listed: no file
             return [], bytearray()
         pieces = [listed[i:i + _STAT_PIECE] for i in range(0, len(listed), _STAT_PIECE)]
-        stated: Iterable[tuple[list[str], bytes]]
+        stated: Iterable[tuple[list[int], bytes]]
         if len(listed) >= WALK_FORK_MIN:
             from memex.index import ahead  # pickle, queue: loaded only where a fork may pay
 
             parent = os.getpid()
             opened: dict[int, int] = {parent: fd}
 
-            def stat_piece(piece: list[str]) -> tuple[list[str], bytes]:
+            def stat_piece(piece: list[str]) -> tuple[list[int], bytes]:
                 # the helper closed the parent's descriptors: it opens the folder itself
                 own = opened.get(os.getpid())
                 if own is None:
@@ -769,29 +769,31 @@ def _listed_then_stated(folder: str) -> tuple[list[str], bytearray]:
             stated = (_stat_names(fd, piece) for piece in pieces)
         names: list[str] = []
         numbers = bytearray()
-        for kept, packed in stated:
-            names += kept
+        for piece, (passed, packed) in zip(pieces, stated, strict=True):
+            gone = set(passed)
+            names += [name for at, name in enumerate(piece) if at not in gone] if gone else piece
             numbers += packed
         return names, numbers
 
 
-def _stat_names(fd: int, names: list[str]) -> tuple[list[str], bytes]:
-    """(NAMES whose stat can be had, their numbers packed as _NUMBERS), each stated in
-    the folder open as FD without following a link."""
-    kept: list[str] = []
+def _stat_names(fd: int, names: list[str]) -> tuple[list[int], bytes]:
+    """(the positions in NAMES of those whose stat cannot be had, the others' numbers
+    packed as _NUMBERS), each stated in the folder open as FD without following a link.
+    Positions, not names: what a helper sends back stays small."""
+    passed: list[int] = []
     numbers = bytearray()
-    add_name, add_numbers, pack, stat_ = kept.append, numbers.extend, _NUMBERS.pack, os.stat
-    for name in names:
+    add_numbers, pack, stat_ = numbers.extend, _NUMBERS.pack, os.stat
+    for at, name in enumerate(names):
         try:
             st = stat_(name, dir_fd=fd, follow_symlinks=False)
         except OSError:
+            passed.append(at)
             continue
         try:  # where they fit, stat_numbers(st) are the numbers as they are
             add_numbers(pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
         except struct.error:  # a time past the year 2262, an inode past 2**63
             add_numbers(pack(*stat_numbers(st)))
-        add_name(name)
-    return kept, bytes(numbers)
+    return passed, bytes(numbers)
 
 
 def _listed_homes(homes: Iterable[store.Home]) -> Iterator[tuple[store.Home, bool]]:
