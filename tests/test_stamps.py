@@ -13,12 +13,13 @@ import time
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memex.index import build, plan
 from memex.search import engine as search
-from memex.storage import homes
+from memex.storage import homes, store
 from tests.helpers import memfiles
 
 HOUR_AGO_NS = (time.time_ns() // 10**9 - 3600) * 10**9  # whole seconds: a tar keeps them
@@ -125,19 +126,28 @@ def test_a_ctime_or_inode_alone_makes_a_stat_differ() -> None:
 
 
 def _stats_with(monkeypatch: pytest.MonkeyPatch, field: str, plus: int) -> None:
-    """The walk's stats with FIELD raised by PLUS (what some file systems give)."""
-    real = build._memory_entries
+    """The walk's stats with FIELD raised by PLUS (what some file systems give): those
+    of a listing's entries, and those the lean walk makes of a listed name in its
+    folder's descriptor (build._stat_names)."""
+    real, real_stat = build._memory_entries, os.stat
+
+    def raised_stat(st: os.stat_result) -> Any:
+        numbers = {f: getattr(st, f) for f in
+                   ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_mode")}
+        numbers[field] += plus
+        return types.SimpleNamespace(**numbers)
 
     def raised(*args, **kwargs):  # type: ignore[no-untyped-def]
         for name, st in real(*args, **kwargs):
-            if st is not build._UNSTATED:
-                numbers = {f: getattr(st, f) for f in
-                           ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_mode")}
-                numbers[field] += plus
-                st = types.SimpleNamespace(**numbers)
-            yield name, st
+            yield name, (st if st is build._UNSTATED else raised_stat(st))
+
+    def stat(path: Any, *, dir_fd: int | None = None, follow_symlinks: bool = True) -> Any:
+        st = real_stat(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+        listed = dir_fd is not None and not follow_symlinks and store.is_memory_name(path)
+        return raised_stat(st) if listed else st
 
     monkeypatch.setattr(build, "_memory_entries", raised)
+    monkeypatch.setattr(os, "stat", stat)
 
 
 @pytest.mark.parametrize("field", ["st_ino", "st_mtime_ns", "st_size"])

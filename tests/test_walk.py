@@ -3,6 +3,7 @@ same order, whichever way a folder is listed (by its open descriptor or by name)
 
 from __future__ import annotations
 
+import contextlib
 import dis
 import gc
 import os
@@ -19,7 +20,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memex.core.digest import blake2b
-from memex.index import build
+from memex.index import ahead, build
 from memex.storage import homes, store
 from tests.helpers import memfiles
 
@@ -460,3 +461,60 @@ def test_a_file_whose_is_file_fails_is_passed_over_by_every_walk(
     assert lean is not None and not any(bad in path for path in lean.stamps())
     hits = engine.search(ws, engine.SearchRequest(query="staging", limit=5)).hits
     assert [h.id for h in hits] == [good]
+
+
+@pytest.mark.skipif(not (build._LIST_BY_FD and build._LSTAT_IN_FOLDER)
+                    or not hasattr(os, "fork"),
+                    reason="a folder listed first, then stated by name (POSIX)")
+@pytest.mark.parametrize("forked", [True, False])
+def test_a_walk_listed_first_and_stated_in_pieces_is_the_walk(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, forked: bool) -> None:
+    """The lean walk lists a folder, then states its names in pieces, every other piece
+    in a forked helper where that pays (build._listed_then_stated): the same stamps in
+    the same order as the walk that states each entry as it is listed (disk_stamps),
+    over three homes with links, a folder, other names, an unreadable file, a file whose
+    stat is refused, and two files that vanish between the listing and their stat (one
+    in a piece of each process)."""
+    ws = _settled_tree(repo)
+    folder = repo / ".memex"
+    for i in range(9):
+        memfiles.put(folder, f"one more memory {i}")
+    locked = next(folder.glob("0*.md"))
+    locked.chmod(0)
+    monkeypatch.setattr(build, "_STAT_PIECE", 3)
+    # the gate open (a CPU idle); the helper only for a folder of 7 files or more
+    monkeypatch.setattr(build, "WALK_FORK_MIN", 7 if forked else 10**6)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(ahead, "forks", lambda count: True)
+    listed = [name for name in os.listdir(folder) if store.is_memory_name(name)
+              and not os.path.islink(folder / name) and os.path.isfile(folder / name)]
+    refused, vanish = listed[2], {listed[4], listed[7]}  # pieces 0 (parent), 1 and 2
+    real_stat = os.stat
+    stating = repo.parent / "stating-pids"  # each process that stated a memory file
+
+    def stat(path: Any, *, dir_fd: int | None = None,
+             follow_symlinks: bool = True) -> os.stat_result:
+        if dir_fd is not None:
+            with open(stating, "a", encoding="ascii") as pids:
+                pids.write(f"{os.getpid()}\n")
+        if path == refused:
+            raise PermissionError(13, "refused", path)
+        if path in vanish and dir_fd is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path, dir_fd=dir_fd)
+        return real_stat(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+
+    monkeypatch.setattr(os, "stat", stat)
+    lean = build._lean_walk(ws)
+    monkeypatch.setattr(os, "stat", real_stat)
+    assert lean is not None
+    assert (len(set(stating.read_text().split())) > 1) == forked  # a helper per folder
+    assert not any((folder / name).exists() for name in vanish)
+    layout: list[tuple[str, str, int]] = []
+    stamps = build.disk_stamps(ws, {}, layout)
+    del stamps[str(folder / refused)]  # its stat was refused to the lean walk only
+    layout[0] = (layout[0][0], layout[0][1], layout[0][2] - 1)
+    assert list(lean.stamps().items()) == list(stamps.items())
+    assert lean.layout() == layout
+    assert lean.digest() == build.stamps_digest(stamps)
+    assert str(locked) in stamps and len(stamps) == 12 + 1 + 9 - 2 - 1

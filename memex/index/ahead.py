@@ -105,13 +105,14 @@ def _load() -> float:
 
 def in_order(items: Sequence[T], work: Callable[[T], R],
              fork: bool | None = None, pattern: str | None = None,
-             queued: int = QUEUED) -> Generator[R, None, None]:
+             queued: int = QUEUED, size: int | None = None) -> Generator[R, None, None]:
     """work(item) for each of ITEMS, in order; FORK: whether a child does part of them
-    (None: `forks`'s choice). PATTERN (default PATTERN) marks the child's blocks ("c");
-    QUEUED: how many of its blocks may wait for the parent (a caller whose own part per
-    item is large lets the child run further ahead)."""
+    (None: `forks`'s choice). PATTERN (default PATTERN) marks the child's blocks ("c")
+    of SIZE items (default BLOCK); QUEUED: how many of its blocks may wait for the parent (a caller
+    whose own part per item is large lets the child run further ahead)."""
     pattern = pattern or PATTERN
-    blocks = [items[i:i + BLOCK] for i in range(0, len(items), BLOCK)]
+    size = size or BLOCK
+    blocks = [items[i:i + size] for i in range(0, len(items), size)]
     theirs = [pattern[k % len(pattern)] == "c" for k in range(len(blocks))]
     if not (forks(len(items)) if fork is None else fork) or not any(theirs):
         yield from map(work, items)
