@@ -432,3 +432,70 @@ def test_words_taken_from_the_places_of_shorter_words_are_each_words_places(
     alone: list[redact._Cand] = []
     redact._assignment_candidates(text, low, 0, alone)
     assert found == alone
+
+
+def test_an_assignment_starts_only_with_a_character_of_its_first_set() -> None:
+    """_ASSIGN_VALUE is tried after a key word only when the next character is in
+    _ASSIGN_VALUE_FIRST: every other character (each code point, before each way an
+    assignment or a sentence goes on) starts no match, and each of the set starts one."""
+    tails = ["", " ", "=", ": x", " is x", " = x", '" x', "'x", ">x", "：x", "是x", "x",
+             " for db is x", ",\"x\"", "\t=>x"]
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        if char in redact._ASSIGN_VALUE_FIRST:
+            continue
+        for tail in tails if code < 0x3100 else tails[:2]:
+            assert redact._ASSIGN_VALUE.match(char + tail) is None, (hex(code), tail)
+    for char in redact._ASSIGN_VALUE_FIRST:
+        assert any(redact._ASSIGN_VALUE.match(char + tail) for tail in
+                   ["x", "=x", "* = x", "_=x", " is x", '"x', "'x", "x\"", "x'", "value=\"x"]), char
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS + _KEY_PARTS + ["ı" * 3, "ſ", "ıkey", "ſecret",
+                                                            "paſs", "tokın", "credı"]),
+                max_size=25))
+def test_key_word_places_dropped_at_the_unfolded_letters_are_those_found_again(
+        parts: list[str]) -> None:
+    """key_places told where the key words' lower case differs from the folded one drops
+    the places that hold one of those: the places a search of the key words' lower case
+    finds."""
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    changed: list[int] = []
+    key_low = redact.unfolded(low, text, changed)
+    if key_low is None:
+        return
+    assert sorted(changed) == [i for i, c in enumerate(text) if c in "ıſ"]
+    assert redact.key_places(low, key_low, {}, changed) == redact.key_places(low, key_low, {})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS + ["-u", "-U", " -u ", "--user", " --USER ",
+                                               "a:b!1", "://", "https://u:pa55@h", "ı", "İ"]),
+                max_size=25))
+def test_curl_users_and_url_credentials_found_in_the_lower_case_are_the_regexes_matches(
+        parts: list[str]) -> None:
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    assert [m.span() for m in redact.curl_users(text, low)] == \
+        [m.span() for m in redact._CURL_USER.finditer(text)]
+    assert [m.span() for m in redact.url_credentials(text, low)] == \
+        [m.span() for m in redact._URL_CRED.finditer(text)]
+
+
+def _name_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char in "_.-$")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from("ab_.-$9 =\n\"é"), max_size=90), st.integers(0, 90))
+def test_a_key_words_name_starts_where_its_name_characters_do(text: str, at: int) -> None:
+    """_name_start: the name characters before the key word, at most 60 of them."""
+    start = min(at, len(text))
+    first = start
+    while first > 0 and start - first < 60 and _name_char(text[first - 1]):
+        first -= 1
+    assert redact._name_start(text, start) == first
