@@ -499,3 +499,22 @@ def test_a_key_words_name_starts_where_its_name_characters_do(text: str, at: int
     while first > 0 and start - first < 60 and _name_char(text[first - 1]):
         first -= 1
     assert redact._name_start(text, start) == first
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([*_RULE_PARTS, "AIza" + "Q8vN3xLp2Rk7Wd" * 3, "\n", " "]),
+                max_size=40))
+def test_token_rules_over_each_distinct_run_once_find_what_each_run_alone_gives(
+        parts: list[str]) -> None:
+    """The token rules run over each distinct run once, its candidates put at every place
+    it stands: what every rule run over each run alone (its own string) finds there."""
+    text = "".join(parts) * 2  # every run at least twice, one of them first in the text
+    found: list[redact._Cand] = []
+    redact._run_candidates(text, found)
+    expected: list[redact._Cand] = []
+    for start, end in redact.runs(text):
+        alone: list[redact._Cand] = []
+        for i, rule in enumerate(redact._TOKEN_RULES):
+            redact._token_candidates(text[start:end], i + 1, rule, alone)
+        expected += [(p, s + start, e + start, k, m) for p, s, e, k, m in alone]
+    assert sorted(found) == sorted(expected)

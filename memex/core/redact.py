@@ -869,30 +869,32 @@ def runs(text: str, plain: bytes | None = None) -> list[tuple[int, int]]:
 def _run_candidates(text: str, out: list[_Cand], plain: bytes | None = None) -> None:
     """The token rules over the long runs of ``text`` (spans mapped back to ``text``;
     ``plain`` is ``text`` as :func:`runs` encodes it)."""
-    starts: list[int] = []  # where each run starts in ``text``
-    joined_starts: list[int] = []  # ... and in ``joined``
-    pieces: list[str] = []
-    pos = 0
+    # Each distinct run is looked at once (a memory repeats its paths, code its names: a
+    # needle's search reads the whole string, ~1 ns a character, and a rule's match lies
+    # inside one run and depends on it alone), and its candidates are put at every place
+    # it stands.
+    places: dict[str, list[int]] = {}  # each distinct run and where it starts in ``text``
     for start, end in runs(text, plain):
-        starts.append(start)
-        joined_starts.append(pos)
-        pieces.append(text[start:end])
-        pos += end - start + 1
-    if not pieces:
+        places.setdefault(text[start:end], []).append(start)
+    if not places:
         return
-    joined = "\n".join(pieces)
+    joined_starts: list[int] = []  # where each distinct run starts in ``joined``
+    pos = 0
+    for piece in places:
+        joined_starts.append(pos)
+        pos += len(piece) + 1
+    joined = "\n".join(places)
+    pieces = list(places)
     found: list[_Cand] = []
-    # the needles are looked for in each distinct run once (a memory repeats its paths,
-    # code its names; each needle's search reads the whole string: ~1 ns a character)
-    active = active_rules("\n".join(dict.fromkeys(pieces)))
-    for i in active:
+    for i in active_rules(joined):
         rule = _TOKEN_RULES[i]
         _token_candidates(joined, i + 1, rule, found,
                           needle_runs(joined, joined_starts, rule.needles))
     for prio, start, end, kind, masked in found:
         run = bisect.bisect_right(joined_starts, start) - 1
-        shift = starts[run] - joined_starts[run]
-        out.append((prio, start + shift, end + shift, kind, masked))
+        for at in places[pieces[run]]:
+            shift = at - joined_starts[run]
+            out.append((prio, start + shift, end + shift, kind, masked))
 
 
 def _matches_at(regex: re.Pattern[str], text: str, starts: Sequence[int]
