@@ -486,21 +486,6 @@ def test_curl_users_and_url_credentials_found_in_the_lower_case_are_the_regexes_
         [m.span() for m in redact._URL_CRED.finditer(text)]
 
 
-def _name_char(char: str) -> bool:
-    return char.isascii() and (char.isalnum() or char in "_.-$")
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(st.sampled_from("ab_.-$9 =\n\"é"), max_size=90), st.integers(0, 90))
-def test_a_key_words_name_starts_where_its_name_characters_do(text: str, at: int) -> None:
-    """_name_start: the name characters before the key word, at most 60 of them."""
-    start = min(at, len(text))
-    first = start
-    while first > 0 and start - first < 60 and _name_char(text[first - 1]):
-        first -= 1
-    assert redact._name_start(text, start) == first
-
-
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from([*_RULE_PARTS, "AIza" + "Q8vN3xLp2Rk7Wd" * 3, "\n", " "]),
                 max_size=40))

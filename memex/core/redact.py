@@ -296,7 +296,7 @@ _NOT_SECRET_NAME = lazyre.compile(
     r"|key_?vault"  # an Azure Key Vault's name or URL
     f"|{bare_secrets.FAKE_NAME}"
 )
-_NAME_CHAR_STRING = string.ascii_letters + string.digits + "_.-$"
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-$")
 _ASSIGN_SUFFIX = lazyre.compile(  # rest of the key name: _KEY, _ACCESS_KEY, Value, s
     r"(?:[_.-]?(?:key|value|secret|token|access[_-]?key|string|str|s(?![a-z])|[0-9]))*",
     re.IGNORECASE,
@@ -1343,10 +1343,11 @@ def _word_before(text: str, start: int) -> str:
 
 
 def _name_start(text: str, start: int) -> int:
-    """Where the identifier holding the key word at ``start`` begins (at most 60
-    characters before it: the name characters that end the 60 before it)."""
-    before = text[max(0, start - 60) : start]
-    return start - len(before) + len(before.rstrip(_NAME_CHAR_STRING))
+    """Where the identifier holding the key word at ``start`` begins."""
+    first = start
+    while first > 0 and start - first < 60 and text[first - 1] in _NAME_CHARS:
+        first -= 1
+    return first
 
 
 def _key_name(text: str, start: int, end: int) -> str:
