@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from memex.core.errors import MemexError
-from memex.storage import homes
+from memex.storage import gitio, homes
 from memex.storage.homes import Workspace
 from memex.workflows import githooks, scan
 from tests.helpers import git_proc, invoke, invoke_json
@@ -1709,3 +1709,37 @@ def test_a_home_verdict_is_kept_for_a_user_home_of_many_folders(
     _worktree_git_dir(userhome / ".d4321", userhome)  # an existing folder made a git dir
     with pytest.raises(MemexError, match="does not ignore it"):
         homes.check_home(ws)
+
+
+def test_the_scanned_key_holds_the_git_processs_start_time(repo: Path) -> None:
+    """A key names its git by pid AND start time (/proc/PID/stat's field 22), in the
+    Python reading and the hook's shell: a later process that reuses the pid is not the
+    git that was scanned. The shell check is run with this process as its parent."""
+    stat = Path(f"/proc/{os.getpid()}/stat").read_bytes()
+    start = stat.rpartition(b")")[2].split()[19].decode()
+    found = githooks._parent(os.getpid())
+    assert found is not None and found[2] == start
+    (repo / "staged.txt").write_text("staged\n", encoding="utf-8")
+    git_proc("add", "staged.txt", cwd=repo)
+    listing = subprocess.run(["git", *gitio.STAGED_LISTING], cwd=repo, capture_output=True,
+                             check=True).stdout
+    assert listing
+    key = githooks.staged_key(listing, "sha1")
+    git_dir = repo / ".git"
+    shell = f'memex_gd="{git_dir}"; {githooks._SHELL_PASSED}'
+    for kept, skipped in ((f"{key} {os.getpid()} {start}", True),
+                          (f"{key} {os.getpid()} {int(start) + 1}", False),  # pid reused
+                          (f"{key} {os.getpid()}", False)):  # a key without a start time
+        (git_dir / githooks.SCANNED).write_text(kept + "\n", encoding="ascii")
+        ran = subprocess.run(["sh", "-c", shell], cwd=repo, check=False)
+        assert (ran.returncode == 0) is skipped, kept
+        assert not (git_dir / githooks.SCANNED).exists()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(githooks, "hook_git", lambda: f"{os.getpid()} {start}")
+        for kept, skipped in ((f"{key} {os.getpid()} {start}", True),
+                              (f"{key} {os.getpid()} {int(start) + 1}", False)):
+            (git_dir / githooks.SCANNED).write_text(kept + "\n", encoding="ascii")
+            assert githooks.passed_before(git_dir, listing, "sha1") is skipped, kept
+        githooks.note_passed(git_dir, listing, "sha1")
+        assert (git_dir / githooks.SCANNED).read_text(encoding="ascii") == \
+            f"{key} {os.getpid()} {start}\n"

@@ -432,3 +432,74 @@ def test_words_taken_from_the_places_of_shorter_words_are_each_words_places(
     alone: list[redact._Cand] = []
     redact._assignment_candidates(text, low, 0, alone)
     assert found == alone
+
+
+def test_an_assignment_starts_only_with_a_character_of_its_first_set() -> None:
+    """_ASSIGN_VALUE is tried after a key word only when the next character is in
+    _ASSIGN_VALUE_FIRST: every other character (each code point, before each way an
+    assignment or a sentence goes on) starts no match, and each of the set starts one."""
+    tails = ["", " ", "=", ": x", " is x", " = x", '" x', "'x", ">x", "：x", "是x", "x",
+             " for db is x", ",\"x\"", "\t=>x"]
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        if char in redact._ASSIGN_VALUE_FIRST:
+            continue
+        for tail in tails if code < 0x3100 else tails[:2]:
+            assert redact._ASSIGN_VALUE.match(char + tail) is None, (hex(code), tail)
+    for char in redact._ASSIGN_VALUE_FIRST:
+        assert any(redact._ASSIGN_VALUE.match(char + tail) for tail in
+                   ["x", "=x", "* = x", "_=x", " is x", '"x', "'x", "x\"", "x'", "value=\"x"]), char
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS + _KEY_PARTS + ["ı" * 3, "ſ", "ıkey", "ſecret",
+                                                            "paſs", "tokın", "credı"]),
+                max_size=25))
+def test_key_word_places_dropped_at_the_unfolded_letters_are_those_found_again(
+        parts: list[str]) -> None:
+    """key_places told where the key words' lower case differs from the folded one drops
+    the places that hold one of those: the places a search of the key words' lower case
+    finds."""
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    changed: list[int] = []
+    key_low = redact.unfolded(low, text, changed)
+    if key_low is None:
+        return
+    assert sorted(changed) == [i for i, c in enumerate(text) if c in "ıſ"]
+    assert redact.key_places(low, key_low, {}, changed) == redact.key_places(low, key_low, {})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PARTS + ["-u", "-U", " -u ", "--user", " --USER ",
+                                               "a:b!1", "://", "https://u:pa55@h", "ı", "İ"]),
+                max_size=25))
+def test_curl_users_and_url_credentials_found_in_the_lower_case_are_the_regexes_matches(
+        parts: list[str]) -> None:
+    text = "".join(parts)
+    low = redact.ascii_lowered(text, text.encode("ascii", "replace"))
+    assert [m.span() for m in redact.curl_users(text, low)] == \
+        [m.span() for m in redact._CURL_USER.finditer(text)]
+    assert [m.span() for m in redact.url_credentials(text, low)] == \
+        [m.span() for m in redact._URL_CRED.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([*_RULE_PARTS, "AIza" + "Q8vN3xLp2Rk7Wd" * 3, "\n", " "]),
+                max_size=40))
+def test_token_rules_over_each_distinct_run_once_find_what_each_run_alone_gives(
+        parts: list[str]) -> None:
+    """The token rules run over each distinct run once, its candidates put at every place
+    it stands: what every rule run over each run alone (its own string) finds there."""
+    text = "".join(parts) * 2  # every run at least twice, one of them first in the text
+    found: list[redact._Cand] = []
+    redact._run_candidates(text, found)
+    expected: list[redact._Cand] = []
+    for start, end in redact.runs(text):
+        alone: list[redact._Cand] = []
+        for i, rule in enumerate(redact._TOKEN_RULES):
+            redact._token_candidates(text[start:end], i + 1, rule, alone)
+        expected += [(p, s + start, e + start, k, m) for p, s, e, k, m in alone]
+    assert sorted(found) == sorted(expected)

@@ -37,6 +37,7 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from os.path import commonprefix
 
 from memex.core import bare_secrets, lazyre, secret_rules
 from memex.core.bare_secrets import entropy
@@ -276,6 +277,16 @@ _ASSIGN_WIDE = tuple(needle for needle in _ASSIGN_NEEDLES if not needle.isascii(
 # a word holds no "?")
 _KEY_WORDS = (*_ASSIGN_ASCII_FOUND, "key")
 _PASSWORD_WORD = lazyre.compile(r"pass|pwd|密码|口令|パスワード|暗証|비밀", re.IGNORECASE)
+_PASSWORD_KEYS: dict[str, bool] = {}  # each key word met (a few dozen forms): a password's?
+
+
+def _password_key(word: str) -> bool:
+    """Is the key word ``word`` (a match of _ASSIGN_KEY) a password's: does
+    _PASSWORD_WORD find it? Asked once a word, not once a place."""
+    known = _PASSWORD_KEYS.get(word)
+    if known is None:
+        known = _PASSWORD_KEYS[word] = _PASSWORD_WORD.search(word) is not None
+    return known
 _CAMEL_KEY = lazyre.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
 _NOT_SECRET_NAME = lazyre.compile(
@@ -315,6 +326,10 @@ _ASSIGN_VALUE = lazyre.compile(
     """,
     re.VERBOSE,
 )
+# What a match of _ASSIGN_VALUE can start with (every alternative takes a character):
+# after most key words stands a letter, and the regex is not tried there
+# (tests/test_redact_runs.py holds the two together)
+_ASSIGN_VALUE_FIRST = frozenset("*_\"' \t=:?.+,>：是为はが")
 _UNQUOTED_VALUE = lazyre.compile(  # up to the next query parameter (&user=...), not any "&"
     r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
 )
@@ -438,6 +453,10 @@ _NAMED_FORMATS = tuple(
     (kind, tuple((name.lower(), _name_forms(name)) for name in names), lazyre.compile(shape),
      strict)
     for kind, names, shape, strict in secret_rules.NAMED_FORMATS)
+# The names of a provider that has several (message_bird, message-bird) start with one
+# head, searched once for all of them (a search of 2 MB costs ~1.5 ms)
+_NAMED_HEADS = {kind: commonprefix([name for name, _forms in names]) if len(names) > 1 else ""
+                for kind, names, _shape, _strict in _NAMED_FORMATS}
 _NAME_REST = lazyre.compile(r"[A-Za-z0-9_.-]{0,60}")
 # The separators under which a strict provider's near miss is spared (those it had when
 # the spare was written: an element, setProperty or a declaration do not widen it)
@@ -512,8 +531,12 @@ def _named_values(text: str, low: str) -> list[_Named]:
         # the rest of a long unspaced line again at each repeated name was quadratic
         # ("discord=" * 2000: 2.5 s).
         covered = 0
+        head = _NAMED_HEADS[kind]
+        heads = _all_places(low, head) if head else None
         for name, forms in names:
-            for found in _all_places(low, name):  # then the name's forms in ``text``
+            places = _all_places(low, name) if heads is None else [
+                at for at in heads if low.startswith(name, at)]
+            for found in places:  # then the name's forms in ``text``
                 if found < covered or text[found : found + len(name)] not in forms:
                     continue
                 rest = _NAME_REST.match(text, found + len(name))  # always matches (0-60)
@@ -846,30 +869,32 @@ def runs(text: str, plain: bytes | None = None) -> list[tuple[int, int]]:
 def _run_candidates(text: str, out: list[_Cand], plain: bytes | None = None) -> None:
     """The token rules over the long runs of ``text`` (spans mapped back to ``text``;
     ``plain`` is ``text`` as :func:`runs` encodes it)."""
-    starts: list[int] = []  # where each run starts in ``text``
-    joined_starts: list[int] = []  # ... and in ``joined``
-    pieces: list[str] = []
-    pos = 0
+    # Each distinct run is looked at once (a memory repeats its paths, code its names: a
+    # needle's search reads the whole string, ~1 ns a character, and a rule's match lies
+    # inside one run and depends on it alone), and its candidates are put at every place
+    # it stands.
+    places: dict[str, list[int]] = {}  # each distinct run and where it starts in ``text``
     for start, end in runs(text, plain):
-        starts.append(start)
-        joined_starts.append(pos)
-        pieces.append(text[start:end])
-        pos += end - start + 1
-    if not pieces:
+        places.setdefault(text[start:end], []).append(start)
+    if not places:
         return
-    joined = "\n".join(pieces)
+    joined_starts: list[int] = []  # where each distinct run starts in ``joined``
+    pos = 0
+    for piece in places:
+        joined_starts.append(pos)
+        pos += len(piece) + 1
+    joined = "\n".join(places)
+    pieces = list(places)
     found: list[_Cand] = []
-    # the needles are looked for in each distinct run once (a memory repeats its paths,
-    # code its names; each needle's search reads the whole string: ~1 ns a character)
-    active = active_rules("\n".join(dict.fromkeys(pieces)))
-    for i in active:
+    for i in active_rules(joined):
         rule = _TOKEN_RULES[i]
         _token_candidates(joined, i + 1, rule, found,
                           needle_runs(joined, joined_starts, rule.needles))
     for prio, start, end, kind, masked in found:
         run = bisect.bisect_right(joined_starts, start) - 1
-        shift = starts[run] - joined_starts[run]
-        out.append((prio, start + shift, end + shift, kind, masked))
+        for at in places[pieces[run]]:
+            shift = at - joined_starts[run]
+            out.append((prio, start + shift, end + shift, kind, masked))
 
 
 def _matches_at(regex: re.Pattern[str], text: str, starts: Sequence[int]
@@ -995,23 +1020,27 @@ def auth_headers(text: str, low: str, known: _Places | None = None) -> list[re.M
 _MANY_URLS = 64  # more "://" in a text: the regex's own search, not a step of Python each
 
 
-def url_credentials(text: str) -> list[re.Match[str]]:
+def url_credentials(text: str, low: str | None = None) -> list[re.Match[str]]:
     """What ``_URL_CRED.finditer(text)`` finds, from the places of its "://" (one search of
-    the text, not a test for "://" and the regex's own search)."""
+    the text, not a test for "://" and the regex's own search); ``low``, :func:`lowered`
+    of ``text``, holds them at the same places (an ASCII string: a search costs less)."""
+    source = text if low is None else low
     places: list[int] = []
-    at = text.find("://")
+    at = source.find("://")
     while at != -1:
         if len(places) == _MANY_URLS:
             return list(_URL_CRED.finditer(text, places[0]))
         places.append(at)
-        at = text.find("://", at + 3)
+        at = source.find("://", at + 3)
     return _matches_at(_URL_CRED, text, places)
 
 
-def curl_users(text: str) -> list[re.Match[str]]:
+def curl_users(text: str, low: str | None = None) -> list[re.Match[str]]:
     """What ``_CURL_USER.finditer(text)`` gives: a match starts at the blank before ``-u``
-    or ``--user`` or at the text's start, and only those places are tried."""
-    places = _all_places(text, "-u")
+    or ``--user`` or at the text's start, and only those places are tried (found in
+    ``low``, :func:`lowered` of ``text``, when given: an ASCII string)."""
+    places = _all_places(text, "-u") if low is None else [
+        at for at in _all_places(low, "-u") if text[at + 1] == "u"]
     if not places:
         return []
     return _matches_at(_CURL_USER, text,
@@ -1020,16 +1049,16 @@ def curl_users(text: str) -> list[re.Match[str]]:
 
 def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
                         known: _Places | None = None) -> None:
-    if "@" in text:
-        _span_candidates(text, prio, _URL_KIND, url_credentials(text), out, minimum=3)
+    if "@" in low:
+        _span_candidates(text, prio, _URL_KIND, url_credentials(text, low), out, minimum=3)
     _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
-    _span_candidates(text, prio, _BASIC_KIND, curl_users(text), out, minimum=4)
+    _span_candidates(text, prio, _BASIC_KIND, curl_users(text, low), out, minimum=4)
     _key_header_candidates(text, low, prio, out, known)
-    if ":" in text:
+    if ":" in low:
         _pair_candidates(text, prio, out)
-    if "CONTRIBSYS__COM" in text:
+    if "contribsys__com" in low and "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
-    if "ata:" in text and k8s_secret(text, low):
+    if "ata:" in low and "ata:" in text and k8s_secret(text, low):
         for block in _K8S_DATA.finditer(text):
             if _k8s_kind_of(text, block.start()):
                 _span_candidates(block.group(), prio, "kubernetes-secret",
@@ -1134,10 +1163,11 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand],
         if text[reached : reached + 1] in _SUFFIX_FIRST:  # else the suffix is empty
             suffix = _ASSIGN_SUFFIX.match(text, reached)
             reached = suffix.end() if suffix else reached
-        m = _ASSIGN_VALUE.match(text, reached)
+        m = _ASSIGN_VALUE.match(text, reached) \
+            if text[reached : reached + 1] in _ASSIGN_VALUE_FIRST else None
         spaced = False  # --password VALUE: only this rule gives the value
         if m is None:  # most key words in prose: no option either, as a rule
-            if _PASSWORD_WORD.search(key.group()) is None or not _option(text, key.start()):
+            if not _password_key(key.group()) or not _option(text, key.start()):
                 continue
             option = True
             m = _OPTION_VALUE.match(text, reached)
@@ -1145,8 +1175,7 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand],
                 continue
             spaced = True
         else:
-            option = _PASSWORD_WORD.search(key.group()) is not None and \
-                _option(text, key.start())
+            option = _password_key(key.group()) and _option(text, key.start())
         if _NOT_SECRET_NAME.search(_key_name(text, key.start(), reached)):
             continue
         if _listed(text, key.start(), m):
@@ -1163,7 +1192,7 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand],
         if prose and _NOT_SECRET_NAME.search(_word_before(text, key.start())):
             continue  # "the primary key is ...", "the cache key is ..."
         quote = m.group("quote")
-        password = bool(quote) and _PASSWORD_WORD.search(key.group()) is not None
+        password = bool(quote) and _password_key(key.group())
         if option and not _option_password(value):
             if spaced:
                 continue
@@ -1353,11 +1382,13 @@ _ASCII_FOLDS = {**_LOWER_TO_ASCII, **_FOLDED}
 _FEW_PLACES = 256  # more places of one letter: str.replace and a second encoding are cheaper
 
 
-def _patched(data: bytes, text: str, letters: dict[str, str]) -> bytes | bytearray | None:
+def _patched(data: bytes, text: str, letters: dict[str, str], places: list[int] | None = None
+             ) -> bytes | bytearray | None:
     """``data`` (one byte a character of ``text``) with each place of a key of ``letters``
     in ``text`` set to its value, an ASCII character; None when a key stands in ``text``
     more than :data:`_FEW_PLACES` times (a step of Python a place: ``İ`` all over a
-    Turkish text). A few one-character searches and a copy, not a second encoding."""
+    Turkish text). A few one-character searches and a copy, not a second encoding. The
+    places set are added to ``places`` when given."""
     marks: bytearray | None = None
     for char, letter in letters.items():
         at = text.find(char)  # a search for one character: ~1/50 of a word's
@@ -1368,6 +1399,8 @@ def _patched(data: bytes, text: str, letters: dict[str, str]) -> bytes | bytearr
         code = ord(letter)
         for _ in range(_FEW_PLACES):  # not str.count: it reads the text at ~1/2 of a word's
             marks[at] = code
+            if places is not None:
+                places.append(at)
             at = text.find(char, at + 1)
             if at == -1:
                 break
@@ -1402,38 +1435,54 @@ def ascii_lowered(text: str, plain: bytes, fold: bool = True) -> str:
 _UNFOLDED = {"\u0131": "?", "\u017f": "?"}  # the letters of _FOLDED that key words do not fold
 
 
-def unfolded(low: str, text: str) -> str | None:
+def unfolded(low: str, text: str, places: list[int] | None = None) -> str | None:
     """``ascii_lowered(text, plain, fold=False)`` from ``low`` (``ascii_lowered(text,
     plain)``): ``low`` with ``?`` where ``text`` holds ``ı`` or ``ſ``, the only places where
     the two differ, not a second lowering; None when one of them stands in ``text`` more
-    than :data:`_FEW_PLACES` times."""
-    patched = _patched(low.encode("ascii"), text, _UNFOLDED)
+    than :data:`_FEW_PLACES` times. The places where the two differ are added to
+    ``places`` when given."""
+    patched = _patched(low.encode("ascii"), text, _UNFOLDED, places)
     return None if patched is None else patched.decode("ascii")
 
 
-def key_places(low: str, key_low: str, known: _Places) -> _Places:
+def key_places(low: str, key_low: str, known: _Places, changed: list[int] | None = None
+               ) -> _Places:
     """The places of the key words (:data:`_KEY_WORDS`) in ``key_low`` (:func:`unfolded`
-    of ``low``) from their places in ``low``, searched there once for all detectors."""
-    return {word: [at for at in _places(low, word, known) if key_low.startswith(word, at)]
-            for word in _KEY_WORDS}
+    of ``low``) from their places in ``low``, searched there once for all detectors.
+    ``changed``: the places where the two differ (``unfolded``'s), when known: a word's
+    place is then dropped only where it holds one, not each place tried in ``key_low``."""
+    if changed is None:
+        return {word: [at for at in _places(low, word, known) if key_low.startswith(word, at)]
+                for word in _KEY_WORDS}
+    changed = sorted(changed)
+    out: _Places = {}
+    for word in _KEY_WORDS:
+        places = _places(low, word, known)
+        dropped = {at for place in changed
+                   for at in places[bisect.bisect_left(places, place - len(word) + 1):
+                                    bisect.bisect_right(places, place)]}
+        out[word] = [at for at in places if at not in dropped] if dropped else places
+    return out
 
 
 def _detect(text: str) -> list[_Hit]:
     """Unmasked secrets in ``text`` (private blocks already removed), sorted by start."""
     cands: list[_Cand] = []
-    _pem_candidates(text, 0, cands)
     plain = text.encode("ascii", "replace")  # one byte a character: runs, bare, ascii_lowered
+    if b"PRIVATE KEY" in plain:
+        _pem_candidates(text, 0, cands)
     _run_candidates(text, cands, plain)
     low = ascii_lowered(text, plain)
     known: _Places = {}  # the words searched in ``low``
     _generic_candidates(text, low, len(_TOKEN_RULES) + 1, cands, known)
     key_low, key_known = low, known  # the key words' lower case: "ı" and "ſ" not folded
     if "\u0131" in text or "\u017f" in text:
-        found = unfolded(low, text)
+        changed: list[int] = []
+        found = unfolded(low, text, changed)
         if found is None:  # "ı" all over: the places in ``low`` would differ too
             key_low, key_known = ascii_lowered(text, plain, fold=False), {}
         else:
-            key_low, key_known = found, key_places(low, found, known)
+            key_low, key_known = found, key_places(low, found, known, changed)
     _assignment_candidates(text, key_low, len(_TOKEN_RULES) + 2, cands, key_known)
     for start, end in bare_secrets.spans(text, plain):  # last: a format or a key word names it
         cands.append((len(_TOKEN_RULES) + 3, start, end, bare_secrets.KIND,

@@ -45,7 +45,8 @@ UNHOOKED_COMMITS: tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...] = (
 # A staged change the pre-commit scan passed while the commit is one prepare-commit-msg
 # scans too (a `git commit` after `cherry-pick -n` or a resolved conflict, `--amend` at an
 # edit stop): the scanner writes to this file under the git dir the git blob id of
-# gitio.STAGED_LISTING's exact bytes (what it scanned) and the process id of the git
+# gitio.STAGED_LISTING's exact bytes (what it scanned) and the process id and start time
+# (/proc/PID/stat's field 22: a pid reused by a later process is another key) of the git
 # process running the hooks (the nearest `git` among the scanner's parent and the two
 # above it: the plain hook execs the scanner, a chain line runs it from the user's hook,
 # the pre-commit framework from its own Python). prepare-commit-msg removes the file and
@@ -60,7 +61,8 @@ _SHELL_PASSED = ("{ memex_k=$(git " + " ".join(gitio.STAGED_LISTING)
                  + " 2>/dev/null | git hash-object --stdin 2>/dev/null); "
                  f'memex_m=$(cat "$memex_gd/{SCANNED}" 2>/dev/null); '
                  f'rm -f "$memex_gd/{SCANNED}"; '
-                 '[ -n "$memex_k" ] && [ "$memex_k $PPID" = "$memex_m" ]; }')
+                 '[ -n "$memex_k" ] && [ "$memex_k $PPID $(sed \'s/.*) //\' '
+                 '/proc/$PPID/stat 2>/dev/null | cut -d" " -f20)" = "$memex_m" ]; }')
 
 
 def staged_key(listing: bytes, object_format: str) -> str:
@@ -68,23 +70,26 @@ def staged_key(listing: bytes, object_format: str) -> str:
     return fingerprint.blob_id(listing, object_format)
 
 
-def _parent(pid: int) -> tuple[int, str] | None:
-    """(parent pid, command name) of PID from /proc (None without it)."""
+def _parent(pid: int) -> tuple[int, str, str] | None:
+    """(parent pid, command name, start time) of PID from /proc (None without it); the
+    start time is field 22 of /proc/PID/stat, clock ticks after boot, as the hook's shell
+    reads it (`sed 's/.*) //' | cut -d" " -f20`)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return None
     name, _, rest = stat.rpartition(b")")  # the name may hold spaces and parentheses
     fields = rest.split()
-    if len(fields) < 2 or not fields[1].isdigit():
+    if len(fields) < 20 or not fields[1].isdigit() or not fields[19].isdigit():
         return None
-    return int(fields[1]), name.partition(b"(")[2].decode("utf-8", "replace")
+    return (int(fields[1]), name.partition(b"(")[2].decode("utf-8", "replace"),
+            fields[19].decode("ascii"))
 
 
-def hook_git() -> int | None:
-    """The pid of the git process running the hook this process runs under: the nearest
-    process named `git` among this one's parent and the two above it (None: none, or no
-    /proc to tell)."""
+def hook_git() -> str | None:
+    """The pid and start time ("PID START") of the git process running the hook this
+    process runs under: the nearest process named `git` among this one's parent and the
+    two above it (None: none, or no /proc to tell)."""
     pid = os.getppid()
     for _ in range(3):
         if pid <= 1:
@@ -93,7 +98,7 @@ def hook_git() -> int | None:
         if found is None:
             return None
         if found[1] == "git":
-            return pid
+            return f"{pid} {found[2]}"
         pid = found[0]
     return None
 
