@@ -317,15 +317,35 @@ def test_the_lean_walk_is_the_walk(repo: Path, monkeypatch: pytest.MonkeyPatch,
         list(stamps.items()), layout, build.stamps_digest(stamps))
 
 
-def test_the_lean_walk_is_not_taken_where_the_walk_does_more(
+def test_a_writers_lean_walk_sweeps_stale_temps_as_the_walk_does(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A writer's walk also sweeps stale temp files, a killed submit's files answer
-    from their bytes before it: disk_stamps then, as before."""
+    """A writer's walk (it holds the write lock) also removes the temp files a killed
+    writer left in a memory folder: the lean walk does it too (a capture's refresh is
+    then lean), and gives the walk's stamps; a live writer's temp is left."""
     ws = _settled_tree(repo)
-    assert build._lean_walk(ws) is not None
+    shared = repo / ".memex"
+    stale = shared / f".x.md.4194305.abcd{store.TEMP_SUFFIX}"
+    live = shared / f".y.md.{os.getpid()}.abcd{store.TEMP_SUFFIX}"
+    for temp in (stale, live):
+        temp.write_text("a temp file")
+    lean = build._lean_walk(ws)  # no lock held: nothing removed
+    assert lean is not None and stale.exists()
     with monkeypatch.context() as patch:
         patch.setattr(build.locks, "held_count", lambda home, *a: 1)
-        assert build._lean_walk(ws) is None
+        lean = build._lean_walk(ws)
+        assert lean is not None
+        assert not stale.exists() and live.exists()
+        stale.write_text("a temp file")
+        assert list(lean.stamps().items()) == list(build.disk_stamps(ws).items())
+        assert not stale.exists() and live.exists()
+
+
+def test_the_lean_walk_is_not_taken_where_the_walk_does_more(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A killed submit's files answer from their bytes before it: disk_stamps then, as
+    before."""
+    ws = _settled_tree(repo)
+    assert build._lean_walk(ws) is not None
     real = store.homes
     with monkeypatch.context() as patch:
         patch.setattr(store, "homes", lambda w: [
