@@ -965,6 +965,13 @@ def term_counts(conn: sqlite3.Connection, terms: Sequence[str], most: int | None
                              most)
 
 
+def term_rarity(conn: sqlite3.Connection, words: Mapping[str, str], cap: int
+                ) -> dict[str, int]:
+    """termcounts.rarity, keeping what it learns (but from peek's connection)."""
+    return termcounts.rarity(conn, words, cap,
+                             None if isinstance(conn, Peeked) else _unless_busy)
+
+
 def write_many_if_free(conn: sqlite3.Connection, sql: str,
                        rows: Sequence[tuple[object, ...]]) -> None:
     """write_if_free for several rows, in one transaction."""
