@@ -127,12 +127,12 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
     hits are compared, so the check stays cheap however large the store. The index was
     refreshed by the capture's lookup a moment before (no second walk). The search runs
     only when some memory of the scope may be that near (_may_be_near)."""
-    from memex.search import engine as search
-
     mine = _words(body)  # once, not once per hit
     try:
         if not _may_be_near(ws, scope, mine):
             return []
+        from memex.search import engine as search  # loaded only when it decides
+
         hits = search.search(ws, search.SearchRequest(
             query=body[:2000], limit=10, scopes=(scope,), record_access=False,
             vectors=False, refresh=False)).hits  # near-identical text: words suffice
@@ -163,8 +163,7 @@ def _may_be_near(ws: Workspace, scope: str, mine: set[str]) -> bool:
     (_words): False only when none is (each memory holding enough of its rarest plain
     words is compared); True when the text has too few or too many such words to tell,
     when too few of them are rare, or when too many memories hold enough of them."""
-    from memex.index import build, views
-    from memex.search import engine as search
+    from memex.index import build, termcounts, views
 
     plain = sorted(w for w in mine if w.isascii() and _PLAIN.fullmatch(w))
     lacking = len(mine) // 5  # what a similar memory may lack (5 * lacking <= |mine|)
@@ -172,7 +171,7 @@ def _may_be_near(ws: Workspace, scope: str, mine: set[str]) -> bool:
     if asked - lacking < 1 or asked > NEAR_MOST_WORDS:
         return True
     with build.open_index(ws, refresh=False) as index:
-        stems = search.stems(index.conn, plain)
+        stems = termcounts.stems(index.conn, plain)
         cap = max(NEAR_COMMON_MIN, index.report.memories // NEAR_COMMON_SHARE)
         counts = build.term_rarity(index.conn, {its[0]: w for w, its in stems.items()
                                                 if len(its) == 1}, cap)
