@@ -480,3 +480,22 @@ def test_a_file_whose_is_file_fails_is_passed_over_by_every_walk(
     assert lean is not None and not any(bad in path for path in lean.stamps())
     hits = engine.search(ws, engine.SearchRequest(query="staging", limit=5)).hits
     assert [h.id for h in hits] == [good]
+
+
+def test_a_lean_walks_stamps_of_are_the_walks(repo: Path, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    """_LeanWalk.stamps_of (a racy record's paths, a write's) gives disk_stamps' stamp
+    of each path it holds, none of the others, also where a folder is named by two homes
+    (the second lists nothing: its path is the first one's, seen failing before: none
+    found)."""
+    ws = _settled_tree(repo)
+    real = store.homes
+    monkeypatch.setattr(store, "homes", lambda w: [*real(w), store.Home("org", real(w)[0].path)])
+    stamps = build.disk_stamps(ws)
+    lean = build._lean_walk(ws)
+    assert lean is not None
+    asked = [*list(stamps)[::3], str(repo / ".memex" / "01NOTAMEMORYNOTAMEMORY0000.md")]
+    for how_many in (1, len(asked)):  # a scan of the names, a dict of them
+        got = lean.stamps_of(asked[:how_many])
+        assert got == {p: stamps[p] for p in asked[:how_many] if p in stamps}
+    assert len(lean.stamps_of(asked)) == len(asked) - 1

@@ -646,7 +646,9 @@ class _LeanWalk:
         """The stamps of those of PATHS this walk holds (a few: a write's, the racy
         ones), without the stamps of the others."""
         wanted: dict[int, list[tuple[str, str]]] = {}
-        prefixes = {prefix: at for at, (_, _, prefix, _, _) in enumerate(self.parts)}
+        prefixes: dict[str, int] = {}  # a folder two homes name is the first one's
+        for at, (_, _, prefix, _, _) in enumerate(self.parts):
+            prefixes.setdefault(prefix, at)
         for path in paths:
             folder, name = os.path.split(path)
             at = prefixes.get(os.path.join(folder, ""))
