@@ -647,13 +647,13 @@ class _LeanWalk:
         ones), without the stamps of the others."""
         wanted: dict[int, list[tuple[str, str]]] = {}
         prefixes: dict[str, int] = {}  # a folder two homes name is the first one's
-        for at, (_, _, prefix, _, _) in enumerate(self.parts):
-            prefixes.setdefault(prefix, at)
+        for i, (_, _, prefix, _, _) in enumerate(self.parts):
+            prefixes.setdefault(prefix, i)
         for path in paths:
             folder, name = os.path.split(path)
-            at = prefixes.get(os.path.join(folder, ""))
-            if at is not None:
-                wanted.setdefault(at, []).append((path, name))
+            part = prefixes.get(os.path.join(folder, ""))
+            if part is not None:
+                wanted.setdefault(part, []).append((path, name))
         found: dict[str, Stamp] = {}
         for at, asked in wanted.items():
             _, kind, _, names, numbers = self.parts[at]
