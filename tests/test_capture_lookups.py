@@ -264,26 +264,75 @@ def test_the_near_duplicates_are_the_searchs(repo: Path, stored: list[str], text
         assert writes._similar_ids(ws, scope, probe) == _near_by_search(ws, scope, probe)
 
 
-def test_a_check_counts_a_few_words_the_index_does_not_keep(
+def test_a_check_reads_no_whole_doclist_and_keeps_what_it_learns(
         repo: Path, monkeypatch: Any) -> None:
-    """The check reads at most NEAR_COUNTED counts the index does not keep (each a read
-    of a word's whole doclist: a text's 200 words after a rebuild cost ~0.6 s at
-    100,000 memories); with too few counts known the search decides, and the counts read
-    are kept for the next check, which then asks the index."""
+    """The check reads no word's whole doclist (fts_terms: ~30-50 ms a common word at
+    100,000 memories): it probes each word it has no count of, reading at most `cap`
+    rows; a count under the cap is kept with the term counts, a word at the cap is kept
+    as common (term_floors), so the next check probes nothing. With a common word among
+    the rarest asked the search decides."""
     from memex.index import termcounts
 
     shared = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima "
               "mike november oscar papa quebec romeo sierra tango")
-    _capture(f"{shared} numbered one two three four five")  # not near: 20 of 27 words
-    monkeypatch.setattr(writes, "NEAR_COUNTED", 5)
-    counted = record_calls(monkeypatch, termcounts, "vocab_count")
+    from tests.helpers import memfiles
+
+    for n in ("one", "two", "three", "four"):
+        memfiles.put(repo / ".memex", f"{shared} numbered {n}")
+    monkeypatch.setattr(writes, "NEAR_COMMON_MIN", 3)  # a word in 3 memories: common
+    whole = record_calls(monkeypatch, termcounts, "vocab_count")
+    probes = record_calls(monkeypatch, termcounts, "probe")
     holding = record_calls(monkeypatch, views, "holding")
     ws = homes.workspace()
-    text = f"{shared} whiskey xray"  # 22 words: 22 // 5 + NEAR_AT_LEAST = 10 to ask
+    build.refresh(ws)
+    text = f"{shared} one whiskey xray yankee"  # 24 words: 24 // 5 + 6 = 10 asked
+    assert writes._may_be_near(ws, "project", writes._words(text))  # 4 rare: too few
+    assert whole == [] and holding == []
+    assert {c.args[1] for c in probes} == set(writes._words(text))
+    assert all(c.args[2] == 3 for c in probes)
+    conn = build.open_index(ws, refresh=False).conn
+    assert dict(conn.execute("SELECT term, doc FROM term_counts")) == {"on": 1}
+    floors = dict(conn.execute("SELECT term, floor FROM term_floors"))
+    assert floors == dict.fromkeys(["alpha", "bravo", "charli", "delta", "echo", "foxtrot",
+                                    "golf", "hotel", "india", "juliet", "kilo", "lima",
+                                    "mike", "novemb", "oscar", "papa", "quebec", "romeo",
+                                    "sierra", "tango"], 3)
+    probes.clear()
     assert writes._may_be_near(ws, "project", writes._words(text))
-    assert len(counted) == 5 and holding == []  # the search decides
-    assert not writes._may_be_near(ws, "project", writes._words(text))
-    assert len(counted) == 10 and len(holding) == 1  # 5 kept, 5 more: 10 known
+    assert {c.args[1] for c in probes} == {"whiskey", "xray", "yankee"}  # held by none
+    assert whole == []
+    rare = f"{' '.join(shared.split()[:4])} one whiskey xray yankee zulu victor uniform " \
+        "wolf"  # 12 words: 8 asked, 7 held by none and "one"
+    assert not writes._may_be_near(ws, "project", writes._words(rare))
+    assert len(holding) == 1 and whole == []
+
+
+def test_a_capture_in_a_store_without_kept_counts_compares_few_memories(
+        repo: Path, monkeypatch: Any) -> None:
+    """A store whose term counts are not kept yet (a rebuilt index, or one a refresh of
+    thousands of files left without them): the check ranked its words by the few it had
+    counted (the first 32 stems, alphabetically: here the common ones) and compared the
+    text with every memory holding 6 of them. Seen failing: all 40 memories compared (at
+    100,000 bench memories one capture compared all 100,002: 37 CPU s). Now the words
+    no memory holds are its rarest, and none is compared."""
+    from tests.helpers import memfiles
+
+    common = ("able about above across after again against all also always among and any "
+              "are around as at away back be because been before being below between "
+              "both but by came can come could")
+    folder = repo / ".memex"
+    for n in range(40):
+        memfiles.put(folder, f"{common} only{n}word")
+    ws = homes.workspace()
+    build.refresh(ws)
+    compared = record_calls(monkeypatch, writes, "_similar_words")
+    searched = record_calls(monkeypatch, writes, "_similar_ids")
+    result = _capture(f"{common} zebra zinc zone zoom zulu yak yarn yawn year yell yelp "
+                      "yoga yolk young youth")
+    assert result.created and result.near_duplicates == [] and len(searched) == 1
+    assert len(compared) == 0
+    near = _capture(f"{common} only7word again")  # near duplicates are still found
+    assert near.near_duplicates
 
 
 def test_a_check_that_fails_reports_no_near_duplicate(repo: Path, monkeypatch: Any) -> None:

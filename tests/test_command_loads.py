@@ -153,3 +153,22 @@ def test_a_search_loads_no_archive_modules(repo: Path) -> None:
     out, loaded = _loaded(repo, "search", "staging", "--json")
     assert json.loads(out)[0]["id"] == mid
     assert {"shutil", "bz2", "lzma", "base64", "subprocess", "shlex"} & loaded == set()
+
+
+def test_capture_and_update_load_no_search(repo: Path) -> None:
+    """A capture whose near-duplicate check can decide without the search (no memory
+    holds enough of its rarest words) and an update load no search engine (~12-25 ms of
+    imports a write: answers, synonyms, the engine): the check's word stemming is the
+    index layer's (termcounts.stems) and a write asks the embeddings setting of the
+    dense lane (dense.enabled). Seen failing: both loaded memex.search.engine. Control:
+    a search loads it."""
+    invoke_json("capture", "The release train leaves on Thursdays after the freeze")
+    out, loaded = _loaded(repo, "capture", "Rotate the signing keys of the nightly "
+                          "pipeline every quarter and record who did it", "--json")
+    mid = json.loads(out)["id"]
+    assert json.loads(out)["near_duplicates"] == []
+    assert "memex.search.engine" not in loaded
+    _, loaded = _loaded(repo, "update", mid, "--tag", "keys")
+    assert "memex.search.engine" not in loaded
+    _, loaded = _loaded(repo, "search", "signing")
+    assert "memex.search.engine" in loaded

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memex.index import build
+from memex.index import build, termcounts
 from memex.search import engine
 from memex.storage import homes
 from tests.helpers import memfiles, spies
@@ -57,9 +57,9 @@ def test_stems_tokenize_every_word_in_one_transaction(repo: Path) -> None:
         f"word{n}" for n in range(44)]
     with build.open_index(ws) as index:
         conn = index.conn
-        engine._STEMS.clear()
+        termcounts._STEMS.clear()
         one_by_one = {w: engine.stems(conn, [w])[w] for w in words[:6]}
-        engine._STEMS.clear()
+        termcounts._STEMS.clear()
         before = conn.execute("SELECT count(*) FROM temp.query_tok_data").fetchone()[0]
         found = engine.stems(conn, words)
         after = conn.execute("SELECT count(*) FROM temp.query_tok_data").fetchone()[0]
@@ -68,7 +68,7 @@ def test_stems_tokenize_every_word_in_one_transaction(repo: Path) -> None:
         assert one_by_one["runs"] == ("run",) and one_by_one["---"] == ()
         assert len(one_by_one["snake_case"]) == 2 and found["word7"] == ("word7",)
         assert conn.execute("SELECT count(*) FROM temp.query_tok").fetchone()[0] == 0
-        engine._STEMS.clear()
+        termcounts._STEMS.clear()
         conn.execute("BEGIN")
         conn.execute("CREATE TEMP TABLE mine (x)")
         conn.execute("INSERT INTO mine VALUES (1)")

@@ -142,7 +142,7 @@ def test_the_query_ahead_keeps_nothing_and_still_answers(
         return real(conn, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "run_query", counted)
-    monkeypatch.setattr(engine, "_STEMS", {})  # words not stemmed yet by this process
+    monkeypatch.setattr(termcounts, "_STEMS", {})  # words not stemmed yet by this process
     monkeypatch.setattr(engine, "AHEAD_THREAD", False)
     req = engine.SearchRequest("spaces", limit=20, ahead=True, record_access=False)
     assert len(engine.search(ws, req).hits) == 1

@@ -627,12 +627,42 @@ class _LeanWalk:
     ~2,000 more instructions a file than two (an array's append parses its argument
     by a format), one pack ~400 (callgrind, 10,000 files)."""
 
-    __slots__ = ("parts", "generation")
+    __slots__ = ("parts", "generation", "racy")
 
     def __init__(self, parts: list[tuple[str, str, str, list[str], bytearray]]) -> None:
         # (folder, home kind, folder + separator, names, their _NUMBERS packed) per home
         self.parts = parts
         self.generation: str | None = None
+        self.racy: frozenset[str] = frozenset()  # as Walk's
+
+    def kept_as(self, generation: str | None, racy: frozenset[str] = frozenset()
+                ) -> _LeanWalk:
+        """This walk, noted as the one the files table matches at GENERATION (but for
+        RACY, as Walk's)."""
+        self.generation, self.racy = generation, racy
+        return self
+
+    def stamps_of(self, paths: Iterable[str]) -> dict[str, Stamp]:
+        """The stamps of those of PATHS this walk holds (a few: a write's, the racy
+        ones), without the stamps of the others."""
+        wanted: dict[int, list[tuple[str, str]]] = {}
+        prefixes: dict[str, int] = {}  # a folder two homes name is the first one's
+        for i, (_, _, prefix, _, _) in enumerate(self.parts):
+            prefixes.setdefault(prefix, i)
+        for path in paths:
+            folder, name = os.path.split(path)
+            part = prefixes.get(os.path.join(folder, ""))
+            if part is not None:
+                wanted.setdefault(part, []).append((path, name))
+        found: dict[str, Stamp] = {}
+        for at, asked in wanted.items():
+            _, kind, _, names, numbers = self.parts[at]
+            place = _places(names, len(asked))
+            for path, name in asked:
+                n = place(name)
+                if n is not None:
+                    found[path] = (kind, *_NUMBERS.unpack_from(numbers, n * _NUMBERS.size))
+        return found
 
     def layout(self) -> list[tuple[str, str, int]]:
         return [(folder, kind, len(names)) for folder, kind, _, names, _ in self.parts]
@@ -668,21 +698,37 @@ class _LeanWalk:
             digest.update(numbers)
         return digest.hexdigest()
 
-    def made(self) -> Walk:
-        """The walk as note_written takes it."""
-        return Walk(self.stamps(), self.layout(), self.generation)
+
+
+def _places(names: list[str], asked: int) -> Callable[[str], int | None]:
+    """Where a name is in NAMES (None: not there), for ASKED look-ups: a scan of the
+    list each for a few, a dict of every name for more."""
+    if asked <= _SCANNED_LOOKUPS:
+        def scanned(name: str) -> int | None:
+            try:
+                return names.index(name)
+            except ValueError:
+                return None
+        return scanned
+    return {name: n for n, name in enumerate(names)}.get
+
+
+# Look-ups of a name in a walk's folder (a list scan each, ~0.5 ms at 100,000 names)
+# past which one dict of the folder's names is made instead (~5 ms).
+_SCANNED_LOOKUPS = 8
 
 
 def _lean_walk(ws: Workspace) -> _LeanWalk | None:
-    """disk_stamps(ws) as a _LeanWalk; None where disk_stamps does more than stat the
-    files (an unsettled submit's files, a writer's sweep of stale temps)."""
-    if locks.held_count(ws.home) > 0:
-        return None
+    """disk_stamps(ws) as a _LeanWalk, a writer's sweep of stale temp files included;
+    None where disk_stamps does more than stat the files (an unsettled submit's files,
+    answered from their bytes before it)."""
     homes = store.homes(ws)
     if any(home.before for home in homes):
         return None
+    sweep = locks.held_count(ws.home) > 0  # as disk_stamps'
     parts = []
-    shared = _may_share_stats()
+    # a writer's walk sweeps stale temps as it lists (_memory_files): stated as listed
+    shared = not sweep and _may_share_stats()
     for home, listed in _listed_homes(homes):
         folder = str(home.path)
         prefix = os.path.join(folder, "")
@@ -693,7 +739,7 @@ def _lean_walk(ws: Workspace) -> _LeanWalk | None:
         elif listed:
             add_name, add_numbers, pack = names.append, numbers.extend, _NUMBERS.pack
             inodes = _LISTING_INODES
-            with _memory_files(folder) as files:  # as _walk_folder's, nothing to look up
+            with _memory_files(folder, sweep=sweep) as files:  # as _walk_folder's
                 for name, st in files:
                     try:  # where they fit, stat_numbers(st) are the numbers as they are
                         add_numbers(pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
@@ -1025,6 +1071,13 @@ def term_counts(conn: sqlite3.Connection, terms: Sequence[str], most: int | None
                              most)
 
 
+def term_rarity(conn: sqlite3.Connection, words: Mapping[str, str], cap: int
+                ) -> dict[str, int]:
+    """termcounts.rarity, keeping what it learns (but from peek's connection)."""
+    return termcounts.rarity(conn, words, cap,
+                             None if isinstance(conn, Peeked) else _unless_busy)
+
+
 def write_many_if_free(conn: sqlite3.Connection, sql: str,
                        rows: Sequence[tuple[object, ...]]) -> None:
     """write_if_free for several rows, in one transaction."""
@@ -1117,7 +1170,7 @@ def quarantined(conn: sqlite3.Connection) -> list[store.Quarantined]:
 
 def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
              known: Mapping[str, Known] | None = None,
-             given: tuple[Walk, set[str]] | None = None) -> None:
+             given: tuple[Walk | _LeanWalk, set[str]] | None = None) -> None:
     """Bring the files table up to the disk. GIVEN (note_written's): a walk made from
     this process's last one instead of a new walk, and the paths to compare (only these
     can differ from the table); written only if no other refresh has written since."""
@@ -1134,31 +1187,45 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
     suspects: set[str] | None = None
     record = None
     layout: list[tuple[str, str, int]] = []
+    lean: _LeanWalk | None = None
     if given is not None:
-        stamps, layout, suspects = given[0].stamps, given[0].layout, given[1]
-        digest = stamps_digest(stamps)
+        suspects = given[1]
+        if isinstance(given[0], _LeanWalk):
+            lean = given[0]
+            digest = lean.digest()
+            stamps = lean.stamps_of(suspects)  # only these are compared
+        else:
+            stamps, layout = given[0].stamps, given[0].layout
+            digest = stamps_digest(stamps)
     elif (lean := None if full else _lean_walk(ws)) is not None:
         digest = lean.digest()
         record = walk_record(conn)
-        if record is not None and record[0] == seen and record[1] == digest and not record[2]:
-            lean.generation = seen  # the table matches the walk: nothing to compare
-            _keep_walk(index, lean)
-            if watched is not None:
-                watched.clean = (seen,)
-            return
-        stamps, layout = lean.stamps(), lean.layout()
+        if record is not None and record[0] == seen and record[1] == digest:
+            # The table matches the walk but for the racy paths: only theirs are made.
+            suspects = set(record[2])
+            stamps = lean.stamps_of(suspects)
+        else:
+            stamps, layout = lean.stamps(), lean.layout()
     else:
         stamps = disk_stamps(ws, contents, layout)
         digest = stamps_digest(stamps)
+
+    def walked(made: str | None, racy: frozenset[str] = frozenset()) -> Walk | _LeanWalk:
+        """This refresh's walk, as the files table matches it at generation MADE."""
+        if lean is not None:
+            return lean.kept_as(made, racy)
+        return Walk(stamps, layout, made, racy)
+
     if not full and given is None:
-        record = walk_record(conn)
-        if record is not None and record[0] == seen and record[1] == digest:
-            suspects = set(record[2])  # the table matches the walk but for these
-        elif _stamps_unchanged(index, stamps):
-            _note_walk(conn, digest, seen, ())
-            suspects = set()
+        if suspects is None:
+            record = walk_record(conn)
+            if record is not None and record[0] == seen and record[1] == digest:
+                suspects = set(record[2])  # the table matches the walk but for these
+            elif _stamps_unchanged(index, stamps):
+                _note_walk(conn, digest, seen, ())
+                suspects = set()
         if suspects is not None and not suspects:
-            _keep_walk(index, Walk(stamps, layout, seen))
+            _keep_walk(index, walked(seen))
             if watched is not None:
                 watched.clean = (seen,)
             return
@@ -1174,7 +1241,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
         racy = frozenset(plan.touched)
         if record is None or record[0] != seen or record[1] != digest or set(record[2]) != racy:
             _note_walk(conn, digest, seen, racy)
-        _keep_walk(index, Walk(stamps, layout, seen, racy))
+        _keep_walk(index, walked(seen, racy))
         if watched is not None:
             watched.clean = (seen,)
         return
@@ -1237,7 +1304,7 @@ def _refresh(index: Index, ws: Workspace, full: bool, progress: Progress | None,
                 _reload_fts_settings(conn)
         _keep_walk(index, None)
         raise
-    _keep_walk(index, Walk(stamps, layout, new_generation, racy) if value else None)
+    _keep_walk(index, walked(new_generation, racy) if value else None)
     if large:
         _compact(conn)
         _truncate_wal(conn)
@@ -1264,13 +1331,13 @@ def note_written(ws: Workspace, paths: Iterable[Path | str]) -> None:
     walk = kept.walk if kept is not None else None
     if kept is None or walk is None:
         return
-    if isinstance(walk, _LeanWalk):
-        walk = walk.made()
     kept.walk = None  # changed in place below: kept again once its record is written
     with contextlib.suppress(sqlite3.Error):
         if generation(kept.conn) != walk.generation:
             return
-        given = _rewalk(ws, walk, [str(p) for p in paths])
+        written = [str(p) for p in paths]
+        given = (_rewalk_lean(ws, walk, written) if isinstance(walk, _LeanWalk)
+                 else _rewalk(ws, walk, written))
         if given is not None:
             _refresh(Index(kept.conn, db_path(ws), Report()), ws, False, None, given=given)
 
@@ -1328,6 +1395,72 @@ def _rewalk(ws: Workspace, walk: Walk, paths: list[str]) -> tuple[Walk, set[str]
         suspects |= before.keys() ^ set(itertools.islice(reversed(stamps), counts[at]))
     layout = [(f, k, n) for (f, k), n in zip(folders, counts, strict=True)]
     return Walk(stamps, layout, walk.generation), suspects
+
+
+def _rewalk_lean(ws: Workspace, walk: _LeanWalk, paths: list[str]
+                 ) -> tuple[_LeanWalk, set[str]] | None:
+    """_rewalk of a lean walk, kept lean: PATHS' numbers stated again in their places
+    (dropped if gone), a folder that lacks one of them listed again (known names keep
+    their numbers: one stat per new name), no stamp made per file. WALK is changed in
+    place."""
+    homes = store.homes(ws)
+    folders = [(str(h.path), h.kind) for h in homes]
+    if any(h.before for h in homes) or folders != [(f, k) for f, k, *_ in walk.parts] \
+            or len(dict(folders)) != len(folders):
+        return None
+    position = {folder: i for i, (folder, _) in enumerate(folders)}
+    size = _NUMBERS.size
+    asked: dict[int, list[str]] = {}
+    for path in paths:
+        folder, name = os.path.split(path)
+        if folder not in position or not store.is_memory_name(name):
+            return None
+        asked.setdefault(position[folder], []).append(name)
+    suspects = set(paths) | walk.racy
+    for at, names_asked in asked.items():
+        _, _, prefix, names, numbers = walk.parts[at]
+        place = _places(names, len(names_asked))
+        places = [place(name) for name in names_asked]
+        if None in places:  # a new name: where the folder lists it, only a listing says
+            suspects |= _relist(walk, at, set(names_asked))
+            continue
+        gone = []
+        for name, n in zip(names_asked, places, strict=True):
+            assert n is not None
+            try:
+                st = os.lstat(prefix + name)
+            except OSError:
+                st = None
+            if st is None or not stat.S_ISREG(st.st_mode):
+                gone.append(n)
+            else:
+                numbers[n * size:(n + 1) * size] = _NUMBERS.pack(*stat_numbers(st))
+        for n in sorted(set(gone), reverse=True):
+            del names[n]
+            del numbers[n * size:(n + 1) * size]
+    return walk, suspects
+
+
+def _relist(walk: _LeanWalk, at: int, fresh: set[str]) -> set[str]:
+    """List the folder of WALK's part AT again, in place: a name it held (and not in
+    FRESH, the names written) keeps its numbers, the others are stated. The paths
+    whose presence changed."""
+    folder, kind, prefix, names, numbers = walk.parts[at]
+    size = _NUMBERS.size
+    old = {name: n for n, name in enumerate(names)}
+    new_names: list[str] = []
+    new_numbers = bytearray()
+    with _memory_files(folder, unstated=lambda name: name in old and name not in fresh
+                       ) as files:
+        for name, st in files:
+            if st is _UNSTATED:
+                n = old[name]
+                new_numbers += numbers[n * size:(n + 1) * size]
+            else:
+                new_numbers += _NUMBERS.pack(*stat_numbers(st))
+            new_names.append(name)
+    walk.parts[at] = (folder, kind, prefix, new_names, new_numbers)
+    return {prefix + name for name in old.keys() ^ set(new_names)}
 
 
 def _only_racy(plan: Plan, hashed: Mapping[str, FileState]) -> bool:

@@ -293,35 +293,9 @@ def _phrase(term: _Term) -> str:
     return "(" + " OR ".join(words) + ")"
 
 
-_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under the index tokenizer
-
-
-def stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
-    """Each word as the index's own tokenizer sees it ('deploying' -> 'deploy'),
-    asked of SQLite through a temporary FTS table and cached for the process."""
-    if len(_STEMS) > 10_000:
-        _STEMS.clear()
-    missing = [w for w in words if w not in _STEMS]
-    if missing:
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok USING fts5 "
-                     f"(t, tokenize = '{schema.TOKENIZER}')")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tok_v USING fts5vocab "
-                     "(temp, 'query_tok', 'instance')")
-        found: dict[int, list[str]] = {}
-        # One transaction whose rollback takes the rows away: each row inserted on its
-        # own was a commit of the FTS table, ~0.17 ms a word (35 ms for a capture's 200)
-        conn.execute("SAVEPOINT query_tok")
-        try:
-            conn.executemany("INSERT INTO temp.query_tok (rowid, t) VALUES (?, ?)",
-                             list(enumerate(missing)))
-            for term, doc in conn.execute("SELECT term, doc FROM temp.query_tok_v"):
-                found.setdefault(doc, []).append(term)
-        finally:
-            conn.execute("ROLLBACK TO query_tok")
-            conn.execute("RELEASE query_tok")
-        for i, word in enumerate(missing):
-            _STEMS[word] = tuple(found.get(i, ()))
-    return {w: _STEMS[w] for w in words}
+# Each word as the index's tokenizer sees it: the index layer's (a capture's check
+# asks it without loading the search).
+stems = termcounts.stems
 
 
 def term_stats(conn: sqlite3.Connection, words: list[str]) -> list[_Term]:
@@ -884,9 +858,7 @@ def _tell(warnings: list[str], message: str) -> None:
         warnings.append(message)
 
 
-def enabled(ws: Workspace) -> str | None:
-    """The provider memex.embeddings turns on (embed.chosen), or None when off."""
-    return embed.chosen(ws.setting(embed.SETTING))
+enabled = embed.enabled  # the provider memex.embeddings turns on, or None when off
 
 
 def provider(name: str) -> embed.Provider:

@@ -26,7 +26,6 @@ from memex.core import model
 from memex.core.errors import MemexError
 from memex.index.embed_text import passage_text, text_key
 from memex.search import dense as embed
-from memex.search import engine as search
 from memex.search.dense import vectors
 from memex.storage.homes import Workspace
 
@@ -45,11 +44,13 @@ MAX_PASSES = 20  # a run embeds until nothing is missing, writes arriving meanwh
 def after_write(ws: Workspace, memories: list[model.Memory]) -> list[str]:
     """Vectors for memories just written, now or in the background. Returns notices;
     never raises: a write that succeeded is not failed by its vector."""
-    name = search.enabled(ws)
+    name = embed.enabled(ws)
     if name is None or not memories:
         return []
     try:
         if embed.inline(name):
+            from memex.search import engine as search  # its process-wide providers
+
             provider = search.provider(name)
             texts = [passage_text(m.title, m.body, m.aliases) for m in memories]
             vectors.store(ws, provider, [text_key(t) for t in texts], provider.passages(texts))
@@ -62,7 +63,7 @@ def after_write(ws: Workspace, memories: list[model.Memory]) -> list[str]:
 
 def start_background(ws: Workspace) -> list[str]:
     """Start a detached `git memex embed --background` unless one already waits."""
-    if fcntl is None or not background_allowed(ws) or search.enabled(ws) is None:
+    if fcntl is None or not background_allowed(ws) or embed.enabled(ws) is None:
         return []
     ws.index_dir.mkdir(parents=True, exist_ok=True)
     with _try_lock(ws.index_dir / WAIT_LOCK) as free:

@@ -5,6 +5,7 @@ One redaction function runs on every path; every write is validated, atomic and 
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -126,12 +127,12 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
     hits are compared, so the check stays cheap however large the store. The index was
     refreshed by the capture's lookup a moment before (no second walk). The search runs
     only when some memory of the scope may be that near (_may_be_near)."""
-    from memex.search import engine as search
-
     mine = _words(body)  # once, not once per hit
     try:
         if not _may_be_near(ws, scope, mine):
             return []
+        from memex.search import engine as search  # loaded only when it decides
+
         hits = search.search(ws, search.SearchRequest(
             query=body[:2000], limit=10, scopes=(scope,), record_access=False,
             vectors=False, refresh=False)).hits  # near-identical text: words suffice
@@ -147,19 +148,22 @@ def _similar_ids(ws: Workspace, scope: str, body: str) -> list[str]:
 # ~0.03 s, where the search's any-term lane ranks every memory holding any word of it.
 NEAR_AT_LEAST = 6
 NEAR_MOST_WORDS = 128  # more words to look up than this: the search decides
-# Words whose count the index does not keep yet counted per check (each a read of its
-# whole doclist: ~3 ms for a common word at 100,000 memories); with too few counts
-# known the search decides, as it did before, and the next check knows more.
-NEAR_COUNTED = 32
+# A word in at least this share of the memories (and NEAR_COMMON_MIN) is common: its
+# count is not read further (termcounts.rarity); when a text's rarest words include
+# one, the search decides.
+NEAR_COMMON_SHARE = 20
+NEAR_COMMON_MIN = 64
+# Memories the index gives that are compared at most: past them, the search decides.
+NEAR_COMPARED_MOST = 64
 _PLAIN = re.compile(r"[a-z0-9]+")  # a word the index holds as this one token
 
 
 def _may_be_near(ws: Workspace, scope: str, mine: set[str]) -> bool:
     """Whether a memory of the scope may be `similar` to a text of the words MINE
     (_words): False only when none is (each memory holding enough of its rarest plain
-    words is compared); True when the text has too few or too many such words to tell."""
-    from memex.index import build, views
-    from memex.search import engine as search
+    words is compared); True when the text has too few or too many such words to tell,
+    when too few of them are rare, or when too many memories hold enough of them."""
+    from memex.index import build, termcounts, views
 
     plain = sorted(w for w in mine if w.isascii() and _PLAIN.fullmatch(w))
     lacking = len(mine) // 5  # what a similar memory may lack (5 * lacking <= |mine|)
@@ -167,16 +171,23 @@ def _may_be_near(ws: Workspace, scope: str, mine: set[str]) -> bool:
     if asked - lacking < 1 or asked > NEAR_MOST_WORDS:
         return True
     with build.open_index(ws, refresh=False) as index:
-        stems = search.stems(index.conn, plain)
-        counts = build.term_counts(index.conn, sorted({s for its in stems.values()
-                                                       for s in its}), NEAR_COUNTED)
-        known = [w for w in plain if all(s in counts for s in stems[w])]
-        if len(known) < asked:  # the counts are kept a few dozen a capture
-            return True
-        rarest = sorted(known, key=lambda w: (min((counts[s] for s in stems[w]),
-                                                  default=0), w))[:asked]
-        return any(_similar_words(_words(text), mine) for text in
-                   views.holding(index.conn, scope, rarest, asked - lacking))
+        stems = termcounts.stems(index.conn, plain)
+        cap = max(NEAR_COMMON_MIN, index.report.memories // NEAR_COMMON_SHARE)
+        counts = build.term_rarity(index.conn, {its[0]: w for w, its in stems.items()
+                                                if len(its) == 1}, cap)
+
+        def rank(word: str) -> int:
+            its = stems[word]  # a word of another form than one token: not looked up
+            return counts.get(its[0], cap) if len(its) == 1 else cap
+
+        rarest = sorted(plain, key=lambda w: (rank(w), w))[:asked]
+        if rank(rarest[-1]) >= cap:
+            return True  # a common word among them: too many memories may hold enough
+        texts = views.holding(index.conn, scope, rarest, asked - lacking)
+        for text in itertools.islice(texts, NEAR_COMPARED_MOST):
+            if _similar_words(_words(text), mine):
+                return True
+        return next(texts, None) is not None  # more than NEAR_COMPARED_MOST: the search
 
 
 def _check_title(title: str | None) -> None:

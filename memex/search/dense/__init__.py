@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from memex.search.dense.base import Provider, ProviderUnavailable
+
+if TYPE_CHECKING:
+    from memex.storage.homes import Workspace
 
 __all__ = ["SETTING", "Provider", "ProviderUnavailable", "names", "provider_for", "register"]
 
@@ -55,6 +59,12 @@ def chosen(value: str | None) -> str | None:
     if name in ("auto", ""):
         return DEFAULT if importlib.util.find_spec(DEFAULT_PACKAGE) is not None else None
     return name
+
+
+def enabled(ws: Workspace) -> str | None:
+    """The provider memex.embeddings turns on (chosen), or None when off: asked by every
+    write (workflows.embedding), which so loads no search."""
+    return chosen(ws.setting(SETTING))
 
 
 def inline(name: str) -> bool:
