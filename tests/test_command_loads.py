@@ -172,3 +172,21 @@ def test_capture_and_update_load_no_search(repo: Path) -> None:
     assert "memex.search.engine" not in loaded
     _, loaded = _loaded(repo, "search", "signing")
     assert "memex.search.engine" in loaded
+
+
+IDLE = "import os\nos.getloadavg = lambda: (0.0, 0.0, 0.0)\n"  # a CPU idle: the gate opens
+
+
+def test_a_read_on_an_idle_machine_loads_no_fork_machinery(repo: Path) -> None:
+    """Review A (stop 33): the lean walk asks index.ahead's fork gate before it lists a
+    folder, so on an idle machine every read loaded pickle and queue (~3 ms) although
+    only a folder of 20,000 files can fork; ahead now loads them when it forks."""
+    mid = str(invoke_json("capture", "Deploys go through the staging VPN")["id"])
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
+    done = subprocess.run([sys.executable, "-c", IDLE + CODE, "show", mid], cwd=repo,
+                          env=env, capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stderr.rsplit("LOADED ", 1)[1]))
+    assert "staging VPN" in done.stdout
+    assert "memex.index.ahead" in loaded  # the gate was asked (a CPU idle)
+    assert sorted({"pickle", "queue"} & loaded) == []

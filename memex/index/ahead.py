@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import queue
-import signal
 import struct
 import sys
 import threading
 from collections.abc import Callable, Generator, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    import queue
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -117,6 +117,11 @@ def in_order(items: Sequence[T], work: Callable[[T], R],
     if not (forks(len(items)) if fork is None else fork) or not any(theirs):
         yield from map(work, items)
         return
+    # loaded only for a fork (~3 ms): the lean walk asks `forks` on every read command
+    import pickle
+    import queue
+    import signal
+
     try:
         read_fd, write_fd = os.pipe()
     except OSError:  # pragma: no cover - out of descriptors
@@ -187,6 +192,8 @@ def _child(read_fd: int, write_fd: int, blocks: list[Sequence[T]],
            work: Callable[[T], R]) -> None:  # pragma: no cover - runs in the child
     """Do BLOCKS and write each one's results in a frame, then an empty frame; end the
     process without running any finaliser or exit handler."""
+    import pickle  # loaded already: in_order did before the fork
+
     code = 1
     try:
         os.close(read_fd)

@@ -767,14 +767,9 @@ def _may_share_stats() -> bool:
     """Whether the lean walk may share a large folder's stats with a forked helper:
     where a folder is stated by name in its descriptor (POSIX) and ahead.forks' gate is
     open (Linux, one thread, a CPU idle). Elsewhere, and on a busy machine, each entry
-    is stated as it is listed. ahead (~3 ms to import) is loaded only where the load
-    average leaves a CPU idle."""
+    is stated as it is listed. ahead's gate is its own (one rule); what a fork needs
+    (pickle, queue) ahead loads only when it forks."""
     if not (_LIST_BY_FD and _LSTAT_IN_FOLDER and _LISTING_INODES and hasattr(os, "fork")):
-        return False
-    try:
-        if os.getloadavg()[0] >= (os.cpu_count() or 1) - 0.5:  # ahead.forks would say no
-            return False
-    except OSError:  # pragma: no cover - no load average
         return False
     from memex.index import ahead
 
