@@ -604,3 +604,47 @@ def test_a_rule_that_can_see_a_newline_is_told(pattern: str, flags: int) -> None
     r"(?<!\S)ghp_x", r"ghp_[^\n]"])  # \n and the string's end both fail these
 def test_a_rule_blind_to_newlines_passes(pattern: str) -> None:
     assert _newline_seers(pattern) == []
+
+
+def _names_parts() -> list[str]:
+    """Each name of a provider with several (message_bird, message-bird...), its head, in
+    lower, upper and mixed case, cut short, and what stands around a name."""
+    parts = ["", " ", "=", "\n", "_", "-", "ı", "İ", "K", "x1"]
+    for kind, names, _shape, _strict in redact._NAMED_FORMATS:
+        head = redact._NAMED_HEADS[kind]
+        for name, forms in names:
+            mixed = "".join(c.upper() if i % 2 else c for i, c in enumerate(name))
+            parts += [name, name.upper(), mixed, *forms, name[:-1], name[len(head):]]
+        parts += [head, head.upper(), head[: len(head) // 2], head[len(head) // 2:]]
+    return parts
+
+
+def _names_found_alone(low: str, head: str, names: list[str]) -> None:
+    assert redact._names_places(low, head, names) == [
+        redact._all_places(low, name) for name in names], (low, head, names)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_names_parts()), max_size=30))
+def test_names_found_from_their_shared_head_are_each_names_own_places(
+        parts: list[str]) -> None:
+    """MessageBird's names are found with one search of their head: the places each name
+    found alone has (names repeated, touching, overlapping, at the text's ends, in any
+    case: the search is in the lowered text)."""
+    text = "".join(parts)
+    low = redact.lowered(text)
+    shared = [kind for kind, head in redact._NAMED_HEADS.items() if head]
+    assert shared  # messagebird's
+    for kind, names, _shape, _strict in redact._NAMED_FORMATS:
+        if redact._NAMED_HEADS[kind]:
+            _names_found_alone(low, redact._NAMED_HEADS[kind], [n for n, _ in names])
+
+
+def test_names_that_overlap_themselves_would_be_told() -> None:
+    """The check above fails for a name (or head) that overlaps itself: the head's places
+    then hold places a search of the name alone steps over, or miss some it finds."""
+    with pytest.raises(AssertionError):  # a name overlapping itself: 0 and 2 vs 0
+        _names_found_alone("ababab", "ab", ["abab", "abc"])
+    with pytest.raises(AssertionError):  # a head overlapping itself: misses 1
+        _names_found_alone("aaab", "aa", ["aab", "aac"])
+    _names_found_alone("ab abab abc", "ab", ["ab_x", "abab", "abc"])
