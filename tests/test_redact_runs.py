@@ -3,8 +3,10 @@ replace find: the long runs of token characters (redact.runs against redact._RUN
 
 from __future__ import annotations
 
+import importlib
 import re
 import string
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -503,3 +505,146 @@ def test_token_rules_over_each_distinct_run_once_find_what_each_run_alone_gives(
             redact._token_candidates(text[start:end], i + 1, rule, alone)
         expected += [(p, s + start, e + start, k, m) for p, s, e, k, m in alone]
     assert sorted(found) == sorted(expected)
+
+
+def _newline_seers(pattern: str, flags: int = 0) -> list[str]:
+    """The elements of PATTERN that can match or look at a newline: an anchor (``^ $ \\A
+    \\Z \\b``, which tell a newline from the end of the string or a run from another), a
+    character, class or ``.`` (under DOTALL) that matches ``\\n``, or an element this walk
+    does not know. None: wherever it is tried, the pattern sees a newline as it sees the
+    end of the string (both fail every element), so a run's matches depend on the run
+    alone."""
+    sre = importlib.import_module("re._constants")  # the parser's own (not typed)
+    parser = importlib.import_module("re._parser")
+
+    def matches_newline(items: Any) -> bool:
+        negate = False
+        hit = False
+        for op, av in items:
+            if op is sre.NEGATE:
+                negate = True
+            elif op is sre.LITERAL:
+                hit = hit or av == ord("\n")
+            elif op is sre.RANGE:
+                lo, hi = av
+                hit = hit or lo <= ord("\n") <= hi
+            elif op is sre.CATEGORY:  # \s \S \d \D \w \W: ask the category itself
+                hit = hit or any(av is code and re.match(f"[{cls}]", "\n") is not None
+                                 for cls, code in _CATEGORIES(sre).items())
+            else:
+                return True  # unknown: counted as seeing it
+        return hit != negate
+
+    seen: list[str] = []
+
+    def walk(sub: Any, flags: int) -> None:
+        for op, av in sub:
+            if op is sre.SUBPATTERN:
+                _group, add, remove, inner = av
+                walk(inner, (flags | add) & ~remove)
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+                walk(av[2], flags)
+            elif op is sre.BRANCH:
+                for branch in av[1]:
+                    walk(branch, flags)
+            elif op in (sre.ASSERT, sre.ASSERT_NOT):
+                walk(av[1], flags)
+            elif op is sre.ATOMIC_GROUP:
+                walk(av, flags)
+            elif op is sre.GROUPREF:
+                pass  # matches what its group matched: that group is walked
+            elif op is sre.ANY:
+                if flags & re.DOTALL:
+                    seen.append("'.' under DOTALL")
+            elif op is sre.LITERAL:
+                if av == ord("\n"):
+                    seen.append("a newline")
+            elif op is sre.NOT_LITERAL:
+                if av != ord("\n"):
+                    seen.append(f"[^{chr(av)}]")
+            elif op is sre.IN:
+                if matches_newline(av):
+                    seen.append(f"class {av}")
+            else:
+                seen.append(f"{op} {av}")  # AT (an anchor) and anything not known here
+
+    parsed = parser.parse(pattern, flags)
+    walk(list(parsed), parsed.state.flags)
+    return seen
+
+
+def _CATEGORIES(sre: Any) -> dict[str, Any]:
+    return {r"\s": sre.CATEGORY_SPACE, r"\S": sre.CATEGORY_NOT_SPACE,
+            r"\d": sre.CATEGORY_DIGIT, r"\D": sre.CATEGORY_NOT_DIGIT,
+            r"\w": sre.CATEGORY_WORD, r"\W": sre.CATEGORY_NOT_WORD}
+
+
+def test_no_token_rule_can_match_or_look_at_a_newline() -> None:
+    """_run_candidates runs the token rules over each distinct run once, the runs joined
+    by newlines, and puts a run's candidates at every place it stands: right only while no
+    rule can match or look at a newline (what stands beside a run in the joined string
+    must not change its matches)."""
+    for rule in redact._TOKEN_RULES:
+        assert _newline_seers(rule.regex.pattern, rule.regex.flags) == [], rule.kind
+
+
+@pytest.mark.parametrize("pattern, flags", [
+    (r"xox[bp]-\s*[0-9]{10}", 0), (r"^ghp_[A-Za-z0-9]{36}", 0), (r"ghp_[A-Za-z0-9]{36}$", 0),
+    (r"\Aghp_\w{36}\Z", 0), (r"\bghp_[A-Za-z0-9]{36}", 0), (r"ghp_[^ ]{36}", 0),
+    (r"ghp_[\W0-9]{36}", 0), (r"(?<![\s_])ghp_x", 0), (r"ghp_\D", 0), (r"ghp_.{36}", re.DOTALL),
+    (r"(?s:ghp_.{36})", 0), (r"(?i)ghp_(?:a|[\x00-\x20])", 0), (r"ghp_x$", re.MULTILINE),
+    (r"ghp_\n", 0)])
+def test_a_rule_that_can_see_a_newline_is_told(pattern: str, flags: int) -> None:
+    """The check above fails on a rule with ``\\s``, ``^``, ``[^ ]``, ``.`` under DOTALL..."""
+    assert _newline_seers(pattern, flags)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"(?i)(?<![a-z].{4})ghp_[A-Za-z0-9_-]{36}(?![A-Za-z0-9])",  # '.' without DOTALL
+    r"(?<!\S)ghp_x", r"ghp_[^\n]"])  # \n and the string's end both fail these
+def test_a_rule_blind_to_newlines_passes(pattern: str) -> None:
+    assert _newline_seers(pattern) == []
+
+
+def _names_parts() -> list[str]:
+    """Each name of a provider with several (message_bird, message-bird...), its head, in
+    lower, upper and mixed case, cut short, and what stands around a name."""
+    parts = ["", " ", "=", "\n", "_", "-", "ı", "İ", "K", "x1"]
+    for kind, names, _shape, _strict in redact._NAMED_FORMATS:
+        head = redact._NAMED_HEADS[kind]
+        for name, forms in names:
+            mixed = "".join(c.upper() if i % 2 else c for i, c in enumerate(name))
+            parts += [name, name.upper(), mixed, *forms, name[:-1], name[len(head):]]
+        parts += [head, head.upper(), head[: len(head) // 2], head[len(head) // 2:]]
+    return parts
+
+
+def _names_found_alone(low: str, head: str, names: list[str]) -> None:
+    assert redact._names_places(low, head, names) == [
+        redact._all_places(low, name) for name in names], (low, head, names)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_names_parts()), max_size=30))
+def test_names_found_from_their_shared_head_are_each_names_own_places(
+        parts: list[str]) -> None:
+    """MessageBird's names are found with one search of their head: the places each name
+    found alone has (names repeated, touching, overlapping, at the text's ends, in any
+    case: the search is in the lowered text)."""
+    text = "".join(parts)
+    low = redact.lowered(text)
+    shared = [kind for kind, head in redact._NAMED_HEADS.items() if head]
+    assert shared  # messagebird's
+    for kind, names, _shape, _strict in redact._NAMED_FORMATS:
+        if redact._NAMED_HEADS[kind]:
+            _names_found_alone(low, redact._NAMED_HEADS[kind], [n for n, _ in names])
+
+
+def test_names_that_overlap_themselves_would_be_told() -> None:
+    """The check above fails for a name (or head) that overlaps itself: the head's places
+    then hold places a search of the name alone steps over, or miss some it finds."""
+    with pytest.raises(AssertionError):  # a name overlapping itself: 0 and 2 vs 0
+        _names_found_alone("ababab", "ab", ["abab", "abc"])
+    with pytest.raises(AssertionError):  # a head overlapping itself: misses 1
+        _names_found_alone("aaab", "aa", ["aab", "aac"])
+    _names_found_alone("ab abab abc", "ab", ["ab_x", "abab", "abc"])

@@ -123,5 +123,17 @@ def test_the_rows_kept_are_joined_in_bounded_slices(repo: Path,
     request = engine.SearchRequest(query="kiwi", limit=25, record_access=False)
     whole = [h.id for h in engine.search(ws, request).hits]
     monkeypatch.setattr(engine, "JOIN_SLICE_MAX", 4)
-    assert [h.id for h in engine.search(ws, request).hits] == whole
+    from memex.index import build
+
+    conn = build._OPEN[str(build.db_path(ws))].conn
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        assert [h.id for h in engine.search(ws, request).hits] == whole
+    finally:
+        conn.set_trace_callback(None)
     assert len(whole) == 25
+    slices = [listed.split(",") for s in seen if not s.startswith("--")
+              for listed in re.findall(r"m\.rowid IN \(([^)]*)\)", s)]
+    assert sum(map(len, slices)) >= 25  # every hit's row was joined ...
+    assert max(map(len, slices)) <= 4  # ... at most JOIN_SLICE_MAX a statement

@@ -521,6 +521,16 @@ def _rare_places(text: str, word: str) -> list[int]:
     return out
 
 
+def _names_places(low: str, head: str, names: Sequence[str]) -> list[list[int]]:
+    """``_all_places(low, name)`` of each name, from one search of ``head``, the names'
+    common start, when they have one (right while neither the head nor a name overlaps
+    itself: tests/test_redact_runs.py checks the names of :data:`_NAMED_HEADS`)."""
+    if not head:
+        return [_all_places(low, name) for name in names]
+    heads = _all_places(low, head)
+    return [[at for at in heads if low.startswith(name, at)] for name in names]
+
+
 def _named_values(text: str, low: str) -> list[_Named]:
     """The values of the names that hold a provider of :data:`secret_rules.NAMED_FORMATS`
     (a password of that provider is none: it has no fixed shape); ``low`` is ``text`` in
@@ -531,11 +541,8 @@ def _named_values(text: str, low: str) -> list[_Named]:
         # the rest of a long unspaced line again at each repeated name was quadratic
         # ("discord=" * 2000: 2.5 s).
         covered = 0
-        head = _NAMED_HEADS[kind]
-        heads = _all_places(low, head) if head else None
-        for name, forms in names:
-            places = _all_places(low, name) if heads is None else [
-                at for at in heads if low.startswith(name, at)]
+        every_places = _names_places(low, _NAMED_HEADS[kind], [name for name, _ in names])
+        for (name, forms), places in zip(names, every_places, strict=True):
             for found in places:  # then the name's forms in ``text``
                 if found < covered or text[found : found + len(name)] not in forms:
                     continue
