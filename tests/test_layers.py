@@ -51,6 +51,8 @@ LAZY: Mapping[str, str] = {
     "memex.core.frontmatter": "reading or writing a memory file: a no-change search reads "
                               "none (16 patterns, ~5 ms)",
     "memex.index.ahead": "a refresh that parses many files forks (pickle, queue, signal)",
+    "pickle": "ahead's fork only: the walk asks ahead's gate on every read (~2.5 ms)",
+    "queue": "ahead's fork only, with pickle (~1 ms)",
     "hashlib": "digest's fallback only: hashlib loads OpenSSL (~4 ms) for builtin digests",
     "memex.workflows.team": "update's guard of a tracked file only: capture writes a new "
                             "draft (submit's journal, rollback: ~4 ms)",

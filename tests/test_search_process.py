@@ -34,7 +34,8 @@ import json, re
 compiled = [key[1] for key in re._cache if isinstance(key[1], str)]
 sys.stderr.write("\\nLOADED " + json.dumps([sorted(sys.modules), compiled, signatures]) + "\\n")
 """
-NOT_LOADED = ("memex.core.frontmatter", "memex.index.ahead", "_hashlib", "hashlib",
+# (memex.index.ahead is loaded: the walk asks its fork gate; what a fork needs is not)
+NOT_LOADED = ("memex.core.frontmatter", "pickle", "queue", "_hashlib", "hashlib",
               "memex.storage.journal")
 
 

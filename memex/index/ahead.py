@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import struct
 import sys
 import threading
@@ -120,7 +121,6 @@ def in_order(items: Sequence[T], work: Callable[[T], R],
     # loaded only for a fork (~3 ms): the lean walk asks `forks` on every read command
     import pickle
     import queue
-    import signal
 
     try:
         read_fd, write_fd = os.pipe()
