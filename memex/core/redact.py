@@ -287,6 +287,8 @@ def _password_key(word: str) -> bool:
     if known is None:
         known = _PASSWORD_KEYS[word] = _PASSWORD_WORD.search(word) is not None
     return known
+
+
 _CAMEL_KEY = lazyre.compile(r"(?<=[a-z0-9])Key(?![a-z])")
 # Key names that hold ids, names or public values rather than secrets.
 _NOT_SECRET_NAME = lazyre.compile(
@@ -1452,15 +1454,11 @@ def unfolded(low: str, text: str, places: list[int] | None = None) -> str | None
     return None if patched is None else patched.decode("ascii")
 
 
-def key_places(low: str, key_low: str, known: _Places, changed: list[int] | None = None
-               ) -> _Places:
+def key_places(low: str, key_low: str, known: _Places, changed: list[int]) -> _Places:
     """The places of the key words (:data:`_KEY_WORDS`) in ``key_low`` (:func:`unfolded`
     of ``low``) from their places in ``low``, searched there once for all detectors.
-    ``changed``: the places where the two differ (``unfolded``'s), when known: a word's
-    place is then dropped only where it holds one, not each place tried in ``key_low``."""
-    if changed is None:
-        return {word: [at for at in _places(low, word, known) if key_low.startswith(word, at)]
-                for word in _KEY_WORDS}
+    ``changed``: the places where the two differ (``unfolded``'s): a word's place is
+    dropped only where it holds one, not each place tried in ``key_low``."""
     changed = sorted(changed)
     out: _Places = {}
     for word in _KEY_WORDS:

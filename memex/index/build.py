@@ -699,7 +699,6 @@ class _LeanWalk:
         return digest.hexdigest()
 
 
-
 def _places(names: list[str], asked: int) -> Callable[[str], int | None]:
     """Where a name is in NAMES (None: not there), for ASKED look-ups: a scan of the
     list each for a few, a dict of every name for more."""
@@ -792,7 +791,7 @@ def _listed_then_stated(folder: str) -> tuple[list[str], bytearray]:
         pieces = [listed[i:i + _STAT_PIECE] for i in range(0, len(listed), _STAT_PIECE)]
         stated: Iterable[tuple[list[int], bytes]]
         if len(listed) >= WALK_FORK_MIN:
-            from memex.index import ahead  # pickle, queue: loaded only where a fork may pay
+            from memex.index import ahead  # (loaded already: _may_share_stats)
 
             parent = os.getpid()
             opened: dict[int, int] = {parent: fd}
@@ -1737,7 +1736,7 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                          contents.get(path), known.get(path), homes, order, object_format)
 
     if len(todo) > 1:
-        from memex.index import ahead  # pickle, queue: loaded only where a fork may pay
+        from memex.index import ahead  # its fork loads pickle and queue
 
         made: Iterable[FileRows | None] = ahead.in_order(todo, rows_of)
     else:  # a write's own file (note_written): nothing to share with a helper

@@ -75,11 +75,8 @@ def rarity(conn: sqlite3.Connection, words: Mapping[str, str], cap: int,
     gen, out = _kept(conn, terms)
     rest = [t for t in terms if t not in out]
     if rest and _table_exists(conn, "term_floors"):
-        for i in range(0, len(rest), _CHUNK):
-            chunk = rest[i : i + _CHUNK]
-            out.update(conn.execute(
-                f"SELECT term, floor FROM term_floors WHERE floor >= ? AND term IN "
-                f"({', '.join('?' * len(chunk))})", (cap, *chunk)).fetchall())
+        out.update(_by_term(conn, "SELECT term, floor FROM term_floors WHERE floor >= ? AND",
+                            rest, (cap,)))
     exact: dict[str, int] = {}
     floors: dict[str, int] = {}
     for term in rest:
@@ -113,12 +110,20 @@ def _kept(conn: sqlite3.Connection, terms: Sequence[str]) -> tuple[str | None, d
     gen, kept_at, exists = _state(conn)
     out: dict[str, int] = {}
     if exists and gen is not None and kept_at == gen:
-        for i in range(0, len(terms), _CHUNK):
-            chunk = list(terms[i : i + _CHUNK])
-            out.update(conn.execute(
-                f"SELECT term, doc FROM term_counts WHERE term IN ({', '.join('?' * len(chunk))})",
-                chunk).fetchall())
+        out = _by_term(conn, "SELECT term, doc FROM term_counts WHERE", terms)
     return gen, out
+
+
+def _by_term(conn: sqlite3.Connection, select: str, terms: Sequence[str],
+             args: tuple[object, ...] = ()) -> dict[str, int]:
+    """{term: value} of SELECT (a query of (term, value) ending in its WHERE, and ARGS its
+    parameters) for those of TERMS it finds: `term IN` chunks of them."""
+    out: dict[str, int] = {}
+    for i in range(0, len(terms), _CHUNK):
+        chunk = list(terms[i : i + _CHUNK])
+        out.update(conn.execute(f"{select} term IN ({', '.join('?' * len(chunk))})",
+                                (*args, *chunk)).fetchall())
+    return out
 
 
 def lookup(conn: sqlite3.Connection, terms: Sequence[str],

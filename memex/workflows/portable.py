@@ -310,6 +310,9 @@ def map_foreign(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     return data
 
 
+_TIMES = ("created_at", "updated_at")  # a foreign entry's times; now where left out
+
+
 def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]
                     ) -> tuple[model.Memory, tuple[str, ...]]:
     """A memory from another tool's fields, in this repo's terms, and which of its
@@ -389,9 +392,6 @@ def _in_this_repo(ws: Workspace, memory: model.Memory) -> str:
         memory.extra["imported_repo_id"] = memory.repo_id
     memory.repo_id = ws.repo_id
     return "outbox"
-
-
-_TIMES = ("created_at", "updated_at")  # a foreign entry's times; now where left out
 
 
 def _as_imported_before(current: bytes, memory: model.Memory,
