@@ -74,6 +74,25 @@ def test_rare_pairs_need_a_shared_gate_and_stay_within_focus() -> None:
     assert pairs.rare_pairs(keys, gates, focus={2}, rare=3) == set()  # alone at tag:b
 
 
+
+def test_one_focus_pairs_are_the_postings_pairs() -> None:
+    # a write's check (one focus item) tests items one by one instead of building the
+    # postings; the pairs are those the postings give: with a focus of two items
+    # (the postings' path), each pair with the one item, on random keys and gates
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(1, 40)
+        keys = [set(rng.sample("abcdefghijkl", rng.randint(0, 6))) for _ in range(n)]
+        gates = [set(rng.sample(["tag:a", "tag:b", "dir:c", "dir:d"], rng.randint(0, 2)))
+                 for _ in range(n)]
+        rare = rng.randint(1, 8)
+        x = rng.randrange(n)
+        one = pairs.rare_pairs(keys, gates, focus={x}, rare=rare)
+        # an extra item holding no key and no gate: the postings' path, same pairs
+        more = pairs.rare_pairs([*keys, set()], [*gates, set()], focus={x, n}, rare=rare)
+        assert one == more
+        assert one == {p for p in pairs.rare_pairs(keys, gates, rare=rare) if x in p}
+
 def test_against_and_update_follow_find() -> None:
     memories = [_mem(i, f"Enable caching for {_word(i)}.") for i in range(6)]
     memories.append(_mem(900, f"Disable caching for {_word(3)}."))

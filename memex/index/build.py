@@ -1571,6 +1571,7 @@ def _clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM chain_warnings")
     conn.execute("DELETE FROM guards")
     conn.execute("DELETE FROM pair_cache")
+    conn.execute("DELETE FROM meta WHERE key = 'memories'")  # derive counts them again
     conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
     # the build's postings in one segment (schema.FTS_BUILD_HASH_BYTES); _refresh puts
     # schema.FTS_SETTINGS back before it commits (an index made before that setting
@@ -1592,10 +1593,11 @@ def _recorded(state: FileState, now_ns: int) -> tuple[int, int, int, int]:
 
 
 def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str],
-                  tally: termcounts.Tally | None = None) -> set[str]:
+                  tally: termcounts.Tally | None = None) -> tuple[set[str], int]:
     """Remove files (and their memories, with what capture's check kept of them:
-    pair_cache) from the index; returns the ids removed."""
+    pair_cache) from the index; returns the ids removed and how many rows."""
     ids: set[str] = set()
+    rows = 0
     for path in paths:
         row = conn.execute("SELECT rowid, id, doc, zbody FROM memories WHERE path = ?",
                            (path,)).fetchone()
@@ -1609,9 +1611,10 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str],
             conn.execute("DELETE FROM links WHERE src = ?", (row[0],))
             conn.execute("DELETE FROM pair_cache WHERE rowid = ?", (row[0],))
             ids.add(row[1])
+            rows += 1
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
         conn.execute("DELETE FROM guards WHERE path = ?", (path,))
-    return ids
+    return ids, rows
 
 
 # A row's JSON (its front matter, tags, paths) is jsonout.compact's: one encoder made
@@ -1695,7 +1698,8 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
     CONTENTS (the bytes read already) loses each file's bytes once its rows are made."""
     now_ns = time.time_ns()
     written: dict[str, tuple[FileState, str]] = {}
-    touched_ids = _delete_paths(conn, plan.deleted + plan.changed, tally)
+    touched_ids, removed = _delete_paths(conn, plan.deleted + plan.changed, tally)
+    added = 0
     for src, dst in plan.moved:
         recorded = _recorded(disk[dst], now_ns)
         written[dst] = (FileState(*recorded, disk[dst].hash), kinds[dst])
@@ -1759,11 +1763,12 @@ def _apply(conn: sqlite3.Connection, ws: Workspace, plan: Plan,
                 link_out.extend((next_rowid, dst) for dst in links)
                 touched_ids.add(mid)
                 next_rowid += 1
+                added += 1
         if len(files_rows) >= _CHUNK or done == len(todo):
             _flush_all()
             if progress is not None:
                 progress(done, len(todo))
-    derive(conn, touched_ids)
+    derive(conn, touched_ids, added - removed)
     return written
 
 
@@ -1877,9 +1882,12 @@ _CHAIN_COLUMNS = ("id, home, scope, status, review_state, created_at, retired_at
                   "supersedes, superseded_by, json_extract(doc, '$.related')")
 
 
-def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
+def derive(conn: sqlite3.Connection, touched_ids: set[str], change: int | None = None
+           ) -> None:
     """Recompute what reads derive across files: duplicate ids and completed chains
-    (lifecycle.complete_chains, exactly as reads.load_view applies it)."""
+    (lifecycle.complete_chains, exactly as reads.load_view applies it). CHANGE: how
+    many memories rows the caller added less those it removed since the count kept in
+    meta was right (None: not known, they are counted)."""
     ids = sorted(_shadow_candidates(conn, touched_ids))
     for i in range(0, len(ids), _CHUNK):
         chunk = ids[i : i + _CHUNK]
@@ -1909,8 +1917,13 @@ def derive(conn: sqlite3.Connection, touched_ids: set[str]) -> None:
         "INSERT INTO chain_warnings (id, message) SELECT s.id, s.id || ' exists in more "
         "than one place; showing ' || (SELECT w.path FROM memories w WHERE w.id = s.id "
         "AND w.shadowed = 0) FROM memories s WHERE s.shadowed = 1 ORDER BY s.rowid")
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) "
-                 "SELECT 'memories', count(*) FROM memories")
+    # the count is kept as it changes where meta holds it (counting the rows cost ~12 ms
+    # a write at 100,000 memories); _clear drops it, so a full build counts
+    if change is None or not conn.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'memories'",
+            (change,)).rowcount:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) "
+                     "SELECT 'memories', count(*) FROM memories")
 
 
 def _shadow_candidates(conn: sqlite3.Connection, touched_ids: set[str]) -> set[str]:

@@ -102,6 +102,8 @@ def rare_pairs(keys: Sequence[Set[str]], gates: Sequence[Collection[str]],
         for index in focus:
             held.update(keys[index])
         wanted &= held
+        if len(focus) == 1:  # a write's check: no postings to build
+            return _pairs_of(next(iter(focus)), keys, gates, wanted)
     postings: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, item_keys in enumerate(keys):
         found = wanted.intersection(item_keys)
@@ -122,4 +124,19 @@ def rare_pairs(keys: Sequence[Set[str]], gates: Sequence[Collection[str]],
             for x in members:
                 if x in focus:
                     out.update((x, y) if x < y else (y, x) for y in members if y != x)
+    return out
+
+
+def _pairs_of(x: int, keys: Sequence[Set[str]], gates: Sequence[Collection[str]],
+              wanted: set[str]) -> set[tuple[int, int]]:
+    """rare_pairs' pairs with the one focus item X (WANTED: the rare keys X holds):
+    X and each item sharing a gate and one of WANTED with it, as the postings pair
+    them, tested item by item (a capture's check: a thousand items, one focus)."""
+    mine = set(gates[x])
+    out: set[tuple[int, int]] = set()
+    if not wanted or not mine:
+        return out
+    for y, item_keys in enumerate(keys):
+        if y != x and not wanted.isdisjoint(item_keys) and not mine.isdisjoint(gates[y]):
+            out.add((x, y) if x < y else (y, x))
     return out
