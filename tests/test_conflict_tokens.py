@@ -52,3 +52,17 @@ def test_features_are_extracted_without_the_token_pattern(monkeypatch: Any) -> N
     assert feats.alternatives["package manager"] == ({"pnpm"}, {"npm"})
     assert feats.values == {"timeout": {"30s"}}
     assert [a[:2] for a in feats.antonyms] == [("enable", 1), ("before", 1)]
+
+
+# the clause cut as conflicts wrote it before (one alternative per word)
+_CLAUSE_SPLIT = re.compile(r",\s*|\s+but\s+|\s+whereas\s+|\s+-{1,2}\s+|:\s+")
+_CLAUSE_TEXT = st.lists(st.sampled_from([
+    " ", "  ", "\t", "\n", "\u00a0", "\u2003", ",", ":", "-", "--", "---", "but", "whereas",
+    "bu", "butt", "a", "w", "x"]), max_size=40).map("".join) | st.text()
+
+
+@given(_CLAUSE_TEXT)
+@example("one, two:  three -- four - five but six whereas seven")
+@example("a  \t but  b \u00a0whereas\u00a0 c --- d : e :f")
+def test_clauses_are_cut_where_the_old_pattern_cut_them(text: str) -> None:
+    assert conflicts._CLAUSE_SPLIT.split(text) == _CLAUSE_SPLIT.split(text)

@@ -27,7 +27,11 @@ from memex.storage.sources import of_sources
 from memex.workflows import pairs
 
 _SENTENCE_SPLIT = re.compile(r"[.;!?\n]+(?:\s|$)")
-_CLAUSE_SPLIT = re.compile(r",\s*|\s+but\s+|\s+whereas\s+|\s+-{1,2}\s+|:\s+")
+# Where a sentence is cut into clauses: a comma, a colon and a space, or "but",
+# "whereas" or a dash between spaces. The spaces before a word are taken whole
+# (possessive: no shorter run can be followed by the word), and one run is tried
+# for the three words (about half the time of an alternative each, measured).
+_CLAUSE_SPLIT = re.compile(r",\s*|:\s+|\s++(?:but|whereas|-{1,2})\s+")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_+#'./-]*[a-z0-9+#]|[a-z0-9]")
 _INSTEAD = re.compile(r"\s+(?:instead of|rather than)\s+")
 _PREFER_OVER = re.compile(r"\b(prefer(?:s|red)?\s+\S+)\s+over\s+")
