@@ -221,7 +221,7 @@ def test_the_same_files_and_messages_as_before(
                           + "\n", encoding="utf-8")
     before = golden[str(foreign)]
     entries = len(archive.read_text().splitlines()) - 1 - 3  # 3 lines are not entries
-    if fork and not foreign:  # the helper did most blocks (seven in eight)
+    if fork and not foreign:  # the helper did most blocks (three in four)
         assert counts[0] < entries / 2
     else:
         assert counts == [entries, 2 * entries]

@@ -470,8 +470,11 @@ def _find_existing(run: _Run, memory_id: str) -> Path | None:
 # Files an import writes at once (one flush to disk for each batch of them).
 IMPORT_BATCH = 2000
 # The forked helper's share of the entries' preparing, and how far ahead it may run
-# (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries).
-HELPER_PATTERN = "pccccccc"
+# (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries). Three
+# blocks in four: at 10k the parent's own part (reading, lookups, the writes' system
+# time, unpickling) is about a third of the preparing; with seven in eight the helper
+# ran ~1.4x as long as the parent (docs/benchmarks.md, import).
+HELPER_PATTERN = "pccc"
 HELPER_AHEAD = 32
 
 
@@ -703,7 +706,7 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
         fork = False
     from memex.index import ahead
 
-    # The helper prepares seven blocks in eight (this process also looks up and writes
+    # The helper prepares three blocks in four (this process also looks up and writes
     # every file), up to HELPER_AHEAD blocks ahead (~3.6 KB an entry), so a flush here
     # does not stop it.
     prepared = ahead.in_order(todo, lambda entry: _prepare(ctx, entry), fork=fork,
