@@ -15,8 +15,9 @@ under load the wall time mostly measures the neighbours. The load average is pri
 --huge adds N = 100,000 (building it takes minutes). --keep DIR builds each store
 under DIR/N once and reuses it on later runs (the timed writes add a few memories
 to it each run). `import` times importing the store's own export (made once) into a
-fresh repo and memory home each run. "reindex --full" (whole process) is timed only
-when --only names it.
+fresh repo and memory home each run, and the same memories as an open-memex folder
+(another tool's files, made once; the folders made are removed after the timed runs).
+"reindex --full" (whole process) is timed only when --only names it.
 """
 
 from __future__ import annotations
@@ -52,6 +53,38 @@ def populate(repo: Path, n: int, words: int, seed: int = 11) -> list[str]:
     """N memories of about WORDS words (450: ~3 KB) under repo/.memex; their ids."""
     paths = index_search.populate(repo, n, seed, (words // 2, words * 3 // 2))
     return [path.stem for path in paths]
+
+
+def open_memex_folder(export: Path, folder: Path) -> None:
+    """The memories of EXPORT (an archive) as open-memex writes them, in FOLDER's
+    `.ai/open-memex/`: quoted times with milliseconds, block lists, a history entry as a
+    block mapping, its project keys and nulls; every tenth id not a ULID (import gives
+    it a new one)."""
+    from memex.core import frontmatter
+
+    target = folder / ".ai" / "open-memex"
+    target.mkdir(parents=True)
+    lines = export.read_bytes().splitlines()[1:]
+    for n, raw in enumerate(lines):
+        parsed = frontmatter.parse(json.loads(raw)["text"])
+        data = parsed.data
+        at = json.dumps(str(data["created_at"]).replace("Z", ".211Z"))
+        name = data["id"] if n % 10 != 3 else f"note-{n}"
+        header = [
+            f"id: {json.dumps(name)}", "schema_version: 2",
+            'scope_key: "project__remote__9c570c1e24d2"', 'scope: "project"',
+            f"visibility: {json.dumps(data.get('visibility', 'internal'))}",
+            'project_name: "remote"', f"type: {json.dumps(data['type'])}",
+            f"title: {json.dumps(data.get('title'))}",
+            f"importance: {json.dumps(data.get('importance', 'normal'))}",
+            f"status: {json.dumps(data.get('status', 'active'))}", "tags:",
+            *(f"  - {tag}" for tag in data.get("tags", [])), 'source: "cli"',
+            f"created_at: {at}", f"updated_at: {at}", "supersedes: null",
+            'review_state: "proposed"', 'proposed_by: "alice"', "approved_by: null",
+            "review_history:", f"  - at: {at}", '    by: "alice"', '    from: "draft"',
+            '    to: "proposed"', '    note: "submitted to branch main"']
+        (target / f"{name}.md").write_text("---\n" + "\n".join(header) + "\n---\n\n"
+                                           + parsed.body + "\n")
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
@@ -141,21 +174,37 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
                         repo, env)
         target = json.loads(out)["id"]
         imports = [0]
+        # Every import and control run writes into folders of its own, all removed after
+        # the timed runs: files made right after N files were deleted cost the kernel
+        # more than the import itself on this sandbox's ext4 without a journal (each new
+        # inode skips every one freed in the last 60-360 s: ext4's recently_deleted;
+        # perf: 5 s of system time for 10,000 files instead of 0.5).
+        made: list[Path] = []
 
-        def import_export() -> list[str]:
-            """A fresh repo (the cwd is fixed: the repo is made empty) and memory home."""
+        def fresh_target(source: Path) -> list[str]:
+            """A new repo and memory home, and the command importing SOURCE there."""
             imports[0] += 1
-            target = tmp / "import-repo"
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.rmtree(tmp / "import-home", ignore_errors=True)
+            target = tmp / f"import-repo-{os.getpid()}-{imports[0]}"
+            target_home = tmp / f"import-home-{os.getpid()}-{imports[0]}"
+            made.extend((target, target_home))
             target.mkdir()
             subprocess.run(["git", "init", "-q", "-b", "main"], cwd=target, env=env,
                            check=True)
             subprocess.run(["git", "remote", "add", "origin",
                             f"https://example.com/bench/import-{imports[0]}"],
                            cwd=target, env=env, check=True)
-            return ["env", "-C", str(target), f"GIT_MEMEX_HOME={tmp / 'import-home'}", exe,
-                    "import", str(tmp / "export.jsonl")]
+            return ["env", "-C", str(target), f"GIT_MEMEX_HOME={target_home}", exe,
+                    "import", str(source)]
+
+        def import_export() -> list[str]:
+            return fresh_target(tmp / "export.jsonl")
+
+        def import_folder() -> list[str]:
+            """Another tool's files: the export as an open-memex folder (made once)."""
+            folder = tmp / "open-memex-export"
+            if not folder.is_dir():
+                open_memex_folder(tmp / "export.jsonl", folder)
+            return fresh_target(folder)
 
         index = repo / ".git" / "memex" / "index.sqlite"
         # Floors beside the commands, in the same runs: what list --json cannot avoid
@@ -167,8 +216,9 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
                       "    zlib.decompress(b) if type(b) is bytes else b", str(index)]
 
         def create_files() -> list[str]:
-            target = tmp / "control-files"
-            shutil.rmtree(target, ignore_errors=True)
+            imports[0] += 1
+            target = tmp / f"control-files-{os.getpid()}-{imports[0]}"
+            made.append(target)
             return [sys.executable, "-c", "import json, os, sys\n"
                     "os.mkdir(sys.argv[2]); lines = open(sys.argv[1]).read().splitlines()\n"
                     "for n, line in enumerate(lines[1:]):\n"
@@ -199,6 +249,7 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
                                                                   COMMON_WORD],
             "reindex --full": lambda: [exe, "reindex", "--full", "-q"],
             "import (its own export, fresh repo)": import_export,
+            "import (the export as an open-memex folder, fresh repo)": import_folder,
             "list --json floor: decompress every body (control)": lambda: decompress,
             "import floor: create its files (control)": create_files,
         }
@@ -216,6 +267,8 @@ def measure(n: int, runs: int, words: int, only: list[str], keep: Path | None = 
                for name, got in samples.items()}
         out["list --json peak memory (MB)"] = (peak_mb([exe, "list", "--json"], repo, env),
                                                0.0)
+        for path in made:
+            shutil.rmtree(path, ignore_errors=True)
         return out
     finally:
         if keep is None:

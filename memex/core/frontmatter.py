@@ -329,8 +329,9 @@ def _flow_list(text: str) -> Any:
     return _flow(text)
 
 
-def _value(text: str, key: str) -> Any:
-    """The value after `key: ` on its line."""
+def _value(text: str, key: str, timed: bool = False) -> Any:
+    """The value after `key: ` on its line (TIMED: a plain time is kept as its text, as
+    under a time field)."""
     first = text[0]
     if first in "\"'":
         value, at = _quoted(text, 0)
@@ -344,12 +345,28 @@ def _value(text: str, key: str) -> Any:
     word = (text if cut < 0 else text[:cut]).rstrip()
     if ": " in word or word.endswith(":"):
         raise _Unsure
-    return _resolve(word, key in model.TIME_FIELDS)
+    return _resolve(word, timed or key in model.TIME_FIELDS)
+
+
+def _entry_key(entry: dict[str, Any], text: str, history: bool) -> None:
+    """One `key: value` line of a block mapping in a list item (open-memex writes its
+    history entries so: `- at: ...` then `  by: ...` under it) into ENTRY. ``history``:
+    ENTRY is an entry of a history field, whose plain ``at`` time is read as its text
+    (as `_flow` reads a flow mapping's); a key without a value (null, or a nested
+    block) is left to ruamel."""
+    match = _KEY_LINE.match(text)
+    if match is None:
+        raise _Unsure
+    name, value = match.group(1), match.group(3)
+    if name in entry or name.lower() in _RESERVED_KEYS or not value or value[0] == "#":
+        raise _Unsure
+    entry[name] = _value(value, "", history and name == "at")
 
 
 def read_plain(header: str) -> dict[str, Any] | None:
     """Front matter of plain YAML (block mappings of scalars, flow and block lists of
-    scalars, history entries as flow mappings, quoted strings, comments) read
+    scalars, list items as flow mappings or block mappings of scalars (history
+    entries), quoted strings, comments) read
     without ruamel: the dict ruamel would build, or None for anything else (ruamel
     then decides: aliases, tags, multi-line scalars, nested mappings, duplicates)."""
     if _NOT_SIMPLE.search(header):
@@ -358,11 +375,13 @@ def read_plain(header: str) -> dict[str, Any] | None:
     key = ""
     items: list[Any] | None = None  # the block list under `key`, while one may follow
     indent = -1
+    entry: dict[str, Any] | None = None  # the block mapping the last item began
+    entry_indent = -1  # the column of its keys
     try:
         for line in header.split("\n"):
             seen = _SEEN_LINES.get(line)
             if seen is not None:  # "scope: project", "status: active" ...
-                items, indent = None, -1
+                items, indent, entry = None, -1, None
                 key, value = seen
                 if key in data:
                     raise _Unsure
@@ -372,6 +391,11 @@ def read_plain(header: str) -> dict[str, Any] | None:
                 continue
             if line[0] == " " or line[0] == "-":
                 item = _ITEM_LINE.match(line)
+                if item is None and entry is not None and \
+                        len(line) - len(line.lstrip(" ")) == entry_indent:
+                    _entry_key(entry, line[entry_indent:], key in model.HISTORY_FIELDS)
+                    continue
+                entry = None
                 if item is None or items is None:
                     raise _Unsure
                 if indent < 0:
@@ -386,10 +410,14 @@ def read_plain(header: str) -> dict[str, Any] | None:
                     items.append(_flow(text, key in model.HISTORY_FIELDS))
                 elif text[0] == "[":
                     raise _Unsure
+                elif _KEY_LINE.match(text) is not None:  # "- at: ...": a block mapping
+                    entry, entry_indent = {}, item.start(2)
+                    _entry_key(entry, text, key in model.HISTORY_FIELDS)
+                    items.append(entry)
                 else:
                     items.append(_value(text, key))
                 continue
-            items, indent = None, -1
+            items, indent, entry = None, -1, None
             match = _KEY_LINE.match(line)
             if match is None:
                 raise _Unsure

@@ -7,7 +7,7 @@ while the importing process looks up and writes the files).
 a second CPU this process may run on and idle, no other thread in this process, at
 least FORK_MIN items), the items go in blocks and a child forked at the start does the
 blocks its caller's PATTERN marks (PATTERN by default: five blocks in six, as a full
-index build uses; an import's helper does seven in eight), streaming each block's
+index build uses; an import's helper does three in four), streaming each block's
 results back pickled through a pipe, which a thread of the parent drains into a short
 queue; the parent does the other blocks itself and takes the child's in turn, so the
 child runs a few blocks ahead (QUEUED, or the caller's queue depth) and what waits stays

@@ -142,6 +142,9 @@ class Entry:
     data: dict[str, Any] | None = None
     body: str = ""
     foreign: bool = False
+    # the id a foreign entry without a ULID gets, drawn in the importing process in the
+    # input's order (`_new_ids`: monotonic, whichever process prepares the entry)
+    new_id: str | None = None
 
 
 @dataclass
@@ -320,7 +323,7 @@ def _foreign_memory(ws: Workspace, entry: Entry, notes: list[str]
     data = map_foreign(entry.data or {}, notes)
     original_id = str(data.get("id") or "")
     if not is_ulid(original_id.upper()):
-        data["id"] = new_ulid()
+        data["id"] = entry.new_id or new_ulid()
         if original_id:
             data["imported_id"] = original_id
     else:
@@ -470,8 +473,11 @@ def _find_existing(run: _Run, memory_id: str) -> Path | None:
 # Files an import writes at once (one flush to disk for each batch of them).
 IMPORT_BATCH = 2000
 # The forked helper's share of the entries' preparing, and how far ahead it may run
-# (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries).
-HELPER_PATTERN = "pccccccc"
+# (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries). Three
+# blocks in four: at 10k the parent's own part (reading, lookups, the writes' system
+# time, unpickling) is about a third of the preparing; with seven in eight the helper
+# ran ~1.4x as long as the parent (docs/benchmarks.md, import).
+HELPER_PATTERN = "pccc"
 HELPER_AHEAD = 32
 
 
@@ -682,9 +688,9 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
                 fork: bool | None = None) -> ImportReport:
     """Import an archive file or an open-memex folder into this workspace; PROGRESS (done,
     total) after each entry. Each entry's pure part (`_prepare`) may run in a forked
-    helper on a second core (index.ahead; FORK: None lets it decide), never an entry
-    from another tool's fields (it may be given a new id); the lookups and writes stay
-    in this process, in the input's order."""
+    helper on a second core (index.ahead; FORK: None lets it decide); a new id for an
+    entry from another tool's fields is drawn here first (`_new_ids`); the lookups and
+    writes stay in this process, in the input's order."""
     report = ImportReport(dry_run=dry_run)
     limit = writes.max_bytes(ws)
     if source.is_dir():
@@ -699,11 +705,10 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
     todo = list(entries)
     run = _Run([home.path for home in store.homes(ws)], export_key(ws))
     ctx = _Context(ws, limit, origin, clock.now_str(), ws.identity(), run.key)
-    if any(entry.foreign for entry in todo):
-        fork = False
+    _new_ids(todo)
     from memex.index import ahead
 
-    # The helper prepares seven blocks in eight (this process also looks up and writes
+    # The helper prepares three blocks in four (this process also looks up and writes
     # every file), up to HELPER_AHEAD blocks ahead (~3.6 KB an entry), so a flush here
     # does not stop it.
     prepared = ahead.in_order(todo, lambda entry: _prepare(ctx, entry), fork=fork,
@@ -723,6 +728,17 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
     if report.imported and not dry_run:
         usage.record_in(ws, usage.Op.IMPORT, [i for i, _ in report.imported])
     return report
+
+
+def _new_ids(entries: list[Entry]) -> None:
+    """Give each foreign entry whose id is not a ULID its new id now, in order, so the
+    entry may be prepared in the helper process (a ULID drawn there would not be
+    monotonic with this process's). `_foreign_memory` reads the id after map_foreign,
+    which leaves `id` as it is."""
+    for entry in entries:
+        if entry.foreign and entry.data is not None and \
+                not is_ulid(str(entry.data.get("id") or "").upper()):
+            entry.new_id = new_ulid()
 
 
 def _import_one(ctx: _Context, entry: Entry, ready: _Prepared, report: ImportReport,
