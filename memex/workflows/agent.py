@@ -156,7 +156,7 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         source=SOURCE, via=VIA,
         trust_level="untrusted", visibility="private" if private else "internal",
         valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
-        expires_at=_time(expires_at, "expires_at"),
+        expires_at=_time(expires_at, "expires_at"), told_scopes=allowed_scopes(ws),
     )
     result = writes.capture(ws, request)  # check and write under the home's write lock
     data = _write_json(result)
@@ -258,6 +258,7 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
         tags=_tags(tags) if tags is not None else [],
         role=old.memory.role, source=SOURCE, via=VIA, trust_level="untrusted",
         visibility=old.memory.visibility, importance=old.memory.importance,
+        told_scopes=allowed_scopes(ws),
     )
     result, _ = writes.supersede(ws, old.id, request)
     data = _write_json(result)
