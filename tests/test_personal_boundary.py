@@ -1779,3 +1779,32 @@ def test_a_merge_bringing_a_personal_copy_is_scanned(repo: Path, tmp_path: Path,
     proc = git_proc("merge", "--no-ff", "-m", "merge clean", "clean", cwd=repo, env=env,
                     check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_an_export_archive_holding_personal_memories_is_blocked(repo: Path, tmp_path: Path,
+                                                                kind: str) -> None:
+    """redteam34: `git memex export --include-personal -o backup.jsonl` run in the work
+    tree, then `git add -A`, committed every personal memory JSON-escaped in one line
+    each: no file was a copy (blob or body) of one. A staged export archive (any name;
+    a `.jsonl` one past a memory file's size) is read entry by entry, and a personal or
+    private entry blocks the commit on its line; an export of shared memories only is
+    committed as any file."""
+    env = _all_hooks(repo, tmp_path, kind)
+    mid, _ = _personal(repo)
+    assert invoke("capture", "--scope", "project", "a shared note on the build").exit_code == 0
+    assert invoke("export", "-o", "shared.jsonl").exit_code == 0
+    git_proc("add", "shared.jsonl", cwd=repo)
+    proc = git_proc("commit", "-m", "shared export", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert invoke("export", "--include-personal", "-o", "backup.data").exit_code == 0
+    big = repo / "backup.jsonl"  # past the size a staged file is read at for copies
+    big.write_bytes((repo / "backup.data").read_bytes() + b"\n" * (5 * 1024 * 1024))
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("commit", "-m", "backup", cwd=repo, env=env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    for name in ("backup.data", "backup.jsonl"):
+        assert f"{name}:" in out and f"a git-memex export holding a personal or private " \
+            f"memory ({mid})" in out
+    assert "shared.jsonl:" not in out
