@@ -66,6 +66,8 @@ LAZY: Mapping[str, str] = {
     "shutil": "git_binary off POSIX only: shutil loads bz2, lzma and zlib (~2 ms a search)",
     "base64": "the bytes an unsettled submit rewrote only (~0.9 ms a read, with binascii)",
     "binascii": "with base64, the bytes an unsettled submit rewrote only",
+    "memex.workflows.portable": "the commit scan's check of a staged export archive only "
+                                "(a staged file that begins as one)",
 }
 # Standard-library modules whose whole purpose is I/O: none of them in core.
 IO_MODULES = ("subprocess", "sqlite3", "fcntl", "socket", "shutil", "tempfile", "urllib",

@@ -373,3 +373,31 @@ def test_diff_pull_and_rekey_refusals_never_quote_a_secret(repo: Path, memex_hom
     with pytest.raises(MemexError) as caught:
         memdiff.commit_of(repo, "HEAD~9")
     assert "'HEAD~9'" in str(caught.value)
+
+
+def test_mcp_resource_and_prompt_errors_and_the_server_log_never_quote_a_secret(
+        tmp_path: Path) -> None:
+    """redteam34: the tool results were masked (the argument guard), but a resource read
+    of `memex://memory/<token>` answered "Error creating resource from template
+    memex://memory/ghp_..." with the URI again in its data, and the SDK logged the URI
+    and a prompt's unknown argument name, with tracebacks, to the server's stderr, which
+    hosts keep in their MCP log files. Every error the server answers and every line it
+    logs is masked as a write would store it."""
+    from mcp.shared.exceptions import MCPError
+
+    from tests.helpers.mcp_helpers import Server, make_env, make_repo
+
+    env = make_env(tmp_path)
+    repo = make_repo(tmp_path / "repo", env)
+    with Server(repo, env) as server:
+        assert server.portal is not None and server.session is not None
+        with pytest.raises(MCPError) as caught:
+            server.portal.call(server.session.read_resource, f"memex://memory/{TOKEN}")
+        _unseen(str(caught.value) + json.dumps(caught.value.error.data), [TOKEN])
+        assert "not a memory id" in str(caught.value)  # what went wrong is still said
+        with pytest.raises(MCPError) as caught:
+            server.portal.call(server.session.get_prompt, "memory_context",
+                               {"query": "x", "about" + TOKEN: "1"})
+        _unseen(str(caught.value) + json.dumps(caught.value.error.data), [TOKEN])
+    _unseen(server.log.read_text(encoding="utf-8"), [TOKEN])
+    assert "memory_context" in server.log.read_text(encoding="utf-8")  # still logged

@@ -1051,8 +1051,9 @@ def test_doctor_tells_a_framework_user_how_to_close_each_gap(repo: Path,
     line = next(c for c in invoke_json("doctor")["checks"] if c["name"] == "hooks")
     assert line["level"] == "warn", line
     assert "git rebase --continue" in line["message"] and "git am" in line["message"]
-    assert "pre-commit install --hook-type pre-commit --hook-type prepare-commit-msg" \
-        in line["hint"] and "git memex init --git-hooks" in line["hint"]
+    assert githooks.FRAMEWORK_INSTALL in line["hint"] \
+        and "git memex init --git-hooks" in line["hint"]
+    assert "git merge" in line["message"]
     subprocess.run([str(BIN / "pre-commit"), "install", "--hook-type", "prepare-commit-msg"],
                    cwd=repo, env=env, check=True, capture_output=True)
     result = invoke("init", "--yes", "--git-hooks")
@@ -1743,3 +1744,67 @@ def test_the_scanned_key_holds_the_git_processs_start_time(repo: Path) -> None:
         githooks.note_passed(git_dir, listing, "sha1")
         assert (git_dir / githooks.SCANNED).read_text(encoding="ascii") == \
             f"{key} {os.getpid()} {start}\n"
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_merge_bringing_a_personal_copy_is_scanned(repo: Path, tmp_path: Path,
+                                                      kind: str) -> None:
+    """redteam34: a `git merge` that needs no resolving commits with neither pre-commit
+    nor a scanning prepare-commit-msg: git runs pre-merge-commit, which the plain hooks
+    did not install, so a branch's commit that was never scanned (made before the hooks,
+    or in a clone without them) carrying a personal copy was merged with no word. The
+    plain hooks scan there too, as the framework's pre-merge-commit stage does; a merge
+    of a clean branch still passes."""
+    env = _all_hooks(repo, tmp_path, kind)
+    _, text = _personal(repo)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "notes.md").write_text(text, encoding="utf-8")
+    git_proc("add", "notes.md", cwd=repo)
+    git_proc("commit", "-q", "--no-verify", "-m", "before the hooks", cwd=repo, env=env)
+    git_proc("checkout", "-q", "-b", "clean", "main", cwd=repo)
+    (repo / "ok.txt").write_text("fine\n", encoding="utf-8")
+    git_proc("add", "ok.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "clean", cwd=repo, env=env)
+    git_proc("checkout", "-q", "main", cwd=repo)
+    (repo / "z.txt").write_text("z\n", encoding="utf-8")
+    git_proc("add", "z.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "z", cwd=repo, env=env)
+    proc = git_proc("merge", "--no-ff", "-m", "merge", "topic", cwd=repo, env=env,
+                    check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "a copy of personal memory" in proc.stdout + proc.stderr
+    assert "notes.md" not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                      cwd=repo).stdout
+    git_proc("merge", "--abort", cwd=repo, check=False)
+    proc = git_proc("merge", "--no-ff", "-m", "merge clean", "clean", cwd=repo, env=env,
+                    check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_an_export_archive_holding_personal_memories_is_blocked(repo: Path, tmp_path: Path,
+                                                                kind: str) -> None:
+    """redteam34: `git memex export --include-personal -o backup.jsonl` run in the work
+    tree, then `git add -A`, committed every personal memory JSON-escaped in one line
+    each: no file was a copy (blob or body) of one. A staged export archive (any name;
+    a `.jsonl` one past a memory file's size) is read entry by entry, and a personal or
+    private entry blocks the commit on its line; an export of shared memories only is
+    committed as any file."""
+    env = _all_hooks(repo, tmp_path, kind)
+    mid, _ = _personal(repo)
+    assert invoke("capture", "--scope", "project", "a shared note on the build").exit_code == 0
+    assert invoke("export", "-o", "shared.jsonl").exit_code == 0
+    git_proc("add", "shared.jsonl", cwd=repo)
+    proc = git_proc("commit", "-m", "shared export", cwd=repo, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert invoke("export", "--include-personal", "-o", "backup.data").exit_code == 0
+    big = repo / "backup.jsonl"  # past the size a staged file is read at for copies
+    big.write_bytes((repo / "backup.data").read_bytes() + b"\n" * (5 * 1024 * 1024))
+    git_proc("add", "-A", cwd=repo)
+    proc = git_proc("commit", "-m", "backup", cwd=repo, env=env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    for name in ("backup.data", "backup.jsonl"):
+        assert f"{name}:" in out and f"a git-memex export holding a personal or private " \
+            f"memory ({mid})" in out
+    assert "shared.jsonl:" not in out

@@ -420,3 +420,71 @@ def test_the_plain_text_fallback_scans_its_text_once(
     assert result.fallback and result.text == expected.text
     assert result.notices == expected.notices and TAIL not in result.text
     assert len(calls) == 2
+
+
+# ---------------------------------------------------------------- what a write puts in git
+
+def _git_texts(repo: Path) -> str:
+    """Every commit message and ref name of the repo (what a push sends beside files)."""
+    log = git_proc("log", "--all", "--format=%B", cwd=repo).stdout
+    refs = git_proc("for-each-ref", "--format=%(refname)", cwd=repo).stdout
+    return log + refs
+
+
+def test_submit_masks_the_commit_message_and_the_branch_name(repo: Path,
+                                                              memex_home: Path) -> None:
+    """redteam34: `submit --message` went into the commit raw and `--branch-name` became
+    a ref raw (and was printed in the push hints): a token typed there left the machine
+    with the next push, though the memory itself was masked. Both are masked as a write
+    masks, with a notice."""
+    mid = invoke_json("capture", "--scope", "project", "deploy note")["id"]
+    result = invoke("submit", mid, "--message", "add the key " + SECRET,
+                    "--branch-name", "k-" + SECRET)
+    assert result.exit_code == 0, result.output + result.stderr
+    assert TAIL not in result.stdout + result.stderr
+    assert "masked" in result.stderr
+    texts = _git_texts(repo)
+    assert TAIL not in texts
+    assert "add the key " + SECRET[:4] in texts and "refs/heads/k-" + SECRET[:4] in texts
+
+
+def _teammates_instruction(repo: Path) -> str:
+    """An approved project instruction holding a raw token, as a teammate's commit
+    (made without the hook) brings it: files that arrive by git are not rewritten."""
+    from tests.helpers.memfiles import commit_all, memory, write
+
+    path = write(repo, memory(
+        title="deploy with " + SECRET, body="the token is " + SECRET,
+        role="instruction", instruction_state="approved", trust_level="reviewed",
+        review_state="published", approved_by="local:lead"))
+    commit_all(repo, "teammate")
+    return path.stem
+
+
+def test_distill_writes_no_secret_into_agents_md(repo: Path) -> None:
+    """redteam34: `distill --write` copied an approved instruction's title and body into
+    AGENTS.md as the file holds them: a token in a teammate's memory (scanned and
+    reported by verify, never rewritten) was written raw into a Markdown file git-memex
+    writes and the team commits. Rule 5: every write git-memex makes to Markdown masks."""
+    mid = _teammates_instruction(repo)
+    shown = invoke("distill")
+    assert shown.exit_code == 0, shown.output
+    assert TAIL not in shown.stdout + shown.stderr
+    assert invoke("distill", "--write").exit_code == 0
+    agents = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert mid in agents and "the token is " + SECRET[:4] in agents
+    assert TAIL not in agents
+
+
+def test_export_writes_no_secret(repo: Path, tmp_path: Path) -> None:
+    """redteam34: `export` wrote each file's text as it is on disk, so a token in a
+    teammate's memory went raw into the archive (a file git-memex writes, made to be
+    carried elsewhere). The archive holds the text masked as a write stores it, signed
+    as written."""
+    mid = _teammates_instruction(repo)
+    out = tmp_path / "out.jsonl"
+    result = invoke("export", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    archive = out.read_text(encoding="utf-8")
+    assert mid in archive and TAIL not in archive and SECRET[:4] in archive
+    assert TAIL not in result.stdout + result.stderr

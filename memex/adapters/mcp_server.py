@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
+import logging
 import traceback
 from collections.abc import Callable
 from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_REQUEST,
@@ -180,7 +182,7 @@ def _call(operation: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any
     except MemexError as exc:
         return _fail(str(exc))
     except Exception as exc:  # a bug must not take the server down
-        traceback.print_exc(file=sys.stderr)
+        _LOG.error("%s raised", getattr(operation, "__name__", "a tool"), exc_info=True)
         return _fail(f"internal error in git-memex ({type(exc).__name__}: {exc}); "
                      "the server is still running")
 
@@ -205,7 +207,16 @@ class ArgumentGuard:
                     if key not in allowed:
                         return _fail(f"{name} takes no argument {redact.quoted(key)}; it takes: "
                                      + ", ".join(sorted(allowed)))
-        return _masked(await call_next(ctx))
+        try:
+            return _masked(await call_next(ctx))
+        except MCPError as exc:  # a resource read or a prompt the SDK refused
+            error = exc.error
+            data = None if error.data is None else json.loads(redact.redact(
+                json.dumps(error.data, ensure_ascii=False, default=str)).text)
+            raise MCPError(error.code, redact.redact(error.message).text, data) from None
+        except Exception as exc:  # the SDK would answer str(exc) raw and log it raw
+            _LOG.error("%s raised", getattr(ctx, "method", "a request"), exc_info=True)
+            raise MCPError(0, redact.redact(str(exc)).text) from None
 
 
 def _masked(result: Any) -> Any:
@@ -216,6 +227,33 @@ def _masked(result: Any) -> Any:
             if isinstance(item, dict) and isinstance(item.get("text"), str):
                 item["text"] = redact.redact(item["text"]).text
     return result
+
+
+_LOG = logging.getLogger("memex.mcp")
+
+
+class MaskedLog(logging.Filter):
+    """Every line the server logs (the SDK's and its own: a refused resource URI, a
+    prompt's unknown argument, a traceback) masked as a write would store it: hosts keep
+    an MCP server's stderr in log files. A traceback is made text here, then masked."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        if record.stack_info:
+            text += "\n" + record.stack_info
+        record.msg, record.args = redact.redact(text).text, ()
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
+def mask_logging() -> None:
+    """MaskedLog on every handler of the root logger (the SDK configures it when the
+    server is made; a record of any logger reaches a handler through it)."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, MaskedLog) for f in handler.filters):
+            handler.addFilter(MaskedLog())
 
 
 def build(ws: Workspace) -> MCPServer[Any]:
@@ -364,8 +402,11 @@ def build(ws: Workspace) -> MCPServer[Any]:
                      description="A memory in full (what memory_get returns), by id or "
                                  "unique prefix.", mime_type="application/json")
     def memory_resource(id: str) -> str:
-        return jsonout.escape_layout(json.dumps(agent.get(ws, id), ensure_ascii=False,
-                                                default=str))
+        try:
+            found = agent.get(ws, id)
+        except MemexError as exc:  # said as a tool says it (the SDK's own words hide it)
+            raise ResourceError(str(exc)) from None
+        return jsonout.escape_layout(json.dumps(found, ensure_ascii=False, default=str))
 
     return server
 
@@ -439,4 +480,6 @@ def serve(ws: Workspace) -> None:
     from memex.workflows import reads
 
     reads.watch_changes(ws)
-    anyio.run(_serve_stdio, build(ws))
+    server = build(ws)
+    mask_logging()
+    anyio.run(_serve_stdio, server)

@@ -245,6 +245,7 @@ class Gated:
     keys: str | None  # as conflicts.encode_keys made them
     feats: str | None  # as conflicts.encode_features made them
     names_me: model.Memory | None
+    scope: str = ""
 
 
 def _gated_rows(conn: sqlite3.Connection, rowids: list[int], me: str, version: str
@@ -255,13 +256,13 @@ def _gated_rows(conn: sqlite3.Connection, rowids: list[int], me: str, version: s
     for start in range(0, len(rowids), 500):
         chunk = rowids[start:start + 500]
         for (rowid, mid, title, zbody, tags, paths, hash_, keys, feats, names, doc,
-             eff_status, eff_retired, eff_by) in conn.execute(
+             eff_status, eff_retired, eff_by, scope) in conn.execute(
                 "SELECT m.rowid, m.id, coalesce(json_extract(m.doc, '$.title'), ''), m.zbody, "
                 "m.tags, m.paths, f.hash, c.keys, c.feats, "
                 "EXISTS (SELECT 1 FROM links l WHERE l.src = m.rowid AND l.dst = ?1), "
                 "CASE WHEN EXISTS (SELECT 1 FROM links l WHERE l.src = m.rowid "
                 "AND l.dst = ?1) THEN m.doc END, m.eff_status, m.eff_retired_at, "
-                "m.eff_superseded_by FROM memories m JOIN files f ON f.path = m.path "
+                "m.eff_superseded_by, m.scope FROM memories m JOIN files f ON f.path = m.path "
                 "LEFT JOIN pair_cache c ON c.rowid = m.rowid AND c.hash = f.hash "
                 "AND c.version = ?2 AND f.hash != '' "
                 f"WHERE m.rowid IN ({', '.join(f'?{n + 3}' for n in range(len(chunk)))})",
@@ -269,7 +270,8 @@ def _gated_rows(conn: sqlite3.Connection, rowids: list[int], me: str, version: s
             named = as_read(doc, zbody, eff_status, eff_retired, eff_by) if names else None
             out[rowid] = Gated(rowid, mid, title, zbody, json.loads(tags), json.loads(paths),
                                hash_, None if keys is None else bodies.body_text(keys),
-                               None if feats is None else bodies.body_text(feats), named)
+                               None if feats is None else bodies.body_text(feats), named,
+                               scope)
     return [out[r] for r in rowids if r in out]
 
 

@@ -581,7 +581,12 @@ def commit_only(repo: RepoInfo, paths: list[Path], message: str) -> str:
     The real binary runs, so the user's hooks, signing and identity apply. New files
     are made known with `add --intent-to-add`; on any failure the index file is put
     back byte for byte, so the user's staging is exactly as before. Returns the sha.
+    The message is masked as a write stores a memory (`redact.redact`): it leaves the
+    machine with the next push like the files do.
     """
+    from memex.core import redact  # only for a commit: its patterns compile for writes
+
+    message = redact.redact(message).text
     top = repo.toplevel
     rel = [str(p.resolve().relative_to(top.resolve())) for p in paths]
     index = repo.git_dir / "index"

@@ -124,10 +124,15 @@ def _find(ws: Workspace, memory_id: str) -> store.Loaded:
     return loaded
 
 
-def _write_json(result: writes.WriteResult) -> dict[str, Any]:
+def _write_json(ws: Workspace, result: writes.WriteResult) -> dict[str, Any]:
     data = {**result.as_json(), **_provenance(result.memory)}
     data["type"] = result.memory.type
     data["title"] = result.memory.title
+    if result.possible_conflicts:
+        # they quote other memories' text: marked as every read's memories are
+        data["note"] = DATA_NOTE
+        data["possible_conflicts"] = [{**c, **_provenance_of(ws, c["id"])}
+                                      for c in result.possible_conflicts]
     notices = list(result.notices)
     if result.redaction is not None and result.redaction.changed:
         notices.append(result.redaction.notice())
@@ -136,6 +141,14 @@ def _write_json(result: writes.WriteResult) -> dict[str, Any]:
                        + "; memory_supersede replaces one instead of adding another")
     data["notices"] = notices
     return data
+
+
+def _provenance_of(ws: Workspace, memory_id: str) -> dict[str, Any]:
+    """`_provenance` of the memory MEMORY_ID (empty when it cannot be read now)."""
+    try:
+        return _provenance(store.find(ws, memory_id).memory)
+    except MemexError:
+        return {}
 
 
 def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = None,
@@ -156,10 +169,10 @@ def add(ws: Workspace, text: str, type: str = "knowledge", scope: str | None = N
         source=SOURCE, via=VIA,
         trust_level="untrusted", visibility="private" if private else "internal",
         valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
-        expires_at=_time(expires_at, "expires_at"),
+        expires_at=_time(expires_at, "expires_at"), told_scopes=allowed_scopes(ws),
     )
     result = writes.capture(ws, request)  # check and write under the home's write lock
-    data = _write_json(result)
+    data = _write_json(ws, result)
     if not result.created:
         data["notices"].insert(0, f"identical content is already memory {result.memory.id}; "
                                   "nothing new was written")
@@ -244,7 +257,7 @@ def update(ws: Workspace, memory_id: str, text: str | None = None, title: str | 
         importance=importance, confidence=confidence, type=type,
         paths=list(paths) if paths is not None else None,
         aliases=list(aliases) if aliases is not None else None)
-    return _write_json(writes.update(ws, loaded.id, request, via=VIA))
+    return _write_json(ws, writes.update(ws, loaded.id, request, via=VIA))
 
 
 def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None,
@@ -258,9 +271,10 @@ def supersede(ws: Workspace, memory_id: str, text: str, title: str | None = None
         tags=_tags(tags) if tags is not None else [],
         role=old.memory.role, source=SOURCE, via=VIA, trust_level="untrusted",
         visibility=old.memory.visibility, importance=old.memory.importance,
+        told_scopes=allowed_scopes(ws),
     )
     result, _ = writes.supersede(ws, old.id, request)
-    data = _write_json(result)
+    data = _write_json(ws, result)
     data["supersedes"] = old.id
     data["old_retired"] = not old.home.in_git and writes.PENDING not in result.memory.extra
     return data
@@ -270,7 +284,7 @@ def forget(ws: Workspace, memory_id: str, note: str | None = None) -> dict[str, 
     """Retract a draft or personal memory (the file stays; `status ID active` restores)."""
     loaded = _find(ws, memory_id)
     result = writes.set_status(ws, loaded.id, "retracted", note, via=VIA)
-    data = _write_json(result)
+    data = _write_json(ws, result)
     data["notices"].append(f"retracted; the user can restore it with "
                            f"git memex status {loaded.id[:10]} active")
     return data

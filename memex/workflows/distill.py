@@ -85,6 +85,11 @@ def _line(item: store.Loaded) -> str:
     body = " ".join(m.body.split())
     title = " ".join(m.title.split())
     text = body if not title or body.lower().startswith(title.lower()) else f"{title}: {body}"
+    # masked as a write stores a memory: a token in a teammate's file (reported by
+    # verify, never rewritten) is not copied into a Markdown file the team commits
+    from memex.core import redact  # writes only: its patterns compile for a distill
+
+    text = redact.redact(text).text
     # escaped as `show` prints them: what arrived by git hides no text from the person
     # who reads AGENTS.md (a bidi override) and moves no cursor when it is printed
     return f"- {model.escape_controls(text)} <!-- memex:{m.id} -->"

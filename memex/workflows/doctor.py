@@ -119,9 +119,9 @@ def check_hooks(ws: Workspace) -> list[Check]:
                           "every commit it runs at", FIX)]
         if not githooks.current(hooks):
             return [Check("hooks", "warn", "git-memex's hooks here are an older version "
-                          "(a script changed, or one is missing: prepare-commit-msg scans "
-                          "`git rebase --continue`, cherry-pick and revert, "
-                          "pre-applypatch `git am`)", FIX)]
+                          "(a script changed, or one is missing: pre-merge-commit scans "
+                          "`git merge`, prepare-commit-msg `git rebase --continue`, "
+                          "cherry-pick and revert, pre-applypatch `git am`)", FIX)]
     if all(state.values()):
         return [Check("hooks", "ok", "git-memex git hooks installed: " + ", ".join(state))]
     config = top / ".pre-commit-config.yaml"
@@ -148,6 +148,9 @@ def _framework_hooks(hooks: dict[str, githooks.Hook], state: dict[str, bool],
     if hooks["pre-commit"].kind != "framework":
         gaps.append("the framework's pre-commit hook is not installed in this clone: "
                     "commits are not scanned")
+        hints.append(githooks.FRAMEWORK_INSTALL)
+    if not state["pre-merge-commit"] and hooks["pre-merge-commit"].kind != "framework":
+        gaps.append("a `git merge` commits unscanned (it skips the pre-commit hook)")
         hints.append(githooks.FRAMEWORK_INSTALL)
     listed = githooks.framework_lists(config, githooks.FRAMEWORK_REBASE_ID)
     if not state["prepare-commit-msg"] and not (

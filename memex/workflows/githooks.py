@@ -175,6 +175,15 @@ _PRE_COMMIT = f"""#!/bin/sh
 exit 1
 """
 
+_PRE_MERGE_COMMIT = f"""#!/bin/sh
+{MARKER}: the scan of the commit `git merge` makes (git memex init --git-hooks).
+# A merge that needs no resolving is committed with neither the pre-commit hook nor a
+# scanning prepare-commit-msg; git runs this hook there, with the merge result staged.
+# It scans the staged files as pre-commit does: a branch's commit that was never scanned
+# (made before the hooks were installed, or in a clone without them) is refused here.
+{_RUN_SCANNER}exit 1
+"""
+
 _PREPARE_COMMIT_MSG = f"""#!/bin/sh
 {MARKER}: the scan of a commit git makes without the pre-commit hook.
 # `git rebase --continue` commits what was staged at a stop (an edit, a conflict), and
@@ -220,6 +229,7 @@ exit 0
 
 HOOKS: dict[str, str] = {
     "pre-commit": _PRE_COMMIT,
+    "pre-merge-commit": _PRE_MERGE_COMMIT,
     "prepare-commit-msg": _PREPARE_COMMIT_MSG,
     "pre-applypatch": _PRE_APPLYPATCH,
     "post-merge": _REFRESH.replace("{guard}", ""),
@@ -227,7 +237,8 @@ HOOKS: dict[str, str] = {
     "post-checkout": _REFRESH.replace("{guard}", '[ "${3:-1}" = "0" ] && exit 0\n'),
 }
 
-SCANS = ("pre-commit", "prepare-commit-msg", "pre-applypatch")  # the hooks that scan
+SCANS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg",
+         "pre-applypatch")  # the hooks that scan
 
 
 @dataclass
@@ -272,7 +283,8 @@ def framework_lists(config: Path, hook_id: str) -> bool:
                         + r"[\"']?\s*(?:[,}\]]|$)")
     return any(wanted.search(re.sub(r"(?:^|\s)#.*", "", line))
                for line in text.splitlines())
-FRAMEWORK_INSTALL = "pre-commit install --hook-type pre-commit --hook-type prepare-commit-msg"
+FRAMEWORK_INSTALL = ("pre-commit install --hook-type pre-commit --hook-type pre-merge-commit "
+                     "--hook-type prepare-commit-msg")
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,9 @@ def export_lines(ws: Workspace, include_personal: bool = False
                 continue
             if loaded.memory.visibility == "private" and not include_personal:
                 continue
+            # the archive holds what a write would store: a token in a file that arrived
+            # by git (or was edited by hand) is masked, and the masked text is signed
+            text = store.mask_text(text)
             entries.append({
                 "home": home.kind, "name": path.name, "id": loaded.id,
                 "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text,

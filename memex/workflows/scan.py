@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -29,6 +30,8 @@ SHARING_KINDS: dict[str, str] = {
     "private-memory": "a visibility: private memory: private memories never enter the repo",
     "personal-copy": "a copy of {detail}: rule 2, personal memories never leave this machine",
     "private-copy": "a copy of {detail}: private memories never enter the repo",
+    "personal-archive": "a git-memex export holding {detail}: rule 2, personal and private "
+                        "memories never leave this machine",
     "not-a-memory": "not a memory file ({detail}): the memory folder holds only <ULID>.md "
                     "memory files and a README.md without front matter; a stray file there "
                     "may be a hand-copied personal memory",
@@ -204,6 +207,41 @@ def copy_findings(path: str, blob: str, data: bytes | None,
     return [SecretFinding(path, 1, f"{kind}-copy", f"{kind} memory {mid}, {how}")]
 
 
+_ARCHIVE_HEAD = b'{"format": '  # how an export's manifest line begins (json.dumps)
+# A staged `.jsonl` file is read up to this size to tell whether it is an export archive
+# (any other file only up to a memory file's limit).
+ARCHIVE_MOST = 64 * 1024 * 1024
+
+
+def archive_findings(path: str, data: bytes | None) -> list[SecretFinding]:
+    """An export archive (`git memex export`, any name) at PATH: one finding per entry
+    that is a personal or `visibility: private` memory (`--include-personal`), on its
+    line. Anything else: none."""
+    if data is None or not data.startswith(_ARCHIVE_HEAD):
+        return []
+    from memex.workflows import portable  # only for a staged file that may be one
+
+    lines = data.split(b"\n")
+    try:
+        head = json.loads(lines[0])
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(head, dict) or head.get("format") != portable.FORMAT:
+        return []
+    out: list[SecretFinding] = []
+    for number, raw in enumerate(lines[1:], start=2):
+        try:
+            item = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        text = item.get("text") if isinstance(item, dict) else None
+        if isinstance(text, str) and sharing_findings(path, text):
+            mid = redact.shown(str(item.get("id") or item.get("name") or "?"))
+            out.append(SecretFinding(path, number, "personal-archive",
+                                     f"a personal or private memory ({mid})"))
+    return out
+
+
 def proposed_from(data: bytes) -> str | None:
     """The personal memory a memory file was proposed from (its derived_from), when the
     file reads as a memory; None otherwise."""
@@ -302,7 +340,9 @@ def scan_staged(ws: Workspace, listing: bytes | None = None
     others = [(p, b) for p, b in staged if (p, b) not in set(folder)] if guards else []
     limit = 4 * writes.max_bytes(ws) + 65536  # a memory file, even as UTF-32
     sizes = gitio.blob_sizes(top, [b for p, b in others if b not in guards])
-    wanted = {b for _, b in folder} | {b for b, size in sizes.items() if size <= limit}
+    archives = {b for p, b in others if p.endswith(".jsonl")}  # read past the limit
+    wanted = {b for _, b in folder} | {b for b, size in sizes.items() if size <= limit or (
+        b in archives and size <= ARCHIVE_MOST)}
     contents = gitio.read_blob_bytes(top, sorted(wanted))
     findings: list[SecretFinding] = []
     for path, blob in staged:
@@ -315,7 +355,8 @@ def scan_staged(ws: Workspace, listing: bytes | None = None
                 found = copy_findings(path, blob, data, guards, draft_in_folder=True) + found
             findings += with_blob(found, blob)
         elif guards:
-            findings += with_blob(copy_findings(path, blob, data, guards), blob)
+            findings += with_blob(copy_findings(path, blob, data, guards)
+                                  + archive_findings(path, data), blob)
     return len(folder), findings
 
 

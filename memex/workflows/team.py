@@ -487,6 +487,8 @@ def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
     drafts, notices = _select_drafts(ws, tgt, ids, all_drafts)
     make_branch = new_branch or new_branch_name is not None
     branch = _check_git_state(tgt, make_branch, force, notices)
+    message = _masked_input("the commit message", message, notices)
+    new_branch_name = _masked_input("the branch name", new_branch_name, notices)
     if new_branch_name is not None:
         check_branch_name(tgt.toplevel, new_branch_name, "--branch-name")
         if gitio.rev_parse(tgt.toplevel, f"refs/heads/{new_branch_name}"):
@@ -584,6 +586,17 @@ def _uncommitted(tgt: Target, path: Path) -> bool:
     proc = gitio.run(["status", "--porcelain", "--untracked-files=all", "--", str(path)],
                      cwd=tgt.toplevel, check=False)
     return bool(proc.stdout.strip())
+
+
+def _masked_input(what: str, value: str | None, notices: list[str]) -> str | None:
+    """VALUE (a commit message, a branch name: both leave with the next push) masked as
+    a write masks a memory, with a notice when that changed it."""
+    if not value:
+        return value
+    redaction = redact.redact(value)
+    if redaction.changed:
+        notices.append(f"{what}: {redaction.notice()}")
+    return redaction.text
 
 
 def _commit_message(planned: list[store.Loaded], retired: list[store.Loaded],

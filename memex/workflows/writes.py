@@ -47,6 +47,9 @@ class CaptureRequest:
     canonical_ref: str | None = None
     supersedes: str | None = None
     pending_supersedes: str | None = None  # an agent's successor of a person-approved one
+    # the scopes whose memories the writer may be told of (possible conflicts): an agent
+    # is never shown a memory it may not read (None: every scope, a person's write)
+    told_scopes: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -305,7 +308,8 @@ def capture(ws: Workspace, req: CaptureRequest, dry_run: bool = False) -> WriteR
     memory = masking.mask_memory(memory)  # what is shown (a dry run too) is what is stored
     result = WriteResult(memory, path, created=True, dry_run=dry_run, redaction=redaction,
                          near_duplicates=near, notices=notices)
-    _note_conflicts(ws, result, [g for g in seen.gated if g.id != req.supersedes], version)
+    _note_conflicts(ws, result, [g for g in seen.gated if g.id != req.supersedes and (
+        req.told_scopes is None or g.scope in req.told_scopes)], version)
     if dry_run:
         return result
     store.save(store.Loaded(memory, path, home))

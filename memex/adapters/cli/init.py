@@ -16,8 +16,9 @@ CLIENTS = ("claude", "vscode", "cursor", "codex", "opencode", "vs")
               ".memexconfig already says).")
 @click.option("--yes", "-y", is_flag=True, help="Take the defaults without asking.")
 @click.option("--git-hooks", is_flag=True, help="Also install git-memex's plain git hooks: "
-              "pre-commit secret scan (and prepare-commit-msg's and pre-applypatch's, "
-              "for `git rebase --continue`, cherry-pick, revert and `git am`), "
+              "pre-commit secret scan (and pre-merge-commit's, prepare-commit-msg's and "
+              "pre-applypatch's, for `git merge`, `git rebase --continue`, cherry-pick, "
+              "revert and `git am`), "
               "post-merge / post-checkout index refresh.")
 @click.option("--client", type=click.Choice(CLIENTS),
               help="Also configure this agent host to start `git memex mcp`.")
