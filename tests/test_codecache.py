@@ -237,3 +237,36 @@ def test_a_cache_whose_reading_runs_out_of_memory_is_ignored(
     codecache.uninstall()
     codecache.install(str(own_cache))  # the whole file: MemoryError
     assert codecache._codes == {}
+
+
+# A whole process: the CLI's package (codecache first), then a no-change search's
+# imports and classes; then a dataclass without a docstring, which dataclasses writes
+# from inspect.signature.
+INSPECT_CODE = """
+import sys
+import memex.adapters.cli.main, memex.adapters.cli.search, memex.search.engine
+import memex.workflows.reads
+before = sorted({"inspect", "ast", "dis", "tokenize"} & sys.modules.keys())
+import dataclasses
+@dataclasses.dataclass
+class Undocumented:
+    a: int
+    b: str = "x"
+import inspect
+print(before, Undocumented.__doc__, dataclasses.inspect is inspect,
+      type(sys.modules["inspect"]).__name__)
+"""
+
+
+def test_the_cli_imports_dataclasses_without_inspect_until_a_class_needs_it(
+        tmp_path: Path) -> None:
+    """inspect (with ast, dis, tokenize: ~8 ms) is loaded by the dataclasses module only
+    to write a missing class docstring; the CLI's classes all have one, so a command loads
+    none of them (main loaded them in every process); a class without one still gets the
+    docstring inspect writes, and the module is then the real one everywhere."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
+    done = subprocess.run([sys.executable, "-c", INSPECT_CODE], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[]", "Undocumented(a:", "int,", "b:", "str", "=",
+                                   "'x')", "True", "module"]
