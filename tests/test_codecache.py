@@ -369,3 +369,4 @@ def test_kept_pattern_code_that_re_refuses_is_compiled_again(own_cache: Path) ->
     for pattern, flags in PATTERNS:
         _same(codecache._compile_pattern(pattern, flags),
               re._compiler.compile(pattern, flags))  # type: ignore[attr-defined]
+
