@@ -312,7 +312,7 @@ def _same(a: re.Pattern[Any], b: re.Pattern[Any]) -> None:
 
 def _as_module(patterns: list[tuple[Any, int]]) -> list[re.Pattern[Any]]:
     """PATTERNS compiled through the hook by a module's top-level code (as imported)."""
-    space: dict[str, Any] = {"__name__": "made_module", "hook": codecache._compile_pattern,
+    space: dict[str, Any] = {"__name__": "memex.made_by_test", "hook": codecache._compile_pattern,
                              "patterns": patterns}
     exec(compile("made = []\nfor p, f in patterns:\n    made.append(hook(p, f))\n",  # noqa: S102
                  "<made>", "exec"), space)

@@ -21,7 +21,8 @@ Regular expressions likewise: `re` parses and compiles each pattern a process us
 `_sre`, which refuses code it cannot run) and compiles any other. A pattern's
 arguments are kept only when they make the very pattern `re`'s own compiler makes
 (compared: same code, flags, groups) and when the pattern is a module's own (made as
-a module is imported, or by memex.core.lazyre at first use): patterns made from data
+a module of git-memex, json or urllib is imported, or by memex.core.lazyre at first use): other
+packages' patterns (the MCP server's libraries, a test run's) and patterns made from data
 at run time are compiled as before and not written.
 """
 
@@ -150,17 +151,20 @@ def _arguments(pattern: str | bytes, flags: int) -> tuple[Any, ...]:
 
 
 _INNER = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
+# Whose module patterns are kept: git-memex's, json's and urllib's (every command loads them);
+# another package's (the MCP server's, a test run's) would grow the file each command reads.
+_KEPT_PACKAGES = frozenset({"memex", "json", "urllib"})
 
 
 def _own_pattern() -> bool:
-    """Whether the pattern being compiled is a module's own: `re` was called by a module's
-    top-level code (not the program's main one's) or by lazyre at a pattern's first use."""
+    """Whether the pattern being compiled is a module's own: `re` was called by the
+    top-level code of a module of _KEPT_PACKAGES, or by lazyre at a pattern's first use."""
     frame = sys._getframe(2)
     while frame.f_back is not None and (frame.f_globals.get("__name__", "").partition(
             ".")[0] == "re" or frame.f_code.co_name in _INNER):
         frame = frame.f_back  # re's own frames and comprehensions: their caller decides
-    name, code = frame.f_globals.get("__name__"), frame.f_code.co_name
-    return (code == "<module>" and name != "__main__") or (
+    name, code = frame.f_globals.get("__name__", ""), frame.f_code.co_name
+    return (code == "<module>" and name.partition(".")[0] in _KEPT_PACKAGES) or (
         name == "memex.core.lazyre" and code == "__getattr__")
 
 
