@@ -4,14 +4,16 @@ of them once their code is kept, and the classes are the ones compiling makes.""
 from __future__ import annotations
 
 import dataclasses
+import keyword
 import marshal
 import os
+import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -35,10 +37,15 @@ def compile_(source, filename, mode, *args, **kwargs):
         counted.append(1)
     return real_compile(source, filename, mode, *args, **kwargs)
 builtins.exec, builtins.compile = exec_, compile_
+import re._parser
+parsed = []  # patterns re parses (compiles): none that kept code makes
+real_parse = re._parser.parse
+re._parser.parse = lambda *args: parsed.append(args[0]) or real_parse(*args)
 import memex.adapters.cli.main, memex.adapters.cli.capture, memex.workflows.writes
 import memex.index.views, memex.workflows.conflicts, memex.search.engine
 builtins.exec, builtins.compile = real_exec, real_compile
-print(len(counted))
+re._parser.parse = real_parse
+print(len(counted), len(parsed))
 """
 
 
@@ -61,7 +68,8 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 def test_a_command_process_compiles_no_dataclass_method_once_their_code_is_kept(
         tmp_path: Path) -> None:
     """The first process compiles the ~190 method sources of a capture's ~50 classes and
-    keeps their code; the next compiles none (main's code compiled them in each)."""
+    its ~50 patterns and keeps their code; the next compiles none (main's code compiled
+    the methods in each before stop 30, the patterns before stop 34)."""
     package = tmp_path / "site" / "memex"  # a copy: the test writes no cache into the tree
     shutil.copytree(Path(memex.__file__).parent, package,
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -70,19 +78,23 @@ def test_a_command_process_compiles_no_dataclass_method_once_their_code_is_kept(
                         "COVERAGE_PROCESS_START")}
     env["PYTHONPATH"] = str(package.parent)
 
-    def compiled() -> int:
+    def compiled() -> tuple[int, int]:
         done = subprocess.run([sys.executable, "-c", CODE], cwd=tmp_path, env=env,
                               capture_output=True, text=True, check=True)
-        return int(done.stdout)
+        methods, patterns = map(int, done.stdout.split())
+        return methods, patterns
 
-    assert compiled() > 100
+    first = compiled()
+    assert first[0] > 100 and first[1] > 40  # ~50 patterns (redact's among them)
     assert list((package / "__pycache__").glob("dataclass-code.*.marshal"))
-    assert compiled() == 0
+    # the patterns' code kept too: parsed are only dataclasses' own (compiled as it is
+    # imported, before the hook) and string.Template's (made in a class statement)
+    assert compiled() <= (0, 2)
     # no bytecode written: nothing kept, each process compiles them again
     shutil.rmtree(package / "__pycache__")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    assert compiled() > 100
-    assert compiled() > 100
+    assert compiled() > (100, 40)
+    assert compiled()[1] > 40
 
 
 def _classes(make: Any) -> list[type]:
@@ -151,8 +163,9 @@ def test_classes_made_from_kept_code_are_the_ones_compiling_makes(own_cache: Pat
     assert _behaviour(kept) == _behaviour(compiling) == _behaviour(plain)
 
 
-_NAMES = st.lists(st.from_regex(r"[a-z0-9_]{1,6}", fullmatch=True), min_size=1,
-                  max_size=6, unique=True)
+# (not "or": the field f + name must not be a keyword, "for")
+_NAMES = st.lists(st.from_regex(r"[a-z0-9_]{1,6}", fullmatch=True).filter(
+    lambda n: not keyword.iskeyword(f"f{n}")), min_size=1, max_size=6, unique=True)
 
 
 @settings(deadline=None)  # three classes an example: 256 ms seen at load 9
@@ -237,3 +250,123 @@ def test_a_cache_whose_reading_runs_out_of_memory_is_ignored(
     codecache.uninstall()
     codecache.install(str(own_cache))  # the whole file: MemoryError
     assert codecache._codes == {}
+
+
+# A whole process: the CLI's package (codecache first), then a no-change search's
+# imports and classes; then a dataclass without a docstring, which dataclasses writes
+# from inspect.signature.
+INSPECT_CODE = """
+import sys
+import memex.adapters.cli.main, memex.adapters.cli.search, memex.search.engine
+import memex.workflows.reads
+before = sorted({"inspect", "ast", "dis", "tokenize"} & sys.modules.keys())
+import dataclasses
+@dataclasses.dataclass
+class Undocumented:
+    a: int
+    b: str = "x"
+import inspect
+print(before, Undocumented.__doc__, dataclasses.inspect is inspect,
+      type(sys.modules["inspect"]).__name__)
+"""
+
+
+def test_the_cli_imports_dataclasses_without_inspect_until_a_class_needs_it(
+        tmp_path: Path) -> None:
+    """inspect (with ast, dis, tokenize: ~8 ms) is loaded by the dataclasses module only
+    to write a missing class docstring; the CLI's classes all have one, so a command loads
+    none of them (main loaded them in every process); a class without one still gets the
+    docstring inspect writes, and the module is then the real one everywhere."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
+    done = subprocess.run([sys.executable, "-c", INSPECT_CODE], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[]", "Undocumented(a:", "int,", "b:", "str", "=",
+                                   "'x')", "True", "module"]
+
+
+# Patterns of every shape re compiles: flags, groups (named too), bytes, classes,
+# look-arounds, repeats, Unicode ranges past the BMP, case folding, verbose text.
+PATTERNS: list[tuple[Any, int]] = [
+    (r"[^\W_]+", 0), (r"(?P<key>\w+)\s*=\s*(?P<value>[^#\n]*)", re.MULTILINE),
+    (r"\b(?:kinds?|types?)\s+of\b", re.IGNORECASE), (b"[\x80-\xff]", 0),
+    (rb"^(?:\s*(\w+)\s*\.)?", 0), ("[\u3400-\u4dbf\U00020000-\U0002ffff]+", 0),
+    (r"(?<!\d)(\d{2,4})(?=[-/])", 0), (r"a{3,}?|b*+|(c)(?(1)d|e)", 0),
+    (r"""  # a comment
+         (x) [ ]+ y  # more
+     """, re.VERBOSE), (r"straße|ǅ", re.IGNORECASE), (r"(.*?)([\"\\\x00-\x1f])", re.DOTALL),
+    (r"[a-z]", re.ASCII | re.IGNORECASE),
+]
+TEXTS = ["key = value # c\nother=2", "Kinds of TYPES of", "\x80abc", "  mod . name",
+         "依赖\U00020001x", "12/31 1999-", "aaab ccd bbb", "x   y", "STRASSE ǆ", 'ab"c',
+         "Q"]
+
+
+def _same(a: re.Pattern[Any], b: re.Pattern[Any]) -> None:
+    assert a == b and (a.flags, a.groups, a.groupindex) == (b.flags, b.groups, b.groupindex)
+    for text in TEXTS:
+        subject: Any = text.encode("utf-8") if isinstance(a.pattern, bytes) else text
+        assert [m.span() + m.groups() for m in a.finditer(subject)] == [
+            m.span() + m.groups() for m in b.finditer(subject)]
+
+
+def _as_module(patterns: list[tuple[Any, int]]) -> list[re.Pattern[Any]]:
+    """PATTERNS compiled through the hook by a module's top-level code (as imported)."""
+    space: dict[str, Any] = {"__name__": "memex.made_by_test", "hook": codecache._compile_pattern,
+                             "patterns": patterns}
+    exec(compile("made = []\nfor p, f in patterns:\n    made.append(hook(p, f))\n",  # noqa: S102
+                 "<made>", "exec"), space)
+    return cast("list[re.Pattern[Any]]", space["made"])
+
+
+def test_patterns_made_from_kept_code_are_the_ones_re_makes(own_cache: Path) -> None:
+    """Each pattern compiled through the hook (then kept, then from the kept code in a
+    fresh install) equals, and matches as, the one re's own compiler makes."""
+    plain = [re._compiler.compile(p, f) for p, f in PATTERNS]  # type: ignore[attr-defined]
+    codecache.install(str(own_cache))
+    made = _as_module(PATTERNS)  # a module's: kept
+    assert codecache._state["new"] == len(PATTERNS)
+    codecache.save()
+    codecache.uninstall()
+    codecache.install(str(own_cache))
+    parsed = []
+    real_parse = re._parser.parse  # type: ignore[attr-defined]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(re._parser, "parse",  # type: ignore[attr-defined]
+                      lambda *a: parsed.append(a) or real_parse(*a))
+        kept = _as_module(PATTERNS)
+    assert parsed == [] and codecache._state["new"] == 0  # none parsed or compiled again
+    for a, b, c in zip(plain, made, kept, strict=True):
+        _same(a, b)
+        _same(a, c)
+
+
+def _compiled_at_run_time(pattern: str) -> re.Pattern[str]:
+    return cast("re.Pattern[str]", codecache._compile_pattern(pattern, 0))
+
+
+def test_a_pattern_made_at_run_time_is_not_kept(own_cache: Path) -> None:
+    """A pattern compiled by a function (perhaps from data) is compiled as re does and
+    not written: the file holds modules' own patterns only."""
+    codecache.install(str(own_cache))
+    real = re._compiler.compile(r"data\d+", 0)  # type: ignore[attr-defined]
+    _same(_compiled_at_run_time(r"data\d+"), real)
+    assert codecache._state["new"] == 0
+    assert not any(k.startswith("\x00re") for k in codecache._codes)
+
+
+def test_kept_pattern_code_that_re_refuses_is_compiled_again(own_cache: Path) -> None:
+    """Kept arguments that are damaged (not marshal data, or code _sre refuses) give the
+    pattern re's compiler makes."""
+    codecache.install(str(own_cache))
+    _as_module(PATTERNS)
+    keys = [k for k in codecache._codes if k.startswith("\x00re")]
+    assert len(keys) == len(PATTERNS)
+    for n, key in enumerate(keys):
+        flags, code, *rest = marshal.loads(codecache._codes[key])
+        codecache._codes[key] = b"\x00damaged" if n % 2 else marshal.dumps(
+            (flags, [*code[:3], 9999, *code[4:]], *rest))
+    for pattern, flags in PATTERNS:
+        _same(codecache._compile_pattern(pattern, flags),
+              re._compiler.compile(pattern, flags))  # type: ignore[attr-defined]
+

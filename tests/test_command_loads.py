@@ -54,6 +54,7 @@ def test_show_loads_no_writer_and_no_secret_patterns(repo: Path) -> None:
 COMPILED = """
 import json, re, sys
 from re import _compiler
+import memex.adapters.cli  # its compiler first (codecache: kept code), counted through
 made = []
 compile_ = _compiler.compile
 def counting(p, flags=0):
@@ -190,3 +191,14 @@ def test_a_read_on_an_idle_machine_loads_no_fork_machinery(repo: Path) -> None:
     assert "staging VPN" in done.stdout
     assert "memex.index.ahead" in loaded  # the gate was asked (a CPU idle)
     assert sorted({"pickle", "queue"} & loaded) == []
+
+
+def test_the_fast_commands_load_no_inspect(repo: Path) -> None:
+    """context, show, capture, update and search (the steps that run without click) make
+    no dataclass without a docstring, which dataclasses would write from
+    inspect.signature: inspect (with ast, dis, tokenize: ~8 ms) stays unloaded."""
+    mid = str(invoke_json("capture", "Deploys go through the staging VPN")["id"])
+    for argv in (["context"], ["show", mid], ["capture", "Releases are tagged on Mondays"],
+                 ["update", mid, "--importance", "high"], ["search", "deploy"]):
+        _, loaded = _loaded(repo, *argv)
+        assert sorted({"inspect", "ast", "dis"} & loaded) == [], argv

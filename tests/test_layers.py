@@ -58,6 +58,8 @@ LAZY: Mapping[str, str] = {
                             "draft (submit's journal, rollback: ~4 ms)",
     "memex.workflows.hygiene_cache": "a delete's clearing of the health caches only (its word "
                                      "cache and hashlib: ~4 ms of every capture)",
+    "inspect": "dataclasses' docstring writer only, for a class without one (codecache's "
+               "stand-in): with ast, dis, tokenize, ~8 ms of every command",
     "shlex": "an optional dependency's install command, only in a message naming it "
              "(~0.3 ms of every process)",
     "subprocess": "gitio's git processes but the one a fast path starts ahead (posix_spawn): "

@@ -40,6 +40,8 @@ class FrontMatterError(InvalidMemory):
 
 @dataclass
 class Parsed:
+    """A memory file read: its front matter, body and header text."""
+
     data: dict[str, Any]
     body: str
     raw_header: str

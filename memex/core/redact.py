@@ -153,6 +153,8 @@ def _is_masked_block(body: str) -> bool:
 
 @dataclass(frozen=True)
 class _Rule:
+    """One secret rule: its pattern and what must hold for a match to be masked."""
+
     kind: str
     regex: re.Pattern[str]
     needles: tuple[str, ...]  # the regex only runs when one of these occurs in the text

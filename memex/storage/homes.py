@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memex.core import lazyre
 from memex.core.digest import blake2b, sha256
 from memex.core.errors import MemexError
 from memex.storage import atomic, gitio, settings
@@ -68,17 +69,24 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir("git-memex", appauthor=False, roaming=True))
 
 
+# normalise_url's patterns (module constants: their compiled code is kept, codecache)
+_SCHEME = lazyre.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_SCP = lazyre.compile(r"^[^/]+:")
+_DRIVE = lazyre.compile(r"^[A-Za-z]:[\\/]")
+_PORT = lazyre.compile(r":\d*$")
+
+
 def normalise_url(url: str) -> str:
     """The one spelling of a remote URL: host lower-cased; scheme, user@, port,
     trailing '/' and '.git' dropped; scp syntax turned into a path."""
     text = url.strip()
-    text = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", "", text)
-    if "://" not in url and re.match(r"^[^/]+:", text) and not re.match(r"^[A-Za-z]:[\\/]", text):
+    text = _SCHEME.sub("", text)
+    if "://" not in url and _SCP.match(text) and not _DRIVE.match(text):
         host_part, _, path = text.partition(":")
         text = f"{host_part}/{path}"
     host, _, path = text.partition("/")
     host = host.rsplit("@", 1)[-1]
-    host = re.sub(r":\d*$", "", host).lower()
+    host = _PORT.sub("", host).lower()
     path = path.rstrip("/")
     if path.endswith(".git"):
         path = path[:-4]

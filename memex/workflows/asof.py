@@ -52,6 +52,8 @@ def commit_at(top: Path, moment: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class GitView:
+    """The memory folder as git held it at a commit, read through a temporary index."""
+
     ws: Workspace
     commit: str
     moment: str

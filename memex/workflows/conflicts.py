@@ -158,6 +158,8 @@ _RULE_WORDS = frozenset(MEMBERS) | frozenset(ANTONYMS)
 
 @dataclass(frozen=True)
 class Clause:
+    """One clause of a memory's text, as the contradiction rules compare it."""
+
     text: str
     words: frozenset[str]  # stemmed content words: no negators, stop words or numbers
     tokens: tuple[str, ...]
@@ -181,12 +183,16 @@ class Features:
 
 @dataclass(frozen=True)
 class Reason:
+    """Why two memories are said to contradict: a rule and its detail."""
+
     rule: str
     detail: str
 
 
 @dataclass
 class Contradiction:
+    """Two memories that contradict each other, and why."""
+
     a: str
     b: str
     reasons: list[Reason]

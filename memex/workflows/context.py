@@ -47,6 +47,8 @@ FOOTER = (
 
 @dataclass
 class Line:
+    """One memory as the context block lists it."""
+
     id: str
     scope: str
     review_state: str | None
@@ -69,6 +71,8 @@ class Line:
 
 @dataclass
 class Block:
+    """The context block: its sections' lines and what the block says about them."""
+
     instructions: list[Line] = field(default_factory=list)
     project: list[Line] = field(default_factory=list)
     personal: list[Line] = field(default_factory=list)

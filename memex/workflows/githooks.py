@@ -243,6 +243,8 @@ SCANS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg",
 
 @dataclass
 class HookResult:
+    """Which git hooks an install wrote, left as they were, or skipped."""
+
     installed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # someone else's hook, left alone

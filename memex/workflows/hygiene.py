@@ -105,6 +105,8 @@ def access_stats(ws: Workspace) -> AccessStats:
 
 @dataclass(frozen=True)
 class Retention:
+    """How much a memory is still used: its retention value and state."""
+
     value: float
     state: str  # active | aging | stale | cleanup
     days_unused: float
@@ -584,6 +586,8 @@ def pull_state(ws: Workspace, now: datetime) -> PullState:
 
 @dataclass
 class Health:
+    """The health report's counts and findings."""
+
     total: int
     by_scope: dict[str, int]
     by_status: dict[str, int]

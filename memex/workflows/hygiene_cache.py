@@ -29,6 +29,8 @@ VERSION = 3  # 3: near-duplicates by hygiene.is_candidate (a version-2 result ma
 
 @dataclass
 class HygieneCache:
+    """The health passes' results kept for one state of the memories."""
+
     items: list[store.Loaded]
     quarantined: list[store.Quarantined]
     fingerprint: str

@@ -24,6 +24,8 @@ RELATIONS = model.RELATIONS
 
 @dataclass
 class LinkResult:
+    """What a link or unlink did to its source memory."""
+
     source: store.Loaded
     relation: str
     target: str
@@ -102,6 +104,8 @@ def link(ws: Workspace, source_id: str, relation: str, target_id: str,
 
 @dataclass(frozen=True)
 class Link:
+    """One relation of a memory, as show lists it."""
+
     relation: str
     direction: str  # out: this memory says it; in: the other memory says it
     other: str

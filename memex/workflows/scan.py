@@ -43,6 +43,8 @@ SHARING_KINDS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class SecretFinding:
+    """A secret found in a file: where, of which kind."""
+
     path: str
     line: int
     kind: str

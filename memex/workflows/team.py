@@ -79,6 +79,8 @@ def _redact_memory(memory: model.Memory) -> tuple[model.Memory, redact.Redaction
 
 @dataclass
 class Proposed:
+    """A draft made to propose a change to a shared memory."""
+
     original: store.Loaded
     draft: model.Memory
     path: Path
@@ -186,6 +188,8 @@ def propose(ws: Workspace, ids: Sequence[str], to: str = "project",
 
 @dataclass
 class SubmitResult:
+    """What a submit committed, retired and left, on which branch."""
+
     target: Target
     submitted: list[store.Loaded]
     retired: list[store.Loaded]
@@ -668,6 +672,8 @@ def _push_hints(tgt: Target, branch: str) -> list[str]:
 
 @dataclass
 class Promoted:
+    """A memory's review state or role before and after a promote."""
+
     item: store.Loaded
     before: str | None
     after: str | None
@@ -792,6 +798,8 @@ def commit_hint(items: Iterable[store.Loaded], subject: str, toplevel: Path | No
 
 @dataclass
 class SyncStatus:
+    """The outbox and the branch as sync-status reports them."""
+
     outbox: list[store.Loaded]
     by_state: dict[str, list[store.Loaded]]
     quarantined: list[store.Quarantined]

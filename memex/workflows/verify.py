@@ -44,6 +44,8 @@ _CONFLICT_MARKER = re.compile(r"^<{7}(?: |$)", re.MULTILINE)
 
 @dataclass(frozen=True)
 class Failure:
+    """One rule a memory file breaks, and where."""
+
     rule: str
     file: str
     message: str
@@ -67,6 +69,8 @@ class Failure:
 
 @dataclass
 class Report:
+    """What verify checked, what failed and what it fixed."""
+
     checked: int = 0
     failures: list[Failure] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
@@ -131,6 +135,8 @@ class _Judged(NamedTuple):
 
 @dataclass
 class _File:
+    """A memory file as verify checks it."""
+
     path: str
     rel: str
     memory: _Facts

@@ -26,6 +26,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 @dataclass
 class CaptureRequest:
+    """What a capture asks for: the text and the fields given with it."""
+
     text: str
     scope: str | None = None
     type: str = "knowledge"
@@ -54,6 +56,8 @@ class CaptureRequest:
 
 @dataclass
 class WriteResult:
+    """What a capture or update wrote (or would write, dry run), and its notices."""
+
     memory: model.Memory
     path: Path
     created: bool
@@ -387,6 +391,8 @@ CONTENT_FIELDS = ("title", "body", "aliases")
 
 @dataclass
 class UpdateRequest:
+    """What an update asks to change (None / empty: left as it is)."""
+
     body: str | None = None
     title: str | None = None
     add_tags: list[str] = field(default_factory=list)

@@ -33,6 +33,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class EmbedReport:
+    """What an embed run did: memories seen, encoded and pruned."""
+
     provider: str
     memories: int = 0  # distinct texts among the indexed memories
     embedded: int = 0  # newly encoded now
