@@ -246,6 +246,20 @@ def test_the_refused_characters_are_exactly_what_yaml_does_not_print() -> None:
         assert refused != allowed, hex(point)
 
 
+def test_the_ascii_look_for_refused_characters_agrees_with_the_class() -> None:
+    """read_plain's look (_simple: str.isprintable for an ASCII header) refuses exactly
+    what _NOT_SIMPLE finds: every ASCII character alone, at a line's start and end and
+    between lines, and headers with other characters (the class decides those)."""
+    heads = []
+    for point in range(0x80):
+        char = chr(point)
+        heads += [char, f"a: b{char}\n", f"{char}a: b\n", f"a: b\n{char}\nc: d\n"]
+    heads += ["a: ü\n", "a: \x85\n", "a: \u2028\n", "a: 日本\t\n", "a: \ufeff\n", ""]
+    for head in heads:
+        assert frontmatter._simple(head) == (frontmatter._NOT_SIMPLE.search(head) is None), \
+            repr(head)
+
+
 def test_a_short_text_is_written_the_same_from_the_cache_in_a_block_and_a_flow() -> None:
     """_scalar keeps short texts' results apart for block and flow values (a colon is
     plain in one, quoted in the other): a cached answer equals a fresh one."""
