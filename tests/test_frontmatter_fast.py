@@ -301,6 +301,35 @@ def test_the_refused_characters_are_exactly_what_yaml_does_not_print() -> None:
         assert refused != allowed, hex(point)
 
 
+def test_the_ascii_look_for_refused_characters_agrees_with_the_class() -> None:
+    """read_plain's look (_simple: str.isprintable for an ASCII header) refuses exactly
+    what _NOT_SIMPLE finds: every ASCII character alone, at a line's start and end and
+    between lines, and headers with other characters (the class decides those)."""
+    heads = []
+    for point in range(0x80):
+        char = chr(point)
+        heads += [char, f"a: b{char}\n", f"{char}a: b\n", f"a: b\n{char}\nc: d\n"]
+    heads += ["a: ü\n", "a: \x85\n", "a: \u2028\n", "a: 日本\t\n", "a: \ufeff\n", ""]
+    for head in heads:
+        assert frontmatter._simple(head) == (frontmatter._NOT_SIMPLE.search(head) is None), \
+            repr(head)
+
+
+def test_the_surrogate_look_agrees_with_the_class() -> None:
+    """_check_text's look over a non-ASCII text (a strict UTF-8 encode) finds a surrogate
+    exactly when _SURROGATE does: lone ones and pairs written as two code points, at the
+    start, middle and end, beside astral characters, which are no surrogates."""
+    texts = ["ü", "日本", "\U0001f600", "a\U0001f600b", "\uffff\ue000\ud7ff", ""]
+    for point in (0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xDABC):
+        char = chr(point)
+        texts += [char, f"ü{char}", f"{char}日", f"a{char}\U0001f600", "\ud83d\ude00"]
+    for text in texts:
+        assert frontmatter._has_surrogate(text) == (
+            frontmatter._SURROGATE.search(text) is not None), repr(text)
+    with pytest.raises(frontmatter.FrontMatterError, match="surrogate"):
+        frontmatter.parse(f"---\nid: {MID}\nscope: project\n---\n\nü \udc80 body\n")
+
+
 def test_a_short_text_is_written_the_same_from_the_cache_in_a_block_and_a_flow() -> None:
     """_scalar keeps short texts' results apart for block and flow values (a colon is
     plain in one, quoted in the other): a cached answer equals a fresh one."""

@@ -24,9 +24,11 @@ except ImportError:  # pragma: no cover - where isal has no wheel
 PACK_MIN = 256
 
 
-def pack_body(body: str) -> str | bytes:
-    """A body as the memories table stores it (see body_text)."""
-    data = body.encode("utf-8")
+def pack_body(body: str, data: bytes | None = None) -> str | bytes:
+    """A body as the memories table stores it (see body_text); DATA: its UTF-8, when
+    the caller has made it already."""
+    if data is None:
+        data = body.encode("utf-8")
     return body if len(data) < PACK_MIN else cast(bytes, _ZLIB.compress(data, 1))
 
 

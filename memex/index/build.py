@@ -30,7 +30,7 @@ from memex.core.digest import blake2b
 from memex.core.errors import InvalidMemory
 from memex.index import listing, schema, termcounts, tokens
 from memex.index.bodies import body_text, pack_body
-from memex.index.embed_text import passage_text, text_key, with_title
+from memex.index.embed_text import passage_of, text_key, with_title
 from memex.index.plan import FileState, Plan, needs_hash, plan_changes
 from memex.storage import iostep, locks, store
 from memex.storage.homes import Workspace
@@ -1622,17 +1622,24 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str],
 # lists of texts (model._coerce), a front matter a parsed mapping: no reference cycle.
 
 
-def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[object, ...]:
+def memory_row(path: str, kind: str, m: model.Memory, order: int,
+               titled: str | None = None) -> tuple[object, ...]:
     """The memories row (columns as _flush names them) of the memory M of the file PATH
-    in the home of KIND, which is ORDER-th in store.homes order."""
-    doc, listed, summary = listing.stored(m.front_matter(), m.body)
+    in the home of KIND, which is ORDER-th in store.homes order; TITLED: with_title of
+    its title and body, when made already (file_rows makes it once for this and
+    fts_row)."""
+    # the body's UTF-8 once, for its stored form and the listing's look at its bytes
+    raw = m.body.encode("utf-8")
+    doc, listed, summary = listing.stored(m.front_matter(), m.body, raw)
+    if titled is None:
+        titled = with_title(m.title, m.body)
     return (
         path, m.id, kind, order, m.scope, m.type, m.status,
         m.review_state, m.importance, m.created_at or None, m.updated_at or None,
         m.retired_at or None, m.valid_from or None, m.valid_until or None,
         m.expires_at or None, m.supersedes, m.superseded_by,
         jsonout.compact(m.tags), jsonout.compact(m.paths), doc,
-        pack_body(m.body), text_key(passage_text(m.title, m.body, m.aliases)), m.role,
+        pack_body(m.body, raw), text_key(passage_of(titled, m.aliases)), m.role,
         listed, summary,
     )
 
@@ -1640,7 +1647,14 @@ def memory_row(path: str, kind: str, m: model.Memory, order: int) -> tuple[objec
 def link_targets(memory: model.Memory) -> list[str]:
     """The ids of the links table's rows for one memory: each id its relations list,
     once, in order."""
-    return list(dict.fromkeys(dst for name in model.RELATIONS for dst in getattr(memory, name)))
+    lists = _RELATION_LISTS(memory)
+    if not any(lists):  # most memories name none: no generator to run
+        return []
+    return list(dict.fromkeys(dst for ids in lists for dst in ids))
+
+
+# A memory's relations lists, in model.RELATIONS' order, in one call.
+_RELATION_LISTS = operator.attrgetter(*model.RELATIONS)
 
 
 def stored_memory(data: dict[str, Any], body: str) -> model.Memory:
@@ -1675,13 +1689,16 @@ def text_rule() -> str:
     return _RULE[0]
 
 
-def fts_row(m: model.Memory) -> tuple[str, str, str, str]:
+def fts_row(m: model.Memory, titled: str | None = None) -> tuple[str, str, str, str]:
     """(title, tags, body, aliases) as indexed. The body column always holds the title's
     words once (a default title is the body's first line; an explicit one is
     prepended), so the title column's weight is pure emphasis and a derived title is
-    not counted three times over."""
+    not counted three times over. TITLED: with_title(m.title, m.body) when made
+    already."""
+    if titled is None:
+        titled = with_title(m.title, m.body)
     return (tokens.segment(m.title.strip()), tokens.segment(" ".join(m.tags)),
-            fts_body(m.title, m.body), tokens.segment("\n".join(m.aliases)))
+            tokens.segment(titled), tokens.segment("\n".join(m.aliases)))
 
 
 def fts_body(title: str, body: str) -> str:
@@ -1816,8 +1833,9 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int, int, int], hash_: 
     files_row = (path, kind, size, mtime, ctime, inode, hash_, problem)
     if memory is None:
         return files_row, guard, None
-    return files_row, guard, (memory_row(path, kind, memory, order[kind]), fts_row(memory),
-                              link_targets(memory), memory.id)
+    titled = with_title(memory.title, memory.body)
+    return files_row, guard, (memory_row(path, kind, memory, order[kind], titled),
+                              fts_row(memory, titled), link_targets(memory), memory.id)
 
 
 def guard_row(path: str, kind: str, data: bytes, memory: model.Memory | None,

@@ -21,7 +21,13 @@ def with_title(title: str, body: str) -> str:
 def passage_text(title: str, body: str, aliases: Sequence[str] = ()) -> str:
     """with_title, then the aliases one a line, cut to MAX_CHARS: the words BM25 holds
     in the body and aliases columns."""
-    text = with_title(title, body).strip()
+    return passage_of(with_title(title, body), aliases)
+
+
+def passage_of(titled: str, aliases: Sequence[str] = ()) -> str:
+    """passage_text of a memory whose with_title is TITLED (an index build makes it once
+    for this and the FTS body column)."""
+    text = titled.strip()
     if aliases:
         text += "\n" + "\n".join(aliases)
     return text[:MAX_CHARS]

@@ -67,12 +67,13 @@ _TAILS: dict[int, bytes] = {}
 _CACHED = 512  # how many sets of keys each of the two keeps
 
 
-def stored(front: dict[str, Any], body: str) -> tuple[str, int | None, bytes | None]:
+def stored(front: dict[str, Any], body: str, raw: bytes | None = None
+           ) -> tuple[str, int | None, bytes | None]:
     """The doc, listed and summary columns of the row of a memory whose front matter is
-    FRONT (model.Memory.front_matter) and body BODY. The doc is the front matter as
-    jsonout.element writes it; a mapping json.loads would not give back as it is (a
-    float, a time, a key that is no text) is written as the JSON of it decodes, as
-    jsonout.compact's text was before (schema 9)."""
+    FRONT (model.Memory.front_matter) and body BODY (RAW: its UTF-8, when made
+    already). The doc is the front matter as jsonout.element writes it; a mapping
+    json.loads would not give back as it is (a float, a time, a key that is no text) is
+    written as the JSON of it decodes, as jsonout.compact's text was before (schema 9)."""
     data = front if _round_trips(front) else json.loads(jsonout.compact(front))
     doc = jsonout.element(data)
     shape = tuple(data)
@@ -88,7 +89,7 @@ def stored(front: dict[str, Any], body: str) -> tuple[str, int | None, bytes | N
     title = data["title"] if "title" in data else model.DEFAULTS["title"]
     try:
         summary = jsonout.string(model.summarise(str(title), body)).encode("utf-8")
-        plain = body.isascii() and jsonout.plain(body.encode("ascii"))
+        plain = body.isascii() and jsonout.plain(body.encode("ascii") if raw is None else raw)
     except UnicodeEncodeError:  # a lone surrogate: built whole, as before
         return doc, None, None
     return doc, listed | PLAIN if plain else listed, summary
