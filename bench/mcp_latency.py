@@ -110,6 +110,9 @@ def main() -> int:
     parser.add_argument("--edit-check", action="store_true",
                         help="check that a hand edit between two calls shows (writes!)")
     args = parser.parse_args()
+    if args.edit_check and args.store is None and args.repo is None:
+        parser.error("--edit-check needs --store or --repo: it edits a memory file of the "
+                     "repo's .memex/ (the generated repo's are not kept there)")
     bindir = Path(sys.executable).parent
     if args.store is not None:
         store = args.store.resolve()
@@ -153,9 +156,7 @@ def main() -> int:
 def report(args: argparse.Namespace, params: StdioServerParameters, what: str) -> None:
     startups: list[float] = []
     searches: list[float] = []
-    edit = args.repo / ".memex" if args.edit_check and args.repo is not None else None
-    if args.edit_check and edit is None:
-        edit = Path(params.args[-1]) / ".memex"
+    edit = args.repo / ".memex" if args.edit_check else None
     for _ in range(args.starts):
         startup, samples = anyio.run(one_session, params, args.searches, edit)
         startups.append(startup)
