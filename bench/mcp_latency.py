@@ -2,11 +2,19 @@
 then the median (and p95) of N searches over the same connection.
 
 Usage: python bench/mcp_latency.py [--memories 200] [--searches 100] [--starts 5]
-                                   [--repo PATH]
-Runs in a throwaway repo and GIT_MEMEX_HOME with generated memories, or with --repo in
-an existing repo under the current environment (a bench/scale.py --keep store at
-10,000 memories, say); needs the `mcp` extra (pip install -e '.[mcp]'), whose
+                                   [--repo PATH | --store DIR] [--edit-check]
+Runs in a throwaway repo and GIT_MEMEX_HOME with generated memories, with --repo in
+an existing repo under the current environment, or with --store in a kept
+bench/scale.py store (DIR/repo, served with the store's own isolated HOME, XDG_*,
+GIT_MEMEX_HOME and git config, as the scale bench runs it: a copy of DIR/10000, say;
+the server keeps the index warm). Needs the `mcp` extra (pip install -e '.[mcp]'), whose
 inotify_simple lets the server skip the stat walk between changes.
+
+--edit-check: after the timed searches of each connection, a memory file is edited by
+hand (a made-up word appended to its body, outside git-memex), the next search over the
+same connection must find it by that word, and the file is put back (the next search
+must no longer find it): the long-lived server's change notices in action. It writes in
+the repo served: use it on a copy.
 """
 
 from __future__ import annotations
@@ -46,15 +54,35 @@ def seed(repo: Path, home: Path, count: int) -> None:
             text=f"Memory {i}: the {words} note number {i}", scope=scope))
 
 
-async def one_session(params: StdioServerParameters, searches: int
-                      ) -> tuple[float, list[float]]:
+async def one_session(params: StdioServerParameters, searches: int,
+                      edit: Path | None = None) -> tuple[float, list[float]]:
     start = time.perf_counter()
     with open(os.devnull, "w") as devnull:
-        return await _session(params, searches, start, devnull)
+        return await _session(params, searches, start, devnull, edit)
+
+
+def _hits(result: object) -> str:
+    return " ".join(getattr(part, "text", "") for part in getattr(result, "content", []))
+
+
+async def _edit_check(session: ClientSession, memories: Path) -> None:
+    """A hand edit between two calls shows in the second; the file put back, it goes."""
+    target = min(memories.rglob("*.md"))
+    word = f"handedit{time.time_ns()}"
+    before = target.read_bytes()
+    try:
+        target.write_bytes(before.rstrip(b"\n") + f"\n\nA hand edit: {word}\n".encode())
+        found = await session.call_tool("memory_search", {"query": word})
+        assert not found.is_error and target.stem in _hits(found), (
+            f"a hand edit of {target.name} did not show: {_hits(found)[:300]}")
+    finally:
+        target.write_bytes(before)
+    gone = await session.call_tool("memory_search", {"query": word})
+    assert not gone.is_error and target.stem not in _hits(gone), "the edit put back still shows"
 
 
 async def _session(params: StdioServerParameters, searches: int, start: float,
-                   devnull: TextIO) -> tuple[float, list[float]]:
+                   devnull: TextIO, edit: Path | None) -> tuple[float, list[float]]:
     async with stdio_client(params, errlog=devnull) as (read, write), \
             ClientSession(read, write) as session:
         await session.initialize()
@@ -67,6 +95,8 @@ async def _session(params: StdioServerParameters, searches: int, start: float,
             result = await session.call_tool("memory_search", {"query": QUERIES[n % 7]})
             samples.append(time.perf_counter() - t0)
             assert not result.is_error
+        if edit is not None:
+            await _edit_check(session, edit)
     return startup, samples
 
 
@@ -76,8 +106,31 @@ def main() -> int:
     parser.add_argument("--searches", type=int, default=100)
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--repo", type=Path, help="an existing repo to serve")
+    parser.add_argument("--store", type=Path, help="a kept bench/scale.py store to serve")
+    parser.add_argument("--edit-check", action="store_true",
+                        help="check that a hand edit between two calls shows (writes!)")
     args = parser.parse_args()
+    if args.edit_check and args.store is None and args.repo is None:
+        parser.error("--edit-check needs --store or --repo: it edits a memory file of the "
+                     "repo's .memex/ (the generated repo's are not kept there)")
     bindir = Path(sys.executable).parent
+    if args.store is not None:
+        store = args.store.resolve()
+        home = store / "home"
+        env = {"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+               "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+               "XDG_DATA_HOME": str(home / ".local/share"),
+               "XDG_CACHE_HOME": str(home / ".cache"),
+               "GIT_MEMEX_HOME": str(store / "memex-home"),
+               "GIT_CONFIG_GLOBAL": str(store / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
+               "LANG": "C.UTF-8"}
+        if os.environ.get("PYTHONPATH"):  # to time another checkout's code
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        args.repo = store / "repo"
+        report(args, StdioServerParameters(command=str(bindir / "git-memex"),
+                                           args=["mcp", "--repo", str(args.repo)], env=env),
+               f"{store}")
+        return 0
     if args.repo is not None:
         env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
         report(args, StdioServerParameters(command=str(bindir / "git-memex"),
@@ -103,8 +156,9 @@ def main() -> int:
 def report(args: argparse.Namespace, params: StdioServerParameters, what: str) -> None:
     startups: list[float] = []
     searches: list[float] = []
+    edit = args.repo / ".memex" if args.edit_check else None
     for _ in range(args.starts):
-        startup, samples = anyio.run(one_session, params, args.searches)
+        startup, samples = anyio.run(one_session, params, args.searches, edit)
         startups.append(startup)
         searches.extend(samples)
     searches.sort()
@@ -115,6 +169,9 @@ def report(args: argparse.Namespace, params: StdioServerParameters, what: str) -
           f"  max {max(startups):.3f}s")
     print(f"memory_search over one connection:      median "
           f"{statistics.median(searches) * 1000:.1f} ms  p95 {p95 * 1000:.1f} ms")
+    if edit is not None:
+        print("a hand edit between two calls: shown by the next search, gone once put back "
+              f"({args.starts} connections)")
 
 
 if __name__ == "__main__":

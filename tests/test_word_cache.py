@@ -88,6 +88,19 @@ def test_another_code_version_or_a_damaged_cache_is_not_read(
     assert _cold_health(repo) == first and len(split) == 4 * len(TEXTS)
 
 
+def test_a_cold_health_makes_each_memory_s_paired_text_once(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pass of one report (the word pass, the counts, near-duplicates and
+    contradictions) keys its word set on one text object per memory: each further copy
+    was a store's worth of text made and hashed again (~300 MB at 100,000 memories)."""
+    for tag, text in TEXTS:
+        invoke_json("capture", "--tag", tag, text)
+    made = record_calls(monkeypatch, pairs, "paired_text")
+    report = _nothing_kept(repo)
+    assert report["open_conflicts"] == 1 and report["total"] == len(TEXTS)
+    assert sorted(call.args[1] for call in made) == sorted(text for _, text in TEXTS)
+
+
 def test_shared_words_are_one_object_across_kept_and_made_sets(tmp_path: Path) -> None:
     texts = ["alpha beta gamma", "beta gamma delta", "gamma delta epsilon"]
     word_cache.read(tmp_path, texts[:2], ["h1", "h2"])

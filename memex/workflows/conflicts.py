@@ -435,9 +435,12 @@ class Entry:
     paths: tuple[str, ...]
 
     @classmethod
-    def of(cls, memory: model.Memory) -> Entry:
-        return cls(memory.id, pairs.paired_text(memory.title, memory.body),
-                   frozenset(t.lower() for t in memory.tags), tuple(memory.paths))
+    def of(cls, memory: model.Memory, words: pairs.Words | None = None) -> Entry:
+        """MEMORY's entry; with WORDS, its text is the one WORDS made (Words.text)."""
+        text = (words.text(memory.title, memory.body) if words is not None
+                else pairs.paired_text(memory.title, memory.body))
+        return cls(memory.id, text, frozenset(t.lower() for t in memory.tags),
+                   tuple(memory.paths))
 
 
 def gates(tags: Iterable[str], paths: Iterable[str]) -> set[str]:
@@ -547,7 +550,8 @@ def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
     is pairs.counts of the live memories' word sets when the caller has it.
     """
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
-    found = among([Entry.of(m) for m in live], live.__getitem__, words=words,
+    words = words if words is not None else pairs.Words()
+    found = among([Entry.of(m, words) for m in live], live.__getitem__, words=words,
                   progress=progress, counts=counts)
     found.sort(key=lambda c: (c.a, c.b))
     return found
@@ -664,7 +668,8 @@ def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
     the pairs with a changed memory are found again, the others kept."""
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
     out = [c for c in previous if c.a not in touched and c.b not in touched]
-    for found in among([Entry.of(m) for m in live], live.__getitem__, focus=touched,
+    words = words if words is not None else pairs.Words()
+    for found in among([Entry.of(m, words) for m in live], live.__getitem__, focus=touched,
                        words=words):
         a, b = sorted((found.a, found.b))
         out.append(Contradiction(a, b, found.reasons, found.acknowledged))

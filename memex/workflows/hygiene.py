@@ -363,7 +363,7 @@ def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = No
     NEAR_DUPLICATE alike that `is_candidate` lets through (`counts`: pairs.counts of
     their word sets or of more, when the caller has it)."""
     texts = words if words is not None else pairs.Words()
-    sets = [texts[text_of(i.memory)] for i in live]
+    sets = [texts[texts.text(i.memory.title, i.memory.body)] for i in live]
     if counts is None:
         counts = pairs.counts(sets)
     rare = frozenset(word for word, count in counts.items() if count <= pairs.RARE)
@@ -447,12 +447,13 @@ def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
     last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
     texts = words if words is not None else pairs.Words()
     if counts is None:
-        counts = pairs.counts(texts[text_of(i.memory)] for i in live)
+        counts = pairs.counts(texts[texts.text(i.memory.title, i.memory.body)] for i in live)
     rare = frozenset(word for word, count in counts.items() if count <= pairs.RARE)
 
     def words_of(memory_id: str) -> frozenset[str]:
         # only the memories compared: those in a changed one's scope
-        return texts[text_of(last[memory_id].memory)]
+        memory = last[memory_id].memory
+        return texts[texts.text(memory.title, memory.body)]
 
     done: set[str] = set()
     for item in live:
@@ -633,7 +634,8 @@ def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | Non
         live = offerable(snap.items)
         if counts is None:  # rarity among all live memories, as health counts it
             words = words if words is not None else pairs.Words()
-            counts = pairs.counts(words[text_of(i.memory)] for i in snap.items
+            counts = pairs.counts(words[words.text(i.memory.title, i.memory.body)]
+                                  for i in snap.items
                                   if i.memory.is_live)
         earlier = snap.previous("duplicates")
         duplicates = (update_duplicate_pairs(earlier, live, snap.touched, words=words,
@@ -667,7 +669,9 @@ def _read_words(ws: Workspace, items: Sequence[store.Loaded], hashes: Sequence[s
     pairwise checks read them. Those kept by an earlier report are read back
     (word_cache), the others split and kept."""
     reading = None if progress is None else functools.partial(progress, READING)
-    return word_cache.read(ws.index_dir, [text_of(i.memory) for i in items], hashes, reading)
+    words = pairs.Words()
+    return word_cache.read(ws.index_dir, [words.text(i.memory.title, i.memory.body)
+                                          for i in items], hashes, reading, words)
 
 
 def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | None
@@ -694,7 +698,8 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     counts: Counter[str] | None = None  # of the live memories' words: both passes use it
     if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
         words = _read_words(ws, live, live_hashes, progress)
-        counts = pairs.counts(words[text_of(i.memory)] for i in live)
+        counts = pairs.counts(words[words.text(i.memory.title, i.memory.body)]
+                              for i in live)
     rot = rot_candidates(items, stats, now, cached_duplicates(snap, words, counts), marks)
     cached = snap.cached("conflicts")
     if cached is None:

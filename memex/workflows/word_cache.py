@@ -134,13 +134,13 @@ def _read_kept(conn: sqlite3.Connection, words: pairs.Words,
 
 
 def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
-         progress: Progress | None = None) -> pairs.Words:
-    """`pairs.Words` holding the word set of every text (texts[n] is the title and body
-    of the file whose content hash is hashes[n]): the kept ones read back, the others
-    split and kept for the next report."""
+         progress: Progress | None = None, words: pairs.Words | None = None) -> pairs.Words:
+    """`pairs.Words` (WORDS, or a new one) holding the word set of every text (texts[n]
+    is the title and body of the file whose content hash is hashes[n]): the kept ones
+    read back, the others split and kept for the next report."""
     import sqlite3
 
-    words = pairs.Words()
+    words = words if words is not None else pairs.Words()
     version = rules_version()
     conn = None
     vocab: dict[int, str] = {}
