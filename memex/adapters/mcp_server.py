@@ -229,7 +229,7 @@ def _masked(result: Any) -> Any:
     return result
 
 
-_LOG = logging.getLogger("memex.mcp")
+_LOG = logging.getLogger(__name__)
 
 
 class MaskedLog(logging.Filter):
