@@ -477,9 +477,9 @@ def _find_existing(run: _Run, memory_id: str) -> Path | None:
 IMPORT_BATCH = 2000
 # The forked helper's share of the entries' preparing, and how far ahead it may run
 # (index.ahead.in_order's pattern and queue, in blocks of ahead.BLOCK entries). Three
-# blocks in four: at 10k the parent's own part (reading, lookups, the writes' system
-# time, unpickling) is about a third of the preparing; with seven in eight the helper
-# ran ~1.4x as long as the parent (docs/benchmarks.md, import).
+# blocks in four: at 10k this process's own part (reading, lookups, the writes' system
+# time, unpickling) costs about half as much as all the preparing; with seven in eight
+# the helper ran 1.5-1.9x as long as this process (docs/benchmarks.md, import).
 HELPER_PATTERN = "pccc"
 HELPER_AHEAD = 32
 
