@@ -488,3 +488,18 @@ def test_export_writes_no_secret(repo: Path, tmp_path: Path) -> None:
     archive = out.read_text(encoding="utf-8")
     assert mid in archive and TAIL not in archive and SECRET[:4] in archive
     assert TAIL not in result.stdout + result.stderr
+
+
+def test_review_reports_a_teammates_token_without_echoing_it(repo: Path) -> None:
+    """redteam34 (item 3's sibling): `git memex review` (run in CI, posted as the PR's
+    comment) printed a teammate's title holding a token whole beside its "unmasked
+    github-token at line N" finding: the CI log and the comment carried the secret the
+    finding was about. Text, markdown, JSON and the posted body are masked."""
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    mid = _teammates_instruction(repo)
+    for fmt in ("text", "markdown", "json"):
+        result = invoke("review", "main...HEAD", "--format", fmt)
+        assert result.exit_code == 1, result.output  # the secret blocks
+        shown = result.stdout + result.stderr
+        assert mid[:10] in shown and "github-token" in shown, fmt
+        assert TAIL not in shown and f"deploy with {SECRET[:4]}" in shown, fmt

@@ -337,6 +337,20 @@ def pr_number_from_env(env: Mapping[str, str]) -> int | None:
     return None
 
 
+def masked(text: str) -> str:
+    """A review as CI prints and posts it: every secret masked, as the scan reports one
+    (file and line, never the secret): a token in a teammate's title went whole into the
+    CI log and the PR comment."""
+    from memex.core import redact  # only for a review that shows one
+
+    return redact.redact(text).text
+
+
+def masked_json(data: dict[str, object]) -> object:
+    """`masked` for the review's JSON data: the same data with every string masked."""
+    return json.loads(masked(json.dumps(data, ensure_ascii=False, default=str)))
+
+
 def post(ws: Workspace, body: str, number: int | None = None,
          env: Mapping[str, str] | None = None) -> Posted:
     """Post `body` as the PR's one review comment (updated in place on a later run).
@@ -357,6 +371,6 @@ def post(ws: Workspace, body: str, number: int | None = None,
         if number is None:
             return Posted(error=f"cannot post the review: no PR found on {provider.name} "
                           f"{provider.slug} for this branch (pass --pr N)")
-        return Posted(url=provider.post_comment(number, body, MARKER))
+        return Posted(url=provider.post_comment(number, masked(body), MARKER))
     except hosts.HostError as exc:
         return Posted(error=f"cannot post the review: {exc}")

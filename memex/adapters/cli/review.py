@@ -64,11 +64,11 @@ def cli(rev_range: str | None, fmt: str, post: bool, pr_number: int | None,
     result = review.review(ws, rev_range)
     fmt = "json" if as_json else fmt
     if fmt == "json":
-        _common.emit_json(result.as_json())
+        _common.emit_json(review.masked_json(result.as_json()))
     elif fmt == "markdown":
-        click.echo(markdown(result), nl=False)
+        click.echo(review.masked(markdown(result)), nl=False)
     else:
-        click.echo(text(result), nl=False)
+        click.echo(review.masked(text(result)), nl=False)
     if post:
         posted = review.post(ws, markdown(result), pr_number)
         if posted.error:
