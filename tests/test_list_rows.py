@@ -502,3 +502,52 @@ def test_the_listing_escape_follows_the_set() -> None:
     finally:
         model.LAYOUT_CONTROLS = old
         importlib.reload(jsonout)
+
+
+@pytest.mark.parametrize("args,scopes,include_all,as_of", [
+    ((), None, False, None),
+    (("--include", "all"), None, True, None),
+    (("--scope", "project"), ["project"], False, None),
+    (("--scope", "personal", "--include", "all"), ["personal"], True, None),
+    (("--as-of", "2026-10-03T12:00:00Z"), None, False, "2026-10-03T12:00:00Z"),
+])
+def test_a_limited_table_makes_only_the_memories_it_shows(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
+        args: tuple[str, ...], scopes: list[str] | None, include_all: bool,
+        as_of: str | None) -> None:
+    """`list --limit N` (the table) reads N memories whole, whatever the store's size
+    (three rows a page: the count goes past the first), and prints what the Memory
+    path (load_view, then the newest N) prints, its count note included."""
+    from memex.adapters.cli import _render
+    from memex.index import views
+    from tests.helpers import invoke
+
+    monkeypatch.setattr(reads, "PAGE", 3)
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    expected = reads.load_view(ws, scopes, include_all, as_of).items
+    assert len(expected) > 2
+    made = []
+    real = views.as_read
+
+    def counted(*stored: Any) -> Any:
+        made.append(stored)
+        return real(*stored)
+    monkeypatch.setattr(views, "as_read", counted)
+    result = invoke("list", "--limit", "2", *args)
+    assert result.exit_code == 0, result.stderr
+    assert len(made) == 2
+    assert result.stdout == _render.table(_render.memory_rows(expected[:2]),
+                                          _render.LIST_HEADERS) + "\n"
+    assert f"the newest 2 of {len(expected)} shown" in result.stderr
+
+
+def test_an_empty_limited_table_says_why(repo: Path, memex_home: Path) -> None:
+    """The empty listing's note tells a store with no memory from a filter that hid
+    them, from counted rows (no memory made)."""
+    from tests.helpers import invoke
+
+    assert "no memories yet" in invoke("list", "--limit", "2").stderr
+    _varied(repo, memex_home)
+    result = invoke("list", "--limit", "2", "--scope", "org")
+    assert result.stdout == "" and "no memories match (--include all" in result.stderr
