@@ -502,3 +502,84 @@ def test_the_listing_escape_follows_the_set() -> None:
     finally:
         model.LAYOUT_CONTROLS = old
         importlib.reload(jsonout)
+
+
+def _memories_made(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """The index rows made into Memories from now on (views.as_read, the one seam)."""
+    from memex.index import views
+
+    made: list[tuple[Any, ...]] = []
+    real = views.as_read
+
+    def counted(*stored: Any) -> Any:
+        made.append(stored)
+        return real(*stored)
+    monkeypatch.setattr(views, "as_read", counted)
+    return made
+
+
+@pytest.mark.parametrize("args,scopes,include_all,as_of", [
+    ((), None, False, None),
+    (("--include", "all"), None, True, None),
+    (("--scope", "project"), ["project"], False, None),
+    (("--scope", "personal", "--include", "all"), ["personal"], True, None),
+    (("--as-of", "2026-10-03T12:00:00Z"), None, False, "2026-10-03T12:00:00Z"),
+])
+def test_a_limited_table_makes_only_the_memories_it_shows(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
+        args: tuple[str, ...], scopes: list[str] | None, include_all: bool,
+        as_of: str | None) -> None:
+    """`list --limit N` (the table) reads N memories whole, whatever the store's size
+    (three rows a page: the count goes past the first), and prints what the Memory
+    path (load_view, then the newest N) prints, its count note included."""
+    from memex.adapters.cli import _render
+    from tests.helpers import invoke
+
+    monkeypatch.setattr(reads, "PAGE", 3)
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    expected = reads.load_view(ws, scopes, include_all, as_of).items
+    assert len(expected) > 2
+    made = _memories_made(monkeypatch)
+    result = invoke("list", "--limit", "2", *args)
+    assert result.exit_code == 0, result.stderr
+    assert len(made) == 2
+    assert result.stdout == _render.table(_render.memory_rows(expected[:2]),
+                                          _render.LIST_HEADERS) + "\n"
+    assert f"the newest 2 of {len(expected)} shown" in result.stderr
+
+
+def test_an_empty_limited_table_says_why(repo: Path, memex_home: Path) -> None:
+    """The empty listing's note tells a store with no memory from a filter that hid
+    them, from counted rows (no memory made)."""
+    from tests.helpers import invoke
+
+    assert "no memories yet" in invoke("list", "--limit", "2").stderr
+    _varied(repo, memex_home)
+    result = invoke("list", "--limit", "2", "--scope", "org")
+    assert result.stdout == "" and "no memories match (--include all" in result.stderr
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"limit": 2}, {"limit": 3, "offset": 2}, {"limit": 2, "type": "knowledge"},
+    {"limit": 5, "offset": 1, "scope": "project"}, {"limit": 4, "offset": 100},
+])
+def test_the_agents_list_makes_only_the_memories_it_shows(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
+        kwargs: dict[str, Any]) -> None:
+    """MCP memory_list (agent.list_memories) reads its page whole, counts the rest, and
+    gives what the Memory path gives (load_view, the type filter, then the page)."""
+    from memex.workflows import agent
+
+    monkeypatch.setattr(reads, "PAGE", 3)
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    scopes = agent.allowed_scopes(ws, kwargs.get("scope"))
+    expected = [agent._brief(i) for i in reads.load_view(ws, scopes).items
+                if "type" not in kwargs or i.memory.type == kwargs["type"]]
+    offset = kwargs.get("offset", 0)
+    made = _memories_made(monkeypatch)
+    listed = agent.list_memories(ws, **kwargs)
+    assert listed["memories"] == expected[offset:offset + kwargs["limit"]]
+    assert listed["total"] == len(expected) > 3
+    assert len(made) == len(listed["memories"])

@@ -36,13 +36,14 @@ AFTER = ("body", "path", "home", "summary")
 # The columns `element` reads, in its order (the doc as its UTF-8 bytes: no str made and
 # encoded again); then the id and what the eligibility rule reads, as chain completion
 # left them (policy.eligible_fields' order).
+ELIGIBLE_COLUMNS = ("coalesce(eff_status, status), review_state, created_at, "
+                    "coalesce(eff_retired_at, retired_at), valid_from, valid_until, expires_at")
 COLUMNS = (
     "path, home, listed, zbody, eff_status, eff_retired_at, eff_superseded_by, "
     "CAST(doc AS BLOB), summary, "
-    "id, coalesce(eff_status, status), review_state, created_at, "
-    "coalesce(eff_retired_at, retired_at), valid_from, valid_until, expires_at")
+    f"id, {ELIGIBLE_COLUMNS}")
 ID = 9  # the id's place in a row of COLUMNS
-ELIGIBILITY = slice(10, 17)  # the eligibility rule's fields
+ELIGIBILITY = slice(-7, None)  # ELIGIBLE_COLUMNS' fields: the last of a row (reads' too)
 
 _BODY = b',\n    "body": '
 _PATH = b',\n    "path": '

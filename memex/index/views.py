@@ -420,6 +420,16 @@ def _rows_of(ws: Workspace, batch: list[tuple[int, str]], columns: str
             if (row := found.get(rowid)) is not None and row[1] == memory_id]
 
 
+def loaded_keys(ws: Workspace, keys: list[tuple[int, str]]) -> list[store.Loaded]:
+    """The memories (chains completed) of these (rowid, id) keys of `newest_rows`, in
+    their order: what a caller that sorted and filtered narrow rows shows; a key whose
+    row a refresh moved meanwhile is skipped."""
+    loaded: list[store.Loaded] = []
+    for start in range(0, len(keys), 500):
+        loaded.extend(map(_loaded, _rows_of(ws, keys[start:start + 500], _ROW)))
+    return loaded
+
+
 def by_ids(ws: Workspace, ids: Sequence[str]) -> list[store.Loaded]:
     """The indexed memories with these ids (first copy of each), in the order asked."""
     if not ids:

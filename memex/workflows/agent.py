@@ -229,9 +229,9 @@ def list_memories(ws: Workspace, scope: str | None = None, type: str | None = No
         raise UsageError("offset cannot be negative")
     if type:
         _check("type", type)
-    page, view = reads.page(ws, allowed_scopes(ws, scope), limit=limit, offset=offset,
-                            mtype=type)
-    data: dict[str, Any] = {"note": DATA_NOTE, "total": len(view.items), "offset": offset,
+    page, total, view = reads.newest_page(ws, limit, allowed_scopes(ws, scope),
+                                          offset=offset, mtype=type)
+    data: dict[str, Any] = {"note": DATA_NOTE, "total": total, "offset": offset,
                             "memories": [_brief(i) for i in page]}
     if view.quarantined:
         data["warnings"] = [f"{len(view.quarantined)} unreadable memory file(s) skipped"]

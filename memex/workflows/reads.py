@@ -63,14 +63,68 @@ def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
     from memex.index import listing, views
 
     quarantined, warnings = views.opened(ws)
-    at = clock.now_str()
-    wanted = sorted(set(scopes)) if scopes is not None else None
-    pages = views.newest_pages(ws, wanted, live_only=not include_all and as_of is None,
-                               page=PAGE, columns=listing.COLUMNS)
-    if not include_all:
-        pages = _eligible_pages(pages, at, as_of)
+    pages = _newest_pages(ws, scopes, include_all, as_of, listing.COLUMNS)
     return _listed(log_in or ws, pages, limit), View(
         quarantined=quarantined, warnings=warnings)
+
+
+def _newest_pages(ws: Workspace, scopes: Iterable[str] | None, include_all: bool,
+                  as_of: str | None, columns: str) -> Iterator[list[tuple[Any, ...]]]:
+    """The index's rows (COLUMNS, ending with listing.ELIGIBLE_COLUMNS' fields) of
+    `load_view`'s memories in its order, a page at a time (index not refreshed here)."""
+    from memex.index import views
+
+    wanted = sorted(set(scopes)) if scopes is not None else None
+    pages = views.newest_pages(ws, wanted, live_only=not include_all and as_of is None,
+                               page=PAGE, columns=columns)
+    return pages if include_all else _eligible_pages(pages, clock.now_str(), as_of)
+
+
+def newest_page(ws: Workspace, limit: int, scopes: Iterable[str] | None = None,
+                include_all: bool = False, as_of: str | None = None, offset: int = 0,
+                mtype: str | None = None, log_in: Workspace | None = None,
+                ) -> tuple[list[store.Loaded], int, View]:
+    """`page(..., limit=LIMIT, offset=OFFSET, mtype=MTYPE)` without a memory made per
+    row: those of `load_view`'s memories (of type MTYPE when given), how many it holds,
+    and a View of what the refresh quarantined and warned about (its items stay empty).
+    The rest are counted from narrow index rows (id, type and the eligibility fields);
+    only the shown rows are read whole. The ids shown are logged as listed (in
+    `log_in`'s home when given)."""
+    from memex.index import views
+
+    quarantined, warnings = views.opened(ws)
+    keys: list[tuple[int, str]] = []
+    total = _counted(ws, scopes, include_all, as_of, keys, offset + limit, mtype)
+    del keys[:offset]
+    shown = views.loaded_keys(ws, keys)
+    usage.record_in(log_in or ws, usage.Op.LIST, [i.id for i in shown])
+    return shown, total, View(quarantined=quarantined, warnings=warnings)
+
+
+def count(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
+          as_of: str | None = None) -> int:
+    """How many memories `load_view` holds (the index as it is: not refreshed here),
+    counted from narrow index rows, no memory made."""
+    return _counted(ws, scopes, include_all, as_of, [], 0, None)
+
+
+def _counted(ws: Workspace, scopes: Iterable[str] | None, include_all: bool,
+             as_of: str | None, keys: list[tuple[int, str]], limit: int,
+             mtype: str | None) -> int:
+    """How many memories `load_view` holds (of type MTYPE when given); the (rowid, id)
+    keys of its first LIMIT appended to KEYS."""
+    from memex.index import listing
+
+    total = 0
+    for rows in _newest_pages(ws, scopes, include_all, as_of,
+                              f"rowid, id, type, {listing.ELIGIBLE_COLUMNS}"):
+        if mtype is not None:
+            rows = [row for row in rows if row[2] == mtype]
+        if len(keys) < limit:
+            keys.extend((rowid, memory_id) for rowid, memory_id, *_ in
+                        rows[:limit - len(keys)])
+        total += len(rows)
+    return total
 
 
 def _eligible_pages(pages: Iterator[list[tuple[Any, ...]]], at: str, as_of: str | None

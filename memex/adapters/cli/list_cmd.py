@@ -65,19 +65,24 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
         with gcpause.paused():  # a row's tuples make no cycles; thousands of them
             _common.emit_json_elements(items)
         return
-    page, view = reads.page(ws, scopes or None, include_all=include == "all", as_of=moment,
-                            limit=limit)
+    if limit is None:
+        page, view = reads.page(ws, scopes or None, include_all=include == "all",
+                                as_of=moment)
+        total = len(view.items)
+    else:  # only the rows shown are read whole: the rest are counted
+        page, total, view = reads.newest_page(ws, limit, scopes or None,
+                                              include_all=include == "all", as_of=moment)
     _report(view)
-    if not view.items:
+    if not total:
         everything = not scopes and include == "all" and moment is None
-        if everything or not reads.load_view(ws, include_all=True).items:
+        if everything or not reads.count(ws, include_all=True):
             _common.note("no memories yet; add one with: git memex capture \"TEXT\"")
         else:
             _common.note("no memories match (--include all also shows retired and expired "
                          "ones)" if include != "all" else "no memories match")
         return
-    if len(page) < len(view.items):
-        _common.note(f"the newest {len(page)} of {len(view.items)} shown (--limit)")
+    if len(page) < total:
+        _common.note(f"the newest {len(page)} of {total} shown (--limit)")
     _common.page(_render.table(_render.memory_rows(page), _render.LIST_HEADERS))
 
 
