@@ -204,6 +204,36 @@ def test_a_cache_that_does_not_read_is_ignored_and_replaced(own_cache: Path) -> 
     assert _behaviour(_classes(dataclasses.dataclass)) == _behaviour(made)
 
 
+def test_a_file_without_its_checksum_or_with_one_damaged_byte_is_ignored(
+        own_cache: Path) -> None:
+    """A flipped byte can still read as marshal data and as code _sre accepts (the
+    literal `k` of `kauph` made `l`: the pattern would find `lauph`, never `kauph`, and
+    never be compiled again): the file's CRC-32 must hold or nothing of it is used
+    (review of stop 34). A file of the form before the checksum is ignored and replaced."""
+    codecache.install(str(own_cache))
+    _as_module([("kauph", 0)])
+    codecache.save()
+    codecache.uninstall()
+    data = own_cache.read_bytes()
+    assert codecache._load(str(own_cache))
+    literal = [at for at in range(1, len(data) - 4) if data[at] == 0x6B
+               and data[at - 1] in (0x69, 0xE9) and data[at + 1:at + 4] == b"\0\0\0"]
+    assert literal  # the pattern's kept code holds the literal as a marshalled int
+    for at in literal:
+        damaged = bytearray(data)
+        damaged[at] = 0x6C  # 'l'
+        own_cache.write_bytes(bytes(damaged))
+        codecache.install(str(own_cache))
+        try:
+            assert codecache._codes == {}
+            pattern = _as_module([("kauph", 0)])[0]
+            assert pattern.search("kauph") and not pattern.search("lauph")
+        finally:
+            codecache.uninstall()
+    own_cache.write_bytes(data[4:])  # the marshalled dict alone: the earlier form
+    assert codecache._load(str(own_cache)) == {}
+
+
 def test_nothing_is_written_when_python_writes_no_bytecode(
         own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
@@ -219,9 +249,9 @@ def test_kept_code_that_does_not_load_is_compiled_again(own_cache: Path) -> None
     made = _classes(dataclasses.dataclass)
     codecache.save()
     codecache.uninstall()
-    kept = marshal.loads(own_cache.read_bytes())
+    kept = codecache._load(str(own_cache))
     assert kept and all(type(v) is bytes for v in kept.values())
-    own_cache.write_bytes(marshal.dumps(dict.fromkeys(kept, b"\x00not code")))
+    own_cache.write_bytes(codecache.file_bytes(dict.fromkeys(kept, b"\x00not code")))
     codecache.install(str(own_cache))
     again = _classes(dataclasses.dataclass)
     assert codecache._state["new"] == len(kept)

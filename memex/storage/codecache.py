@@ -34,6 +34,7 @@ import importlib
 import marshal
 import os
 import sys
+import zlib
 from types import CodeType, ModuleType
 from typing import Any
 
@@ -107,8 +108,10 @@ def _code(source: str) -> CodeType:
 
 # re's compiler module (private: its arguments are checked against its own result).
 _RE: Any = importlib.import_module("re._compiler")
-# A pattern's key among the dataclass sources (none starts with a NUL).
-_PATTERN_KEY = "\x00re {} {} {}"
+# A pattern's key among the dataclass sources (none starts with a NUL), with the code
+# format's own version (`_sre.MAGIC`): a patched Python of the same version number whose
+# compiler changed is served nothing kept by the old one.
+_PATTERN_KEY = "\x00re " + str(_RE.MAGIC) + " {} {} {}"
 
 
 def _compile_pattern(pattern: Any, flags: int = 0) -> Any:
@@ -168,6 +171,10 @@ def _own_pattern() -> bool:
         name == "memex.core.lazyre" and code == "__getattr__")
 
 
+# The file: the CRC-32 of what follows (little-endian), then the marshalled dict.
+_SUM_BYTES = 4
+
+
 def _load(path: str) -> dict[str, bytes]:
     """The sources and their marshalled code kept at PATH ({} when there is none that
     reads as such). Each code stays bytes until its class is made: a process makes a
@@ -176,13 +183,25 @@ def _load(path: str) -> dict[str, bytes]:
     try:
         with open(path, "rb") as file:
             data = file.read()  # marshal.load(file) reads in small pieces: ~10x the time
-        kept = marshal.loads(data)
+        # a damaged byte can still read as code _sre accepts (another literal: a pattern
+        # matching other text, a secret rule blind), so the whole file is checked
+        payload = memoryview(data)[_SUM_BYTES:]
+        if len(data) < _SUM_BYTES or zlib.crc32(payload) != int.from_bytes(
+                data[:_SUM_BYTES], "little"):
+            return {}
+        kept = marshal.loads(payload)
     except Exception:  # noqa: BLE001  # unreadable or damaged (a huge declared size: MemoryError)
         return {}
     if not isinstance(kept, dict) or not all(
             type(k) is str and type(v) is bytes for k, v in kept.items()):
         return {}
     return kept
+
+
+def file_bytes(codes: dict[str, bytes]) -> bytes:
+    """What the file holds for CODES (what _load reads back)."""
+    payload = marshal.dumps(codes)
+    return zlib.crc32(payload).to_bytes(_SUM_BYTES, "little") + payload
 
 
 def save() -> None:
@@ -193,7 +212,7 @@ def save() -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         # a reader sees the old file or the new one, whole; mode as open() would make it
-        atomic.replace(path, marshal.dumps(_codes), mode=0o666 & ~atomic.umask())
+        atomic.replace(path, file_bytes(_codes), mode=0o666 & ~atomic.umask())
         _state["new"] = 0
     except OSError:
         pass
