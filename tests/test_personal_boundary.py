@@ -65,13 +65,6 @@ VARIANTS: list[Variant] = [
     ("copy-elsewhere", lambda i: "docs/notes.md", _utf8),
     ("crlf-body-as-txt", lambda i: "notes/pin.txt",
      lambda t: _utf8((_body(t) + "   \n\n").replace("\n", "\r\n"))),
-    # redteam34: what `git memex show ID > file` and `show --json` / `list --json` write
-    ("show-output", lambda i: "notes/shown.txt",
-     lambda t: _utf8(f"memory X  [personal]\nscope: personal\n\n{_body(t).strip()}\n")),
-    ("show-json", lambda i: "notes/shown.json",
-     lambda t: _utf8(json.dumps({"scope": "personal", "body": _body(t).strip()}, indent=2))),
-    ("list-json-lines", lambda i: "notes/list.jsonl",
-     lambda t: _utf8('{"id": "x"}\n' + json.dumps({"body": _body(t).strip()}) + "\n")),
 ]
 
 

@@ -10,9 +10,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import functools
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -82,46 +80,11 @@ def body_hash(body: str) -> str | None:
     return blake2b(norm.encode("utf-8"), digest_size=16).hexdigest()
 
 
-# A JSON document (or JSON lines) up to this size has each of its strings hashed too.
-JSON_MOST = 1024 * 1024
-
-
 def candidate_hashes(text: str) -> set[str]:
-    """Body hashes a file could match: its whole text, what follows a front matter
-    block however it is spelled, what follows its first blank line (a header block then
-    the body: `git memex show ID > file`), and, in a JSON document or JSON lines up to
-    JSON_MOST characters (`show --json`, `list --json`), each string it holds."""
+    """Body hashes a file could match: its whole text, and what follows a front
+    matter block however it is spelled."""
     out = {h for h in (body_hash(text),) if h}
     body = loose_body(text)
     if body is not None and (h := body_hash(body)):
         out.add(h)
-    _, blank, rest = normalise(text).partition("\n\n")
-    if blank and (h := body_hash(rest)):
-        out.add(h)
-    if len(text) <= JSON_MOST and text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
-        out.update(h for value in _json_strings(text) if (h := body_hash(value)))
-    return out
-
-
-def _json_strings(text: str) -> list[str]:
-    """Every string (values and keys) of TEXT read as one JSON document, else as JSON
-    lines (a line that does not parse is passed over)."""
-    try:
-        docs = [json.loads(text.lstrip("\ufeff"))]
-    except (ValueError, RecursionError):
-        docs = []
-        for line in text.splitlines():
-            with contextlib.suppress(ValueError, RecursionError):
-                docs.append(json.loads(line))
-    out: list[str] = []
-    stack: list[object] = docs
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
     return out
