@@ -19,14 +19,16 @@ from memex.adapters.cli import _common
 def cli(output: str | None, include_personal: bool) -> None:
     """Export this project's memories (outbox drafts and the repo's shared folder) as JSON
     Lines: a manifest line, then one line per memory with its home, file name, sha256
-    and exact file text, so every field (status, review state, history, unknown keys, a
-    hand edit's comments) survives `git memex import` byte for byte. Each line is signed
-    (HMAC-SHA256) with this machine's key, $GIT_MEMEX_HOME/export.key (mode 0600, made
-    on first export): import restores review and instruction state only from an archive
-    signed with that key, for the same repository (copy the key to restore on another
-    machine). Personal memories and `visibility: private` project memories stay out
-    unless --include-personal (or its alias --include-private) is given: private means
-    it never leaves the machine. Unreadable files are skipped and reported.
+    and file text, so every field (status, review state, history, unknown keys, a hand
+    edit's comments) survives `git memex import` byte for byte; a secret in a file (a
+    teammate's, arrived by git) is masked in the archive as a write would mask it. Each
+    line is signed (HMAC-SHA256) with this machine's key, $GIT_MEMEX_HOME/export.key
+    (mode 0600, made on first export): import restores review and instruction state
+    only from an archive signed with that key, for the same repository (copy the key to
+    restore on another machine). Personal memories and `visibility: private` project
+    memories stay out unless --include-personal (or its alias --include-private) is
+    given: private means it never leaves the machine. Unreadable files are skipped and
+    reported.
     """
     from pathlib import Path
 
