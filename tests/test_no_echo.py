@@ -401,3 +401,101 @@ def test_mcp_resource_and_prompt_errors_and_the_server_log_never_quote_a_secret(
         _unseen(str(caught.value) + json.dumps(caught.value.error.data), [TOKEN])
     _unseen(server.log.read_text(encoding="utf-8"), [TOKEN])
     assert "memory_context" in server.log.read_text(encoding="utf-8")  # still logged
+
+
+QUOTED = 'deploy: password: "hunter2hunter2"'  # the text and markdown reviews mask it
+
+
+def test_review_json_masks_each_string_as_the_text_output_does() -> None:
+    """review34B finding 4: `review --json` masked the JSON text as a whole, where the
+    quoted value reads `\\"hunter2hunter2\\"` and the rule no longer matched (leak)."""
+    from memex.workflows import review
+
+    assert "hunter2hunter2" not in redact.redact(QUOTED).text
+    out = review.masked_json({"memories": [{"title": QUOTED, QUOTED: 1}]})
+    assert "hunter2hunter2" not in json.dumps(out), out  # a value and a key
+    assert review.masked_json({"n": 1, "ok": True, "none": None, "t": "plain"}) == {
+        "n": 1, "ok": True, "none": None, "t": "plain"}
+
+
+@pytest.mark.parametrize("data", [
+    {"memories": [{"title": "the secret is Zq9vLmP2xK\" for staging", "path": ".memex/x.md"}]},
+    {"memories": [{"title": "note <private>", "events": ["x</private>"]}]},
+])
+def test_review_json_does_not_crash_on_a_title(data: dict[str, object]) -> None:
+    """review34B finding 4: a `"` right after a secret, or a private block spanning two
+    fields, made the masked JSON text invalid (JSONDecodeError: review --json in CI)."""
+    from memex.workflows import review
+
+    out = review.masked_json(data)
+    assert isinstance(out, dict) and set(out) == {"memories"}
+
+
+def _raw_mcp(tmp_path: Path, requests: list[dict[str, object]]) -> list[dict[str, Any]]:
+    """Each request's answer from a `git-memex mcp` spoken to line by line."""
+    import os
+
+    from tests.helpers.mcp_helpers import make_env, make_repo
+
+    env = make_env(tmp_path)
+    repo = make_repo(tmp_path / "repo", env)
+    proc = subprocess.Popen([str(BIN / "git-memex"), "mcp"], cwd=repo,
+                            env=dict(os.environ, **env), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
+    answers = []
+    try:
+        for line in [init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                     *requests]:
+            proc.stdin.write(json.dumps(line) + "\n")
+            proc.stdin.flush()
+            if "id" in line:
+                answers.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    return answers[1:]
+
+
+def test_mcp_error_data_masks_a_quoted_password(tmp_path: Path) -> None:
+    """review34B finding 4: the error's data (the URI) was masked as JSON text: raw."""
+    answers = _raw_mcp(tmp_path, [{"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                                   "params": {"uri": f"memex://other/{QUOTED}"}}])
+    assert "error" in answers[0] and "hunter2hunter2" not in json.dumps(answers), answers
+
+
+def test_mcp_invalid_params_keep_their_json_rpc_code(tmp_path: Path) -> None:
+    """review34B finding 5: the argument guard's catch-all answered the SDK's invalid
+    params (-32602) as code 0 with pydantic's text, and logged it as a server error."""
+    answers = _raw_mcp(tmp_path, [
+        {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "loud"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": 123, "arguments": {}}}])
+    assert [a["error"]["code"] for a in answers] == [-32602, -32602], answers
+
+
+def test_a_malformed_log_call_does_not_raise_through_the_masking_filter() -> None:
+    """review34B finding 8: MaskedLog built the message outside the handler's guard, so
+    `log.error("count %d", "x")` raised TypeError into the code that logged. It now logs
+    the masked format and the masked arguments' repr."""
+    import io
+    import logging
+
+    from memex.adapters.mcp_server import MaskedLog
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(MaskedLog())
+    log = logging.getLogger("tests.no_echo.masked_log")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.error("count %d of " + TOKEN, "not-a-number " + TOKENS[1])
+    finally:
+        log.removeHandler(handler)
+    shown = stream.getvalue()
+    assert "count %d" in shown and "not-a-number" in shown, shown
+    _unseen(shown, TOKENS[:2])

@@ -33,7 +33,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memex import __version__
 from memex.core import jsonout, model, redact
@@ -211,9 +211,10 @@ class ArgumentGuard:
             return _masked(await call_next(ctx))
         except MCPError as exc:  # a resource read or a prompt the SDK refused
             error = exc.error
-            data = None if error.data is None else json.loads(redact.redact(
-                json.dumps(error.data, ensure_ascii=False, default=str)).text)
+            data = None if error.data is None else jsonout.redacted(error.data)
             raise MCPError(error.code, redact.redact(error.message).text, data) from None
+        except ValidationError:  # the client's invalid params: the SDK answers -32602
+            raise  # and quotes nothing of them; not a server error to log
         except Exception as exc:  # the SDK would answer str(exc) raw and log it raw
             _LOG.error("%s raised", getattr(ctx, "method", "a request"), exc_info=True)
             raise MCPError(0, redact.redact(str(exc)).text) from None
@@ -238,14 +239,28 @@ class MaskedLog(logging.Filter):
     an MCP server's stderr in log files. A traceback is made text here, then masked."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        text = record.getMessage()
-        if record.exc_info:
-            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
-        if record.stack_info:
-            text += "\n" + record.stack_info
-        record.msg, record.args = redact.redact(text).text, ()
+        """Never raises: logging must not fail the code that logged."""
+        try:
+            text = redact.redact(_log_text(record)).text
+        except Exception:  # a record even its repr cannot show
+            text = "(a log record git-memex could not show masked)"
+        record.msg, record.args = text, ()
         record.exc_info, record.exc_text, record.stack_info = None, None, None
         return True
+
+
+def _log_text(record: logging.LogRecord) -> str:
+    try:
+        text = record.getMessage()
+    except Exception:  # arguments that do not fit the format (a library's bug): the
+        # format and the arguments' repr, to be masked (the stdlib's own report of the
+        # error would print the arguments raw)
+        text = f"{record.msg!s} (log arguments that do not fit it: {record.args!r})"
+    if record.exc_info:
+        text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+    if record.stack_info:
+        text += "\n" + record.stack_info
+    return text
 
 
 def mask_logging() -> None:

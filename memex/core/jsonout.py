@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from memex.core import lazyre
@@ -210,12 +211,35 @@ def escape_layout_values(value: Any) -> Any:
     the six characters of its \\u escape: what the escaped JSON text shows, as the value
     itself, for a reader that displays the values (MCP's structuredContent). Not exact:
     a text holding those six characters already reads the same."""
+    return map_strings(value, _escape_string)
+
+
+def _escape_string(text: str) -> str:
+    return _LAYOUT.sub(_layout_escape, text) if _LAYOUT.search(text) else text
+
+
+def redacted(data: object) -> Any:
+    """DATA as JSON gives it (`json.dumps(default=str)` parsed back) with every string,
+    key too, masked on its own by the one masking function (`redact.redact`): review
+    --json and an MCP error's data. Masking the JSON text instead missed a quoted secret,
+    escaped there as `\\"...\\"`, and a mask that ate a JSON quote left text `json.loads`
+    refused."""
+    from memex.core import redact  # ~100 patterns compile on import: only when masking
+
+    plain = json.loads(json.dumps(data, ensure_ascii=False, default=str))
+    return map_strings(plain, lambda text: redact.redact(text).text if text else text)
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """Parsed JSON VALUE with CHANGE applied to each of its strings (keys too) on its
+    own: a change of the JSON text as a whole sees a quoted string escaped (`\\"`) and
+    may break the text's own quotes."""
     if isinstance(value, str):
-        return _LAYOUT.sub(_layout_escape, value) if _LAYOUT.search(value) else value
+        return change(value)
     if isinstance(value, dict):
-        return {escape_layout_values(k): escape_layout_values(v) for k, v in value.items()}
+        return {map_strings(k, change): map_strings(v, change) for k, v in value.items()}
     if isinstance(value, list):
-        return [escape_layout_values(v) for v in value]
+        return [map_strings(v, change) for v in value]
     return value
 
 

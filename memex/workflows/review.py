@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memex.core import lifecycle, model
+from memex.core import jsonout, lifecycle, model
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, store
 from memex.storage.homes import Workspace
@@ -347,8 +347,9 @@ def masked(text: str) -> str:
 
 
 def masked_json(data: dict[str, object]) -> object:
-    """`masked` for the review's JSON data: the same data with every string masked."""
-    return json.loads(masked(json.dumps(data, ensure_ascii=False, default=str)))
+    """`masked` for the review's JSON data: the same data with every string (and key)
+    masked on its own (`jsonout.redacted`)."""
+    return jsonout.redacted(data)
 
 
 def post(ws: Workspace, body: str, number: int | None = None,
