@@ -26,7 +26,7 @@ def full_pass(fresh: Sequence[model.Memory], base: Sequence[model.Memory]) -> Re
     count = len(base)
     found = conflicts.among([*entries, *(conflicts.Entry.of(m) for m in fresh)],
                             lambda i: base[i] if i < count else fresh[i - count], focus=ours)
-    near = hygiene.duplicates_of([hygiene.text_of(m) for m in fresh],
+    near = hygiene.duplicates_of([pairs.paired_text(m.title, m.body) for m in fresh],
                                  [(i, pairs.word_set(e.text)) for i, e in enumerate(entries)])
     return ([[(base[i].id, score) for i, score in found_near] for found_near in near],
             [c.as_json() for c in found if c.b not in ours])

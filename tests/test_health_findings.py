@@ -111,7 +111,8 @@ def findings(memories: list[model.Memory], shared: bool = False) -> dict[str, ob
     items = [store.Loaded(m, Path(f"/nowhere/{m.id}.md"), home) for m in memories]
     live = [i for i in items if i.memory.is_live]
     words = pairs.Words() if shared else None
-    counts = pairs.counts(words[hygiene.text_of(i.memory)] for i in live) if words else None
+    counts = pairs.counts(words[pairs.paired_text(i.memory.title, i.memory.body)]
+                          for i in live) if words else None
     return {"duplicates": [list(p) for p in hygiene.duplicate_pairs(
                 hygiene.offerable(items), words, counts)],
             "conflicts": [c.as_json() for c in
@@ -203,12 +204,13 @@ def test_near_duplicates_are_the_alike_pairs_sharing_a_rare_word_or_both_small(
     monkeypatch.setattr(hygiene, "SMALL", small)
     home = store.Home("project", Path("/nowhere"))
     memories = [m for m in generated_store(500, seed=rare + small) if m.is_live]
-    held = pairs.counts(pairs.word_set(hygiene.text_of(m)) for m in memories).most_common()
+    held = pairs.counts(pairs.word_set(pairs.paired_text(m.title, m.body))
+                        for m in memories).most_common()
     for n, size in enumerate((small, small, small + 1, small + 1)):  # common words only
         body = " ".join(word for word, _ in held[:size])
         memories.append(model.Memory(id=f"S{n}", scope="project", title="", body=body))
     items = [store.Loaded(m, Path(f"/nowhere/{m.id}.md"), home) for m in memories]
-    sets = [pairs.word_set(hygiene.text_of(i.memory)) for i in items]
+    sets = [pairs.word_set(pairs.paired_text(i.memory.title, i.memory.body)) for i in items]
     counts = pairs.counts(sets)
     common = {w for w, n in counts.items() if n > rare}
     expected: dict[tuple[str, str], float] = {}

@@ -352,11 +352,6 @@ def offerable(items: Sequence[store.Loaded]) -> list[store.Loaded]:
     return [i for i in items if i.memory.is_live and not i.memory.pinned]
 
 
-def text_of(memory: model.Memory) -> str:
-    """What near-duplicates compare (pairs.paired_text)."""
-    return pairs.paired_text(memory.title, memory.body)
-
-
 def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None,
                     counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
     """(id, id, jaccard) of near-duplicates within each scope: the pairs at least
