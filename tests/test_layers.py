@@ -62,8 +62,9 @@ LAZY: Mapping[str, str] = {
                "stand-in): with ast, dis, tokenize, ~8 ms of every command",
     "shlex": "an optional dependency's install command, only in a message naming it "
              "(~0.3 ms of every process)",
-    "subprocess": "gitio's git processes but the one a fast path starts ahead (posix_spawn): "
-                  "~3 ms a search (locale, signal, selectors)",
+    "subprocess": "gitio's git processes but the one a fast path starts ahead (posix_spawn), "
+                  "embedding's background run: ~3 ms a search, ~5 ms a capture (locale, "
+                  "signal, selectors)",
     "select": "reading the git process a fast path started ahead, when it is taken",
     "shutil": "git_binary off POSIX only: shutil loads bz2, lzma and zlib (~2 ms a search)",
     "base64": "the bytes an unsettled submit rewrote only (~0.9 ms a read, with binascii)",

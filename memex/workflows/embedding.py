@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,6 +68,8 @@ def start_background(ws: Workspace) -> list[str]:
     with _try_lock(ws.index_dir / WAIT_LOCK) as free:
         if not free:
             return []  # one is already waiting: it will see this write
+    import subprocess  # only to start one: ~5 ms of every write's start otherwise
+
     log = (ws.index_dir / LOG_NAME).open("ab")
     try:
         subprocess.Popen(
