@@ -745,10 +745,14 @@ def encode_features(feats: Features, title: str, body: str, keys: str) -> str:
 
 
 def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tuple[str, ...],
-                    title: str, body: str, keys: str) -> Features:
-    """The Features encode_features kept of the memory with this TITLE, BODY and KEYS."""
+                    title: str, body: str, keys: str, listed: Sequence[str] | None = None
+                    ) -> Features:
+    """The Features encode_features kept of the memory with this TITLE, BODY and KEYS;
+    LISTED: KEYS split at its line breaks when the caller has them (a write's key pass:
+    the strings it hashed are the clauses' words, not made and hashed again)."""
     texts: list[str | None] = [None, None]
-    listed = keys.split("\n") if keys else []
+    if listed is None:
+        listed = keys.split("\n") if keys else []
     feats = Features(memory_id, tags, paths, [])
     clauses = feats.clauses
     for line in kept.split("\n") if kept else ():
@@ -809,9 +813,11 @@ def _against_known(memory: model.Memory, others: Sequence[Known]
     # Of each other memory, only the keys this one holds too: no other key can pair
     # them, and each of this one's keys is counted as often as with all of them.
     keys: list[Set[str]] = [mine]
+    listed: dict[int, list[str]] = {}  # index in OTHERS: its kept keys, split once
     for i, other in zip(at, items, strict=True):
         if other.keys is not None:
-            keys.append(mine.intersection(other.keys.split("\n")))
+            listed[i] = split = other.keys.split("\n") if other.keys else []
+            keys.append(mine.intersection(split))
             continue
         found = pair_keys(pairs.word_set(pairs.paired_text(*other.text())))
         made[i] = (encode_keys(found), None)
@@ -837,7 +843,7 @@ def _against_known(memory: model.Memory, others: Sequence[Known]
 
     def feats(index: int) -> Features:
         if index:
-            return _features_of(at[index - 1], items[index - 1], made)
+            return _features_of(at[index - 1], items[index - 1], made, listed)
         if not mine_feats:
             mine_feats.append(features(memory))
         return mine_feats[0]
@@ -845,15 +851,16 @@ def _against_known(memory: model.Memory, others: Sequence[Known]
     return _compare(candidates, entry, {0}, linked, feats, None), made
 
 
-def _features_of(index: int, other: Known, made: dict[int, tuple[str, str | None]]
-                 ) -> Features:
-    """OTHER's features: from what the index kept, else made (and noted in MADE)."""
+def _features_of(index: int, other: Known, made: dict[int, tuple[str, str | None]],
+                 listed: dict[int, list[str]]) -> Features:
+    """OTHER's features: from what the index kept, else made (and noted in MADE);
+    LISTED: the kept keys the key pass split, by index."""
     title, body = other.text()
     keys = made[index][0] if index in made else other.keys
     assert keys is not None  # read or made by the key pass
     if other.feats is not None:
         return decode_features(other.feats, other.id, other.tags, other.paths, title, body,
-                               keys)
+                               keys, listed.get(index))
     found = features_of(other.id, title, body, other.tags, other.paths)
     made[index] = (keys, encode_features(found, title, body, keys))
     return found
