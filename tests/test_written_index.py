@@ -294,13 +294,16 @@ def test_a_walk_made_again_is_the_walk_of_the_disk(
         repo: Path, stocked: dict[str, str], change: str, lean: bool) -> None:
     """note_written's walk (the last one, the written paths stated again, a folder
     listed again for a new name) has the stamps, order and layout a new walk has; the
-    lean walk's too (_rewalk_lean: no stamp per file)."""
+    lean walk's too (_rewalk_lean: no stamp per file), and its digest the new walk's."""
     ws = homes.workspace()
     memfiles.put(ws.personal_dir, "a personal memory about bravo", scope="personal")
     layout: list[tuple[str, str, int]] = []
     walk = build.Walk(build.disk_stamps(ws, {}, layout), layout, "g")
     lean_walk = build._lean_walk(ws)
     assert lean_walk is not None
+    # digested first, as a refresh's walk is: the states after each folder's names are
+    # kept, and those from the first folder changed on must be hashed again
+    assert lean_walk.digest() == build.stamps_digest(build.disk_stamps(ws))
     shared, outbox = repo / ".memex", memfiles.outbox()
     paths: list[Path] = []
     new_in = {"new in the outbox": outbox, "new in the personal folder": ws.personal_dir,
