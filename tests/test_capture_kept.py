@@ -133,6 +133,14 @@ def test_kept_features_read_back_as_made(title: str, body: str) -> None:
         (c.text, c.words, c.negated) for c in made.clauses]
     assert back.values == made.values and back.alternatives == made.alternatives
     assert back.antonyms == made.antonyms
+    assert back.antonym_clauses == made.antonym_clauses
+    # given the keys already split (a write's key pass), the same
+    split = conflicts.decode_features(conflicts.encode_features(made, title, body, keys), "x",
+                                      made.tags, made.paths, title, body, keys,
+                                      keys.split("\n") if keys else [])
+    assert [(c.text, c.words, c.negated) for c in split.clauses] == [
+        (c.text, c.words, c.negated) for c in back.clauses]
+    assert (split.antonyms, split.antonym_clauses) == (back.antonyms, back.antonym_clauses)
 
 
 def test_the_rules_digest_is_of_the_code_running_not_of_the_files_on_disk(

@@ -754,8 +754,21 @@ def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tupl
     if listed is None:
         listed = keys.split("\n") if keys else []
     feats = Features(memory_id, tags, paths, [])
-    clauses = feats.clauses
+    clauses, antonyms, antonym_clauses = feats.clauses, feats.antonyms, feats.antonym_clauses
+    # an antonym line comes again for each word of its concept in the clause ("before"
+    # twelve times in a bench text): each distinct line is read once
+    seen: dict[str, tuple[tuple[str, int, frozenset[str], str], int]] = {}
     for line in kept.split("\n") if kept else ():
+        if line[0] == "n":
+            found = seen.get(line)
+            if found is None:
+                _, concept, sign, clause = line.split("\t")
+                at = int(clause)
+                found = seen[line] = ((concept, int(sign), clauses[at].words,
+                                       clauses[at].text), at)
+            antonyms.append(found[0])
+            antonym_clauses.append(found[1])
+            continue
         kind, *fields = line.split("\t")
         if kind == "c":
             part, start, end = int(fields[0]), int(fields[1]), int(fields[2])
@@ -763,19 +776,13 @@ def decode_features(kept: str, memory_id: str, tags: frozenset[str], paths: tupl
             if text is None:
                 text = texts[part] = _prepared(body if part else title)
             flags = bin(int(fields[4], 16))[:1:-1]  # bit n: the n-th key
-            words = list(compress(listed, flags.encode("ascii").translate(_FLAG)))
-            words += fields[5].split()
-            clauses.append(Clause(text[start:end], frozenset(words), (), fields[3] == "1",
-                                  frozenset()))
+            words = frozenset(chain(compress(listed, flags.encode("ascii").translate(_FLAG)),
+                                    fields[5].split()))
+            clauses.append(Clause(text[start:end], words, (), fields[3] == "1", frozenset()))
         elif kind == "v":
             feats.values[fields[0]] = set(fields[1].split())
-        elif kind == "a":
-            feats.alternatives[fields[0]] = (set(fields[1].split()), set(fields[2].split()))
         else:
-            at = int(fields[2])
-            feats.antonyms.append((fields[0], int(fields[1]), clauses[at].words,
-                                   clauses[at].text))
-            feats.antonym_clauses.append(at)
+            feats.alternatives[fields[0]] = (set(fields[1].split()), set(fields[2].split()))
     return feats
 
 
