@@ -360,16 +360,13 @@ def _note_conflicts(ws: Workspace, result: WriteResult, others: list[views.Gated
                     version: str) -> None:
     """Contradictions with live memories become a notice; nothing is written for them
     (but what the index keeps for the next check: views.keep_pair_cache)."""
-    from memex.index import bodies, views
+    from memex.index import views
     from memex.workflows import conflicts
 
     def known(row: views.Gated) -> conflicts.Known:
-        def text() -> tuple[str, str]:
-            return row.title, bodies.body_text(row.zbody)
-
         named = row.names_me
         return conflicts.Known(
-            row.id, frozenset(t.lower() for t in row.tags), tuple(row.paths), text,
+            row.id, frozenset(t.lower() for t in row.tags), tuple(row.paths), row.text,
             row.keys, row.feats, None if named is None else (lambda: named))
 
     found_all, made = conflicts.against_known(result.memory, [known(g) for g in others])
