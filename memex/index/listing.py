@@ -43,6 +43,14 @@ COLUMNS = (
     "CAST(doc AS BLOB), summary, "
     f"id, {ELIGIBLE_COLUMNS}")
 ID = 9  # the id's place in a row of COLUMNS
+# What `list`'s table shows of a memory (its id, review state, status as chain completion
+# left it, type, scope, update time, title; its summary, `brief_summary`'s two columns,
+# only where the title is empty), then ELIGIBLE_COLUMNS: no doc or body read into Python.
+_TITLE = "coalesce(json_extract(doc, '$.title'), '')"
+BRIEF_COLUMNS = (
+    "id, review_state, coalesce(eff_status, status), type, scope, coalesce(updated_at, ''), "
+    f"{_TITLE}, CASE WHEN {_TITLE} = '' THEN summary END, "
+    f"CASE WHEN {_TITLE} = '' AND summary IS NULL THEN zbody END, {ELIGIBLE_COLUMNS}")
 ELIGIBILITY = slice(-7, None)  # ELIGIBLE_COLUMNS' fields: the last of a row (reads' too)
 
 _BODY = b',\n    "body": '
@@ -94,6 +102,16 @@ def stored(front: dict[str, Any], body: str, raw: bytes | None = None
     except UnicodeEncodeError:  # a lone surrogate: built whole, as before
         return doc, None, None
     return doc, listed | PLAIN if plain else listed, summary
+
+
+def brief_summary(summary: bytes | None, zbody: str | bytes | None) -> str:
+    """model.Memory.summary of an untitled memory from a row of BRIEF_COLUMNS' two
+    summary columns: the stored summary's text, else (a row built whole) made from the
+    body."""
+    if summary is not None:
+        text: str = json.loads(summary)
+        return text
+    return model.summarise("", bodies.body_text(zbody or ""))
 
 
 def _tail(listed: int) -> bytes:
