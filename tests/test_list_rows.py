@@ -701,3 +701,23 @@ def test_a_listing_streams_into_the_pager(
     _common.page_pieces(iter(lines))
     paged = (tmp_path / "paged.txt").read_text(encoding="utf-8")
     assert paged == ("".join(lines) if expected is None else "".join(lines)[:expected])
+
+
+def test_the_whole_table_shows_a_title_sqlite_json_would_cut(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite's json_extract ends a text at an escaped NUL ("nul\\u0000byte" gave
+    "nul"): a title holding one is read from its doc, and the table shows what the
+    Memory path shows (the NUL escaped)."""
+    from memex.adapters.cli import _render
+    from tests.helpers import invoke
+
+    put(shared(repo), "project", "a body", title="nul\x00byte title")
+    put(shared(repo), "project", "another body", title="\x00")
+    put(shared(repo), "project", "plain body", title="plain")
+    expected = reads.load_view(homes.workspace()).items
+    made = _memories_made(monkeypatch)
+    result = invoke("list")
+    assert result.exit_code == 0, result.stderr
+    assert made == [] and "nul\\x00byte title" in result.stdout
+    assert result.stdout == _render.table(_render.memory_rows(expected),
+                                          _render.LIST_HEADERS) + "\n"

@@ -103,13 +103,12 @@ class Briefs:
         pass is done (one pass of a listing logs)."""
         from memex.index import listing
 
-        summary_of = listing.brief_summary
+        brief = listing.brief
         shown = usage.Handed() if log else None
         try:
             for rows in _newest_pages(self.ws, self.scopes, self.include_all, self.as_of,
                                       listing.BRIEF_COLUMNS, self.at):
-                page = [row[:7] + ((summary_of(row[7], row[8]) if not row[6] else ""),)
-                        for row in rows]
+                page = list(map(brief, rows))
                 del rows
                 if shown is not None:
                     for row in page:
