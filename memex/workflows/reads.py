@@ -136,8 +136,8 @@ def newest_page(ws: Workspace, limit: int, scopes: Iterable[str] | None = None,
                 include_all: bool = False, as_of: str | None = None, offset: int = 0,
                 mtype: str | None = None, log_in: Workspace | None = None,
                 ) -> tuple[list[store.Loaded], int, View]:
-    """`page(..., limit=LIMIT, offset=OFFSET, mtype=MTYPE)` without a memory made per
-    row: those of `load_view`'s memories (of type MTYPE when given), how many it holds,
+    """A page (LIMIT from OFFSET) of `load_view`'s memories (of type MTYPE when given),
+    without a memory made per row not shown: the page, how many it holds,
     and a View of what the refresh quarantined and warned about (its items stay empty).
     The rest are counted from narrow index rows (id, type and the eligibility fields);
     only the shown rows are read whole. The ids shown are logged as listed (in
@@ -226,19 +226,6 @@ def _completed(row: tuple[Any, ...]) -> bytes:
     return listing.whole(views.as_read(doc.decode("utf-8"), zbody, eff_status, eff_retired,
                                        eff_by),
                          path, home)
-
-
-def page(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
-         as_of: str | None = None, limit: int | None = None, offset: int = 0,
-         mtype: str | None = None, log_in: Workspace | None = None,
-         ) -> tuple[list[store.Loaded], View]:
-    """A page of `load_view` (of type `mtype` when given) and the whole view; the page's
-    ids are logged as listed."""
-    view = load_view(ws, scopes, include_all, as_of)
-    items = [i for i in view.items if not mtype or i.memory.type == mtype]
-    shown = items[offset:] if limit is None else items[offset: offset + limit]
-    usage.record_in(log_in or ws, usage.Op.LIST, [i.id for i in shown])
-    return shown, View(items, view.quarantined, view.warnings)
 
 
 def search(ws: Workspace, req: engine.SearchRequest,
