@@ -518,13 +518,17 @@ def _memories_made(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     return made
 
 
-@pytest.mark.parametrize("args,scopes,include_all,as_of", [
+# A table's filters: CLI arguments, then load_view's scopes, include_all and as_of.
+_TABLES: list[tuple[tuple[str, ...], list[str] | None, bool, str | None]] = [
     ((), None, False, None),
     (("--include", "all"), None, True, None),
     (("--scope", "project"), ["project"], False, None),
     (("--scope", "personal", "--include", "all"), ["personal"], True, None),
     (("--as-of", "2026-10-03T12:00:00Z"), None, False, "2026-10-03T12:00:00Z"),
-])
+]
+
+
+@pytest.mark.parametrize("args,scopes,include_all,as_of", _TABLES)
 def test_a_limited_table_makes_only_the_memories_it_shows(
         repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
         args: tuple[str, ...], scopes: list[str] | None, include_all: bool,
@@ -583,3 +587,137 @@ def test_the_agents_list_makes_only_the_memories_it_shows(
     assert listed["memories"] == expected[offset:offset + kwargs["limit"]]
     assert listed["total"] == len(expected) > 3
     assert len(made) == len(listed["memories"])
+
+
+@pytest.mark.parametrize("args,scopes,include_all,as_of", [*_TABLES, (
+    ("--as-of", "2026-10-15T00:00:00Z", "--include", "all"), None, True,
+    "2026-10-15T00:00:00Z")])
+@pytest.mark.parametrize("columns", [None, 40, 72, 250])
+def test_the_whole_table_makes_no_memory(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch,
+        args: tuple[str, ...], scopes: list[str] | None, include_all: bool,
+        as_of: str | None, columns: int | None) -> None:
+    """`list` without --limit (the table) reads narrow index rows twice (the widths,
+    then the lines: three a page, so both passes cross pages) and makes no Memory,
+    whatever the store's size; it prints what the Memory path (load_view, every row
+    measured at once) prints, cut to a terminal's width as that path cut it, and logs
+    the same ids as listed."""
+    from memex.adapters.cli import _render
+    from memex.storage import usage
+    from tests.helpers import invoke
+
+    monkeypatch.setattr(reads, "PAGE", 3)
+    _varied(repo, memex_home)
+    ws = homes.workspace()
+    expected = reads.load_view(ws, scopes, include_all, as_of).items
+    assert len(expected) > 3
+    monkeypatch.setattr(_render, "_terminal_columns", lambda: columns)
+    usage.log_path(ws.home).unlink(missing_ok=True)
+    made = _memories_made(monkeypatch)
+    result = invoke("list", *args)
+    assert result.exit_code == 0, result.stderr
+    assert made == []
+    assert result.stdout == _render.table(_render.memory_rows(expected),
+                                          _render.LIST_HEADERS, columns) + "\n"
+    logged = [json.loads(line) for line in
+              usage.log_path(ws.home).read_text(encoding="utf-8").splitlines()]
+    assert [(e["op"], e["ids"]) for e in logged] == [("list", [i.id for i in expected])]
+
+
+def test_an_empty_whole_table_says_why(repo: Path, memex_home: Path) -> None:
+    from tests.helpers import invoke
+
+    assert "no memories yet" in invoke("list").stderr
+    _varied(repo, memex_home)
+    result = invoke("list", "--scope", "org")
+    assert result.stdout == "" and "no memories match (--include all" in result.stderr
+
+
+def _one_pass_table(rows: list[list[str]], headers: tuple[str, ...], columns: int | None
+                    ) -> str:
+    """_render.table as it was before the two-pass Table (every row held, each cut
+    cell measured): the reference the streamed layout must equal."""
+    from memex.adapters.cli._render import clip, width
+
+    cells = [list(row) for row in rows]
+    widths = [max([width(h) + 2] + [width(r[i]) for r in cells])
+              for i, h in enumerate(headers)]
+    if columns and cells:
+        room = columns - sum(widths[:-1]) - 2 * (len(widths) - 1)
+        if room < widths[-1]:
+            room = max(room, width(headers[-1]) + 2, 10)
+            for row in cells:
+                row[-1] = clip(row[-1], room)
+            widths[-1] = max([width(headers[-1]) + 2] + [width(r[-1]) for r in cells])
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v + " " * (w - width(v)) for v, w in zip(values, widths,
+                                                                   strict=True)).rstrip()
+
+    return "\n".join([line(list(headers)), "  ".join("-" * w for w in widths),
+                      *(line(row) for row in cells)])
+
+
+_cell = st.text(alphabet=st.sampled_from("ab xyz-\u00e9\u0301\u96ea\u90e8\uff21\u2026"),
+                max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_cell, _cell), max_size=6),
+       st.none() | st.integers(min_value=0, max_value=60))
+def test_the_two_pass_table_lays_out_what_the_one_pass_table_did(
+        rows: list[tuple[str, str]], columns: int | None) -> None:
+    """The last column's width once cut is worked out from what `measure` kept (no
+    cell held): with wide characters, combining marks and ASCII, every terminal
+    width, the text is the one-pass layout's."""
+    from memex.adapters.cli import _render
+
+    cells = [list(row) for row in rows]
+    assert _render.table(cells, ("ID", "TITLE"), columns) == _one_pass_table(
+        cells, ("ID", "TITLE"), columns)
+
+
+@pytest.mark.parametrize("text", ["", "one", "one\n", "a\nb", "x" * 70000 + "\n"])
+def test_pieces_page_as_their_text_does(capsys: pytest.CaptureFixture[str],
+                                        text: str) -> None:
+    pieces = [text[i:i + 997] for i in range(0, len(text), 997)] + [""]
+    _common.page(text)
+    whole = capsys.readouterr().out
+    _common.page_pieces(pieces)
+    assert capsys.readouterr().out == whole == (text if text.endswith("\n") else text + "\n")
+
+
+@pytest.mark.parametrize("pager,expected", [
+    ("cat > paged.txt", None), ("head -c 10 > paged.txt", 10)])
+def test_a_listing_streams_into_the_pager(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pager: str,
+        expected: int | None) -> None:
+    """On a terminal the pieces go to the pager's stdin as they come; a pager that
+    quits early (the reader pressed q) ends the listing quietly."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_PAGER", pager)
+    monkeypatch.setattr(_common, "stdout_is_tty", lambda: True)
+    lines = [f"line {n} of a long listing\n" for n in range(20000)]
+    _common.page_pieces(iter(lines))
+    paged = (tmp_path / "paged.txt").read_text(encoding="utf-8")
+    assert paged == ("".join(lines) if expected is None else "".join(lines)[:expected])
+
+
+def test_the_whole_table_shows_a_title_sqlite_json_would_cut(
+        repo: Path, memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite's json_extract ends a text at an escaped NUL ("nul\\u0000byte" gave
+    "nul"): a title holding one is read from its doc, and the table shows what the
+    Memory path shows (the NUL escaped)."""
+    from memex.adapters.cli import _render
+    from tests.helpers import invoke
+
+    put(shared(repo), "project", "a body", title="nul\x00byte title")
+    put(shared(repo), "project", "another body", title="\x00")
+    put(shared(repo), "project", "plain body", title="plain")
+    expected = reads.load_view(homes.workspace()).items
+    made = _memories_made(monkeypatch)
+    result = invoke("list")
+    assert result.exit_code == 0, result.stderr
+    assert made == [] and "nul\\x00byte title" in result.stdout
+    assert result.stdout == _render.table(_render.memory_rows(expected),
+                                          _render.LIST_HEADERS) + "\n"

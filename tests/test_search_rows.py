@@ -137,3 +137,39 @@ def test_the_rows_kept_are_joined_in_bounded_slices(repo: Path,
               for listed in re.findall(r"m\.rowid IN \(([^)]*)\)", s)]
     assert sum(map(len, slices)) >= 25  # every hit's row was joined ...
     assert max(map(len, slices)) <= 4  # ... at most JOIN_SLICE_MAX a statement
+
+
+@pytest.mark.parametrize("scopes", [("personal",), ("project", "personal"), None])
+def test_the_ranked_rows_are_looked_up_by_rowid(repo: Path,
+                                                scopes: tuple[str, ...] | None) -> None:
+    """The rows a lane ranked best are joined with their memories by rowid: no
+    statement walks the memories of the scopes asked (with the scope filter SQLite
+    took the listing index on scope and probed every memory of the scopes for the
+    rowids: ~3 ms of a 13 ms search at 10,000 memories, ten times that at 100,000)."""
+    import sqlite3
+
+    from memex.index import build
+
+    folder = memfiles.personal()
+    for i in range(60):
+        memfiles.put(folder, f"Deploy note {i}: every deploy goes through staging",
+                     scope="personal")
+    ws = homes.workspace(repo)
+    request = engine.SearchRequest(query="deploy", limit=5, scopes=scopes,
+                                   record_access=False)
+    engine.search(ws, request)  # builds the index
+    conn = build._OPEN[str(build.db_path(ws))].conn
+    conn.execute("ANALYZE")  # what a grown index's planner knows of it
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        assert len(engine.search(ws, request).hits) == 5
+    finally:
+        conn.set_trace_callback(None)
+    joins = [s for s in seen if "LEFT JOIN access" in s and not s.startswith("--")]
+    assert joins
+    plain = sqlite3.connect(build.db_path(ws))
+    for sql in joins:
+        steps = [row[3] for row in plain.execute("EXPLAIN QUERY PLAN " + sql)]
+        assert [s for s in steps if " m " in f"{s} "] == [
+            "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"], steps

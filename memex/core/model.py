@@ -186,9 +186,13 @@ class Memory:
 
     @property
     def label(self) -> str:
-        """The bracket tag lists show: the review state for shared scopes, else the scope."""
-        state = self.review_state or self.scope
-        return f"[{state}]"
+        """The bracket tag lists show (`label_of` its review state and scope)."""
+        return label_of(self.review_state, self.scope)
+
+
+def label_of(review_state: str | None, scope: str) -> str:
+    """The bracket tag lists show: the review state for shared scopes, else the scope."""
+    return f"[{review_state or scope}]"
 
 
 # Every field of FIELD_ORDER of a memory, in that order, in one call; the same for the

@@ -43,6 +43,17 @@ COLUMNS = (
     "CAST(doc AS BLOB), summary, "
     f"id, {ELIGIBLE_COLUMNS}")
 ID = 9  # the id's place in a row of COLUMNS
+# What `list`'s table shows of a memory (`brief` of the row: its id, review state, status
+# as chain completion left it, type, scope, update time, title, and where the title is
+# empty its summary), then ELIGIBLE_COLUMNS: no doc or body read into Python but where
+# SQLite's JSON cannot give the title (json_extract ends a text at an escaped NUL, so a
+# doc holding one is read whole).
+_TITLE = "coalesce(json_extract(doc, '$.title'), '')"
+BRIEF_COLUMNS = (
+    "id, review_state, coalesce(eff_status, status), type, scope, coalesce(updated_at, ''), "
+    f"{_TITLE}, CASE WHEN {_TITLE} = '' THEN summary END, "
+    f"CASE WHEN {_TITLE} = '' AND summary IS NULL THEN zbody END, "
+    f"CASE WHEN instr(doc, '\\u0000') > 0 THEN doc END, {ELIGIBLE_COLUMNS}")
 ELIGIBILITY = slice(-7, None)  # ELIGIBLE_COLUMNS' fields: the last of a row (reads' too)
 
 _BODY = b',\n    "body": '
@@ -94,6 +105,19 @@ def stored(front: dict[str, Any], body: str, raw: bytes | None = None
     except UnicodeEncodeError:  # a lone surrogate: built whole, as before
         return doc, None, None
     return doc, listed | PLAIN if plain else listed, summary
+
+
+def brief(row: tuple[Any, ...]) -> tuple[str, ...]:
+    """(id, review_state, status, type, scope, updated_at, title, summary) of a row of
+    BRIEF_COLUMNS; the summary (model.Memory.summary: the stored one, else made from the
+    body for a row built whole) only when the title is empty, else ""."""
+    title = row[6] if row[9] is None else str(json.loads(row[9]).get("title", ""))
+    if title:
+        return (*row[:6], title, "")
+    summary, zbody = row[7], row[8]
+    if summary is not None:
+        return (*row[:6], title, json.loads(summary))
+    return (*row[:6], title, model.summarise("", bodies.body_text(zbody or "")))
 
 
 def _tail(listed: int) -> bytes:

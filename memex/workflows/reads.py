@@ -69,23 +69,75 @@ def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
 
 
 def _newest_pages(ws: Workspace, scopes: Iterable[str] | None, include_all: bool,
-                  as_of: str | None, columns: str) -> Iterator[list[tuple[Any, ...]]]:
+                  as_of: str | None, columns: str, at: str | None = None
+                  ) -> Iterator[list[tuple[Any, ...]]]:
     """The index's rows (COLUMNS, ending with listing.ELIGIBLE_COLUMNS' fields) of
-    `load_view`'s memories in its order, a page at a time (index not refreshed here)."""
+    `load_view`'s memories in its order (eligible AT, by default now), a page at a time
+    (index not refreshed here)."""
     from memex.index import views
 
     wanted = sorted(set(scopes)) if scopes is not None else None
     pages = views.newest_pages(ws, wanted, live_only=not include_all and as_of is None,
                                page=PAGE, columns=columns)
-    return pages if include_all else _eligible_pages(pages, clock.now_str(), as_of)
+    return pages if include_all else _eligible_pages(pages, at or clock.now_str(), as_of)
+
+
+class Briefs:
+    """What `list`'s table shows of `load_view`'s memories, in its order, read from the
+    refreshed index's narrow rows (listing.BRIEF_COLUMNS) afresh on each pass, a page
+    at a time: no Memory, and nothing kept per memory, whatever the store's size (a
+    table sized to its widest row reads them twice). Each row is (id, review_state,
+    status, type, scope, updated_at, title, summary): the summary only where the
+    title is empty ("" elsewhere). Every pass sees the memories eligible at the moment
+    the Briefs were made."""
+
+    def __init__(self, ws: Workspace, scopes: Iterable[str] | None, include_all: bool,
+                 as_of: str | None, log_in: Workspace | None) -> None:
+        self.ws, self.include_all, self.as_of = ws, include_all, as_of
+        self.scopes = None if scopes is None else list(scopes)
+        self.log_in = log_in or ws
+        self.at = clock.now_str()
+
+    def pages(self, log: bool = False) -> Iterator[list[tuple[str, ...]]]:
+        """The rows, a page at a time; LOG: their ids are logged as listed once the
+        pass is done (one pass of a listing logs)."""
+        from memex.index import listing
+
+        brief = listing.brief
+        shown = usage.Handed() if log else None
+        try:
+            for rows in _newest_pages(self.ws, self.scopes, self.include_all, self.as_of,
+                                      listing.BRIEF_COLUMNS, self.at):
+                page = list(map(brief, rows))
+                del rows
+                if shown is not None:
+                    for row in page:
+                        shown.add(row[0])
+                yield page
+                del page  # one page held at a time
+        finally:
+            if shown is not None:
+                usage.record_in(self.log_in, usage.Op.LIST, shown)
+
+
+def briefs(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
+           as_of: str | None = None, log_in: Workspace | None = None) -> tuple[Briefs, View]:
+    """Refresh the index; `Briefs` of `load_view`'s memories, and a View of what the
+    refresh quarantined and warned about (its items stay empty). The ids are logged as
+    listed (in `log_in`'s home when given) by the pass that asks to."""
+    from memex.index import views
+
+    quarantined, warnings = views.opened(ws)
+    return Briefs(ws, scopes, include_all, as_of, log_in), View(
+        quarantined=quarantined, warnings=warnings)
 
 
 def newest_page(ws: Workspace, limit: int, scopes: Iterable[str] | None = None,
                 include_all: bool = False, as_of: str | None = None, offset: int = 0,
                 mtype: str | None = None, log_in: Workspace | None = None,
                 ) -> tuple[list[store.Loaded], int, View]:
-    """`page(..., limit=LIMIT, offset=OFFSET, mtype=MTYPE)` without a memory made per
-    row: those of `load_view`'s memories (of type MTYPE when given), how many it holds,
+    """A page (LIMIT from OFFSET) of `load_view`'s memories (of type MTYPE when given),
+    without a memory made per row not shown: the page, how many it holds,
     and a View of what the refresh quarantined and warned about (its items stay empty).
     The rest are counted from narrow index rows (id, type and the eligibility fields);
     only the shown rows are read whole. The ids shown are logged as listed (in
@@ -174,19 +226,6 @@ def _completed(row: tuple[Any, ...]) -> bytes:
     return listing.whole(views.as_read(doc.decode("utf-8"), zbody, eff_status, eff_retired,
                                        eff_by),
                          path, home)
-
-
-def page(ws: Workspace, scopes: Iterable[str] | None = None, include_all: bool = False,
-         as_of: str | None = None, limit: int | None = None, offset: int = 0,
-         mtype: str | None = None, log_in: Workspace | None = None,
-         ) -> tuple[list[store.Loaded], View]:
-    """A page of `load_view` (of type `mtype` when given) and the whole view; the page's
-    ids are logged as listed."""
-    view = load_view(ws, scopes, include_all, as_of)
-    items = [i for i in view.items if not mtype or i.memory.type == mtype]
-    shown = items[offset:] if limit is None else items[offset: offset + limit]
-    usage.record_in(log_in or ws, usage.Op.LIST, [i.id for i in shown])
-    return shown, View(items, view.quarantined, view.warnings)
 
 
 def search(ws: Workspace, req: engine.SearchRequest,

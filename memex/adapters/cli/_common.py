@@ -285,9 +285,16 @@ def page(text: str) -> None:
     """TEXT through git's pager (`git var GIT_PAGER`: GIT_PAGER, core.pager, PAGER, less;
     LESS=FRX unless set, so a short listing just prints) on a terminal, like git's own
     listings; straight to stdout otherwise."""
-    text = text if text.endswith("\n") else text + "\n"
+    page_pieces((text,))
+
+
+def page_pieces(pieces: Iterable[str]) -> None:
+    """page("".join(PIECES)), written as the pieces come (a block at a time): a listing
+    of any length is never held whole."""
+    blocks = _blocks(pieces)
     if not stdout_is_tty():
-        echo(text, nl=False)
+        for block in blocks:
+            echo(block, nl=False)
         return
     import subprocess
 
@@ -296,16 +303,47 @@ def page(text: str) -> None:
     pager = gitio.run(["var", "GIT_PAGER"], check=False).stdout.strip() \
         if gitio.git_binary() else os.environ.get("PAGER", "less")
     if not pager or pager == "cat":
-        echo(text, nl=False)
+        for block in blocks:
+            echo(block, nl=False)
         return
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")
     env.setdefault("LV", "-c")
     sys.stdout.flush()
     try:
-        subprocess.run(pager, shell=True, input=text.encode("utf-8"), env=env, check=False)
+        pager_process = subprocess.Popen(pager, shell=True, stdin=subprocess.PIPE, env=env)
     except OSError:
-        echo(text, nl=False)
+        for block in blocks:
+            echo(block, nl=False)
+        return
+    stdin = pager_process.stdin
+    assert stdin is not None
+    with contextlib.suppress(BrokenPipeError):  # the pager quit before the end
+        for block in blocks:
+            stdin.write(block.encode("utf-8"))
+    with contextlib.suppress(BrokenPipeError):
+        stdin.close()
+    pager_process.wait()
+
+
+def _blocks(pieces: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
+    """The text of PIECES in blocks of about SIZE characters, ending in a newline (one
+    added when it does not)."""
+    pending: list[str] = []
+    held = 0
+    last = ""
+    for piece in pieces:
+        if piece:
+            pending.append(piece)
+            held += len(piece)
+            last = piece
+            if held >= size:
+                yield "".join(pending)
+                pending.clear()
+                held = 0
+    if not last.endswith("\n"):
+        pending.append("\n")
+    yield "".join(pending)
 
 
 @contextlib.contextmanager

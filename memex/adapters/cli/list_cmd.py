@@ -65,25 +65,42 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
         with gcpause.paused():  # a row's tuples make no cycles; thousands of them
             _common.emit_json_elements(items)
         return
-    if limit is None:
-        page, view = reads.page(ws, scopes or None, include_all=include == "all",
-                                as_of=moment)
-        total = len(view.items)
-    else:  # only the rows shown are read whole: the rest are counted
-        page, total, view = reads.newest_page(ws, limit, scopes or None,
-                                              include_all=include == "all", as_of=moment)
+    if limit is None:  # two passes over narrow rows: the widths, then the lines
+        rows, view = reads.briefs(ws, scopes or None, include_all=include == "all",
+                                  as_of=moment)
+        _report(view)
+        laid = _render.Table(_render.LIST_HEADERS)
+        total = laid.measure(_render.list_row(*row) for got in rows.pages(log=True)
+                             for row in got)
+        if total:
+            _common.page_pieces(laid.lines(_render.list_row(*row) for got in rows.pages()
+                                           for row in got))
+        else:
+            _empty(ws, scopes, include, moment)
+        return
+    # only the rows shown are read whole: the rest are counted
+    page, total, view = reads.newest_page(ws, limit, scopes or None,
+                                          include_all=include == "all", as_of=moment)
     _report(view)
     if not total:
-        everything = not scopes and include == "all" and moment is None
-        if everything or not reads.count(ws, include_all=True):
-            _common.note("no memories yet; add one with: git memex capture \"TEXT\"")
-        else:
-            _common.note("no memories match (--include all also shows retired and expired "
-                         "ones)" if include != "all" else "no memories match")
+        _empty(ws, scopes, include, moment)
         return
     if len(page) < total:
         _common.note(f"the newest {len(page)} of {total} shown (--limit)")
     _common.page(_render.table(_render.memory_rows(page), _render.LIST_HEADERS))
+
+
+def _empty(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | None
+           ) -> None:
+    """The note of an empty listing: no memory at all, or a filter hid them."""
+    from memex.workflows import reads
+
+    everything = not scopes and include == "all" and moment is None
+    if everything or not reads.count(ws, include_all=True):
+        _common.note("no memories yet; add one with: git memex capture \"TEXT\"")
+    else:
+        _common.note("no memories match (--include all also shows retired and expired "
+                     "ones)" if include != "all" else "no memories match")
 
 
 def _report(view: Any) -> None:
