@@ -590,6 +590,9 @@ def test_a_parsed_front_matter_stands_for_front_matter_only_when_it_is_that_mapp
               ({k: base[k] for k in keys if k != "via"}, "b"),
               ({k: base[k] for k in reversed(keys)}, "b"),
               (changed(status_history=[{"at": "2026-10-03T00:00:00Z", "to": "active"}]), "b"),
+              ({**{k: base[k] for k in keys[:keys.index("source")]},  # in its place
+                "status_history": [{"at": "2026-10-03T00:00:00Z", "to": "active"}],
+                **{k: base[k] for k in keys[keys.index("source"):]}}, "b"),
               (changed(repo_id=None), "b"), (changed(language="en", pinned=False), "b")]
     taken = made = 0
     for data, body in cases:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from memex.core import jsonout, model
 from memex.index import bodies
@@ -101,9 +101,11 @@ def stored(front: dict[str, Any], body: str, raw: bytes | None = None,
 
 # A shape of parsed front matter (its keys, in order) -> how `front` checks a row of it:
 # the memory's attributes of those names in one call, the type each value must have,
-# and the places of its lists; None: a shape front_matter() never gives back as it is.
+# and the places of its lists. Only shapes front_matter() can give back are kept (a
+# store has a few); any other is turned down again each time, by its first cheap look
+# (hand-written files come in many key orders: none is kept).
 _Plan = tuple[Callable[[Any], tuple[Any, ...]], tuple[type, ...], tuple[int, ...]]
-_PLANS: dict[tuple[str, ...], _Plan | None] = {}
+_PLANS: dict[tuple[str, ...], _Plan] = {}
 # The fields front_matter() writes even at their default (a value that is no None, "",
 # [] or False): a shape without one of them is not what it gives back.
 _KEPT_DEFAULTS = frozenset(
@@ -114,11 +116,11 @@ _PLACE = {name: i for i, name in enumerate(model.FIELD_ORDER)}
 
 
 def _plan(keys: tuple[str, ...]) -> _Plan | None:
-    if len(keys) < 2 or not all(key in _PLACE for key in keys) \
-            or any(key in model.HISTORY_FIELDS for key in keys) \
-            or list(keys) != sorted(keys, key=_PLACE.__getitem__) \
-            or not _KEPT_DEFAULTS.issubset(keys):
+    places = list(map(_PLACE.get, keys))
+    if None in places or len(keys) < 2 or not _KEPT_DEFAULTS.issubset(keys) \
+            or places != sorted(cast(list[int], places)):
         return None
+    # a history's value (a list of mappings) is no text: its rows are turned down
     types = tuple(int if key in model.INT_FIELDS else bool if key in model.BOOL_FIELDS
                   else list if key in model.LIST_FIELDS else str for key in keys)
     lists = tuple(i for i, kind in enumerate(types) if kind is list)
@@ -129,19 +131,20 @@ def front(data: dict[str, Any], memory: model.Memory) -> tuple[dict[str, Any], b
     """MEMORY's front_matter() and whether `stored` may skip its round-trip look, for a
     memory made from the parsed front matter DATA (model.from_front_matter): DATA itself
     (and True) when it is that very mapping. It is when its keys are known fields in
-    FIELD_ORDER's order, no history, every field front_matter() writes at its default
+    FIELD_ORDER's order, every field front_matter() writes at its default
     among them (a shape, looked at once) and, for the row, every value is set (none
     that front_matter() leaves out), of its field's exact type (a list: of exact
     texts) and equal to the memory's: then front_matter() gives the same keys, in the
     same order, with values of the same types and equal, so the same JSON, and those
     types (texts, whole numbers, flags, lists of texts) always round-trip. A canonical
     file's front matter is such a mapping; other shapes and values go the long way."""
+    if next(iter(data), None) != "id":  # front_matter() begins with the id, FIELD_ORDER's
+        return memory.front_matter(), False  # first (a hand-written file seldom does)
     keys = tuple(data)
-    if keys in _PLANS:
-        plan = _PLANS[keys]
-    else:
+    plan = _PLANS.get(keys)
+    if plan is None:
         plan = _plan(keys)
-        if len(_PLANS) < _CACHED:
+        if plan is not None and len(_PLANS) < _CACHED:
             _PLANS[keys] = plan
     if plan is not None and not memory.extra:
         get, types, lists = plan
