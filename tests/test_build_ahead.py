@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memex.core import jsonout, model
+from memex.core import frontmatter, jsonout, model
 from memex.core.ulid import new_ulid
 from memex.index import ahead, bodies, build, listing
 from memex.storage import homes, iostep, store
@@ -549,3 +549,73 @@ def test_a_build_whose_last_file_vanished_ends_its_progress_and_counts_it_not(
     assert report.memories == 3
     assert report.new == 3  # counted 4 before
     assert len(later) == 3
+
+
+class _Text(str):
+    """A text of a str subclass (what a YAML library may hand back)."""
+
+
+def test_a_parsed_front_matter_stands_for_front_matter_only_when_it_is_that_mapping(
+        repo: Path, memex_home: Path) -> None:
+    """listing.front gives the parsed front matter itself only when the memory made of
+    it gives back the same mapping (keys, order, values and their types), so the doc,
+    listed and summary columns are those of front_matter(); canonical files take it,
+    every other shape or value is made again."""
+    ws = _store(repo, memex_home)
+    cases: list[tuple[dict[str, Any], str]] = []
+    for home in store.homes(ws):
+        for path in sorted(home.path.glob("*.md")):
+            try:
+                parsed = frontmatter.parse(path.read_text(encoding="utf-8"))
+            except Exception:  # noqa: BLE001 - the unreadable files of the store
+                continue
+            cases.append((parsed.data, parsed.body))
+    canonical = frontmatter.parse(frontmatter.emit(model.Memory(
+        id=new_ulid(), scope="project", title="Ship it", body="the body",
+        tags=["ci", "deploy"], created_at="2026-10-01T00:00:00Z",
+        updated_at="2026-10-01T00:00:00Z")))
+    base = canonical.data
+    keys = list(base)
+
+    def changed(**values: Any) -> dict[str, Any]:
+        return {**base, **values}
+
+    cases += [(base, "the body"), (changed(title=""), "b"), (changed(revision=0), "b"),
+              (changed(tags=[1, "a"]), "b"), (changed(tags=[_Text("a")]), "b"),
+              (changed(title=_Text("Ship it")), "b"), (changed(tags=[]), "b"),
+              (changed(created_at="2026-10-01 00:00:00"), "b"),
+              (changed(created_at=datetime.datetime(2026, 10, 1, tzinfo=datetime.UTC)), "b"),
+              (changed(revision="2"), "b"), (changed(revision=True), "b"),
+              (changed(pinned=True), "b"), (changed(**{"x-owner": "me"}), "b"),
+              ({k: base[k] for k in keys if k != "via"}, "b"),
+              ({k: base[k] for k in reversed(keys)}, "b"),
+              (changed(status_history=[{"at": "2026-10-03T00:00:00Z", "to": "active"}]), "b"),
+              ({**{k: base[k] for k in keys[:keys.index("source")]},  # in its place
+                "status_history": [{"at": "2026-10-03T00:00:00Z", "to": "active"}],
+                **{k: base[k] for k in keys[keys.index("source"):]}}, "b"),
+              (changed(repo_id=None), "b"), (changed(language="en", pinned=False), "b")]
+    taken = made = 0
+    for data, body in cases:
+        try:
+            memory = model.from_front_matter(dict(data), body)
+        except model.InvalidMemory:
+            continue
+        given = dict(data)
+        front, plain = listing.front(given, memory)
+        expected = memory.front_matter()
+        assert list(front) == list(expected)
+        assert [(v, type(v), [type(i) for i in v] if type(v) is list else None)
+                for v in front.values()] == [
+            (v, type(v), [type(i) for i in v] if type(v) is list else None)
+            for v in expected.values()]
+        assert listing.stored(front, body, None, plain) == listing.stored(expected, body)
+        if plain:
+            assert front is given  # the parse itself, not a copy
+            taken += 1
+        else:
+            made += 1
+    assert taken > 40 and made > 15
+    # a memory given with the parse (a caller's Known) that holds more than the parse
+    other = model.from_front_matter(dict(base), "b")
+    other.extra = {"x-owner": "me"}
+    assert listing.front(dict(base), other) == (other.front_matter(), False)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from memex.index import tokens
 from memex.index.tokens import query_terms, segment
 
 
@@ -11,6 +14,23 @@ def test_segment_cuts_cjk_runs_into_overlapping_bigrams() -> None:
     assert segment("plain text") == "plain text"
     assert segment("データ").split() == ["デー", "ータ"]
     assert segment("데이터").split() == ["데이", "이터"]
+
+
+def test_segment_of_the_non_ascii_span_equals_a_sub_over_the_whole_text() -> None:
+    # segment rewrites only the span from the first to the last non-ASCII character;
+    # the regex over the whole text is the rule it must equal
+    pieces = ["a", " ", "\n", "ruff", "依赖", "管", "データ", "데이터", "\u2014", "é", "\U00020001",
+              "\ud800", "😀", "\u3000", "ｶ", "x\u0301", "\t", "_"]
+    rng = random.Random(35)
+    texts = ["", "依", "a依", "依a", "\u2014", "é依é", "依\u2014依"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 12)))
+              for _ in range(3000)]
+    for text in texts:
+        whole = tokens._CJK_RUN.sub(tokens._bigrams, text)
+        assert segment(text) == whole, repr(text)
+    body = "plain words " * 200 + "pnpm的依赖管理" + " more words" * 100
+    assert segment(body) == tokens._CJK_RUN.sub(tokens._bigrams, body)
+    assert segment(body).count("依赖") == 1
 
 
 def test_operators_quotes_and_symbols_become_plain_terms() -> None:

@@ -1637,14 +1637,17 @@ def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str],
 
 
 def memory_row(path: str, kind: str, m: model.Memory, order: int,
-               titled: str | None = None) -> tuple[object, ...]:
+               titled: str | None = None, data: dict[str, Any] | None = None
+               ) -> tuple[object, ...]:
     """The memories row (columns as _flush names them) of the memory M of the file PATH
     in the home of KIND, which is ORDER-th in store.homes order; TITLED: with_title of
     its title and body, when made already (file_rows makes it once for this and
-    fts_row)."""
+    fts_row); DATA: the parsed front matter M was made from (listing.front: a canonical
+    file's is its front_matter() as it is, not made again)."""
     # the body's UTF-8 once, for its stored form and the listing's look at its bytes
     raw = m.body.encode("utf-8")
-    doc, listed, summary = listing.stored(m.front_matter(), m.body, raw)
+    front, plain_types = (m.front_matter(), False) if data is None else listing.front(data, m)
+    doc, listed, summary = listing.stored(front, m.body, raw, plain_types)
     if titled is None:
         titled = with_title(m.title, m.body)
     return (
@@ -1834,12 +1837,13 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int, int, int], hash_: 
         hash_ = content_hash(data)
     try:
         if seen is not None and seen.data == data:
-            memory = store.placed(seen.parsed, name, name[:-3], homes[kind], seen.memory)
+            parsed = seen.parsed
+            memory = store.placed(parsed, name, name[:-3], homes[kind], seen.memory)
         else:
             from memex.core import frontmatter
 
-            memory = store.placed(frontmatter.parse(store.decode(data)), name, name[:-3],
-                                  homes[kind])
+            parsed = frontmatter.parse(store.decode(data))
+            memory = store.placed(parsed, name, name[:-3], homes[kind])
     except (InvalidMemory, OSError) as exc:
         problem = str(exc) or type(exc).__name__
         memory = None
@@ -1848,7 +1852,7 @@ def file_rows(path: str, kind: str, recorded: tuple[int, int, int, int], hash_: 
     if memory is None:
         return files_row, guard, None
     titled = with_title(memory.title, memory.body)
-    return files_row, guard, (memory_row(path, kind, memory, order[kind], titled),
+    return files_row, guard, (memory_row(path, kind, memory, order[kind], titled, parsed.data),
                               fts_row(memory, titled), link_targets(memory), memory.id)
 
 

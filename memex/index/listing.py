@@ -25,7 +25,9 @@ field order is rebuilt.
 from __future__ import annotations
 
 import json
-from typing import Any
+import operator
+from collections.abc import Callable
+from typing import Any, cast
 
 from memex.core import jsonout, model
 from memex.index import bodies
@@ -79,14 +81,15 @@ _TAILS: dict[int, bytes] = {}
 _CACHED = 512  # how many sets of keys each of the two keeps
 
 
-def stored(front: dict[str, Any], body: str, raw: bytes | None = None
-           ) -> tuple[str, int | None, bytes | None]:
+def stored(front: dict[str, Any], body: str, raw: bytes | None = None,
+           plain_types: bool = False) -> tuple[str, int | None, bytes | None]:
     """The doc, listed and summary columns of the row of a memory whose front matter is
-    FRONT (model.Memory.front_matter) and body BODY (RAW: its UTF-8, when made
-    already). The doc is the front matter as jsonout.element writes it; a mapping
+    FRONT (model.Memory.front_matter, or `front`'s) and body BODY (RAW: its UTF-8, when
+    made already). The doc is the front matter as jsonout.element writes it; a mapping
     json.loads would not give back as it is (a float, a time, a key that is no text) is
-    written as the JSON of it decodes, as jsonout.compact's text was before (schema 9)."""
-    data = front if _round_trips(front) else json.loads(jsonout.compact(front))
+    written as the JSON of it decodes, as jsonout.compact's text was before (schema 9).
+    PLAIN_TYPES: FRONT is known to round-trip (`front` said so): not looked at again."""
+    data = front if plain_types or _round_trips(front) else json.loads(jsonout.compact(front))
     doc = jsonout.element(data)
     shape = tuple(data)
     if shape in _LISTED:
@@ -118,6 +121,62 @@ def brief(row: tuple[Any, ...]) -> tuple[str, ...]:
     if summary is not None:
         return (*row[:6], title, json.loads(summary))
     return (*row[:6], title, model.summarise("", bodies.body_text(zbody or "")))
+
+
+# A shape of parsed front matter (its keys, in order) -> how `front` checks a row of it:
+# the memory's attributes of those names in one call, the type each value must have,
+# and the places of its lists. Only shapes front_matter() can give back are kept (a
+# store has a few); any other is turned down again each time, by its first cheap look
+# (hand-written files come in many key orders: none is kept).
+_Plan = tuple[Callable[[Any], tuple[Any, ...]], tuple[type, ...], tuple[int, ...]]
+_PLANS: dict[tuple[str, ...], _Plan] = {}
+# The fields front_matter() writes even at their default (a value that is no None, "",
+# [] or False): a shape without one of them is not what it gives back.
+_KEPT_DEFAULTS = frozenset(
+    name for name in model.FIELD_ORDER
+    if (value := model.DEFAULTS[name]) is not None and value is not False
+    and value != "" and value != [])
+_PLACE = {name: i for i, name in enumerate(model.FIELD_ORDER)}
+
+
+def _plan(keys: tuple[str, ...]) -> _Plan | None:
+    places = list(map(_PLACE.get, keys))
+    if None in places or len(keys) < 2 or not _KEPT_DEFAULTS.issubset(keys) \
+            or places != sorted(cast(list[int], places)):
+        return None
+    # a history's value (a list of mappings) is no text: its rows are turned down
+    types = tuple(int if key in model.INT_FIELDS else bool if key in model.BOOL_FIELDS
+                  else list if key in model.LIST_FIELDS else str for key in keys)
+    lists = tuple(i for i, kind in enumerate(types) if kind is list)
+    return operator.attrgetter(*keys), types, lists
+
+
+def front(data: dict[str, Any], memory: model.Memory) -> tuple[dict[str, Any], bool]:
+    """MEMORY's front_matter() and whether `stored` may skip its round-trip look, for a
+    memory made from the parsed front matter DATA (model.from_front_matter): DATA itself
+    (and True) when it is that very mapping. It is when its keys are known fields in
+    FIELD_ORDER's order, every field front_matter() writes at its default
+    among them (a shape, looked at once) and, for the row, every value is set (none
+    that front_matter() leaves out), of its field's exact type (a list: of exact
+    texts) and equal to the memory's: then front_matter() gives the same keys, in the
+    same order, with values of the same types and equal, so the same JSON, and those
+    types (texts, whole numbers, flags, lists of texts) always round-trip. A canonical
+    file's front matter is such a mapping; other shapes and values go the long way."""
+    if next(iter(data), None) != "id":  # front_matter() begins with the id, FIELD_ORDER's
+        return memory.front_matter(), False  # first (a hand-written file seldom does)
+    keys = tuple(data)
+    plan = _PLANS.get(keys)
+    if plan is None:
+        plan = _plan(keys)
+        if plan is not None and len(_PLANS) < _CACHED:
+            _PLANS[keys] = plan
+    if plan is not None and not memory.extra:
+        get, types, lists = plan
+        values = tuple(data.values())
+        if all(values) and tuple(map(type, values)) == types and get(memory) == values \
+                and all(type(item) is str for i in lists for item in values[i]):
+            return data, True
+    return memory.front_matter(), False
 
 
 def _tail(listed: int) -> bytes:

@@ -83,11 +83,27 @@ def _bigrams(match: re.Match[str]) -> str:
     return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
 
 
+# A byte -> 1 if it is not ASCII, else 0: where a text's non-ASCII characters begin and
+# end, found with one encode, one translate and a find each way (~1-2 ns a character).
+_NOT_ASCII = bytes(byte >= 0x80 for byte in range(256))
+
+
 def segment(text: str) -> str:
-    """Text with each CJK run replaced by its overlapping bigrams (index and query)."""
-    if text.isascii() or not _CJK_RUN.search(text):
+    """Text with each CJK run replaced by its overlapping bigrams (index and query).
+    Every CJK run lies between the text's first and last non-ASCII characters, and
+    what lies outside them is ASCII (so a character's place there is its byte's place
+    in the UTF-8): only that span is searched and rewritten, the same text as a sub
+    over the whole (the regex scan costs ~20 ns a character of a UCS-2 text: a 3 KB
+    body with one CJK phrase paid ~130 us for two passes)."""
+    if text.isascii():
         return text
-    return _CJK_RUN.sub(_bigrams, text)
+    marks = text.encode("utf-8", "surrogatepass").translate(_NOT_ASCII)
+    start = marks.find(1)
+    end = len(text) - (len(marks) - 1 - marks.rfind(1))
+    span = text[start:end]
+    if not _CJK_RUN.search(span):
+        return text
+    return text[:start] + _CJK_RUN.sub(_bigrams, span) + text[end:]
 
 
 def has_cjk(text: str) -> bool:
