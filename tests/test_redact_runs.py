@@ -678,7 +678,8 @@ def test_blanks_after_a_key_word_go_on_only_as_the_assignment_regex_can() -> Non
 _ASSIGN_PARTS = [*_KEY_PARTS, " ", "\t", "  ", "str", "string", "String", "&str", "char *",
                  "=", ":", "?=", ".=", "+=", "=>", ",", "：", "is", "was", "are", "for", "of",
                  "on", "in", "set to", "是", "は", "\"", "'", "`", "**", "__", ">",
-                 "value=", "comes", "rotation", "Xk9#mQ2!vL7@", "hunter2024", "s3cr3tV4lu3Q"]
+                 "value=", "comes", "rotation", "Xk9#mQ2!vL7@", "hunter2024", "s3cr3tV4lu3Q",
+                 "admin:", "deploy:Winter2024!", "u:p@ss", "~", "#", "&", "^", "%", "$"]
 
 
 def _old_may_assign(text: str, at: int) -> bool:
@@ -710,14 +711,16 @@ _PROVIDER_PARTS = ["meraki", "Meraki", "MERAKI", "sumo", "SUMO_", "asana", "disc
                           st.sampled_from(_RULE_PARTS)), max_size=30))
 def test_masking_is_what_the_paths_before_the_prefilters_give(parts: list[str]) -> None:
     """Differential: the blank check before the assignment regex, the provider names'
-    one-word gate and the pairs intersected as an iterator give what the old code paths
-    (each put back here) give: the same findings and the same masked text."""
+    one-word gate, the pairs intersected as an iterator and the password marks' test
+    before the standing-alone pairs give what the old code paths (each put back here)
+    give: the same findings and the same masked text."""
     text = "".join(parts)
     findings, masked = redact.find_secrets(text), redact.redact(text).text
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(redact, "_may_assign", _old_may_assign)
         patch.setattr(redact, "_NAMED_GATES", dict.fromkeys(redact._NAMED_GATES, ""))
         patch.setattr(redact, "active_rules", _old_active_rules)
+        patch.setattr(redact, "_may_pair", lambda low: True)
         assert redact.find_secrets(text) == findings
         assert redact.redact(text).text == masked
 
@@ -729,3 +732,16 @@ def test_each_provider_gate_stands_in_every_name_of_its_provider() -> None:
         gate = redact._NAMED_GATES[kind]
         assert gate, kind  # every provider has one today
         assert all(gate in name for name, _forms in names), kind
+
+
+def test_a_standing_alone_password_holds_one_of_the_marks_tested_first() -> None:
+    """_pair_candidates runs only when the text holds one of _PAIR_MARKS (_may_pair): each
+    code point makes a password of ``:ab1?cd`` only if it is one of them."""
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        found = redact._PAIR_PASSWORD.search(f"u:ab1{char}cd ") is not None
+        assert found == (char in redact._PAIR_MARKS), hex(code)
+    assert not redact._may_pair("id: 01JD5V3K8Q2W9X7Y6Z5A4B3C2D\ntitle: plain words")
+    assert redact._may_pair("deploy:winter2024!")

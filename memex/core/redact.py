@@ -1094,7 +1094,7 @@ def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
     _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
     _span_candidates(text, prio, _BASIC_KIND, curl_users(text, low), out, minimum=4)
     _key_header_candidates(text, low, prio, out, known)
-    if ":" in low:
+    if ":" in low and _may_pair(low):
         _pair_candidates(text, prio, out)
     if "contribsys__com" in low and "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
@@ -1112,6 +1112,14 @@ _PAIR_PASSWORD = lazyre.compile(
     r":(?P<p>[^\s:\"'`<>()\[\]{},;|\\/]{0,63}[!@#$%^&*~][^\s:\"'`<>()\[\]{},;|\\]{0,63})"
     r"(?=[\s\"'`)\],;]|$)")
 _PAIR_USER = lazyre.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+_PAIR_MARKS = "!@#$%^&*~"  # a _PAIR_PASSWORD holds one of them, and ``low`` keeps them
+
+
+def _may_pair(low: str) -> bool:
+    """Can _PAIR_PASSWORD match in the text whose :func:`ascii_lowered` is ``low``? Not
+    without one of its password's marks (most memories: a test of each, not the regex
+    tried at every colon)."""
+    return any(mark in low for mark in _PAIR_MARKS)
 
 
 def _pair_candidates(text: str, prio: int, out: list[_Cand]) -> None:
