@@ -650,3 +650,98 @@ def test_names_that_overlap_themselves_would_be_told() -> None:
     with pytest.raises(AssertionError):  # a head overlapping itself: misses 1
         _names_found_alone("aaab", "aa", ["aab", "aac"])
     _names_found_alone("ab abab abc", "ab", ["ab_x", "abab", "abc"])
+
+
+def test_blanks_after_a_key_word_go_on_only_as_the_assignment_regex_can() -> None:
+    """_ASSIGN_VALUE is tried after a key word and blanks only when one of _AFTER_BLANKS
+    follows them (_may_assign): every code point after one or two blanks, before each way
+    an assignment or a sentence goes on, starts a match only where _may_assign allows it;
+    and the regex is skipped in prose ("the token comes from")."""
+    tails = ["", " ", "x", "=x", " x", "tring x", "r x", "s x", "as x", "re x", "or db is x",
+             "f x", "n x", "har *x", "str x", "\"x", "\"x\"", ": x", "= x", "x is x"]
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        for blanks in (" ", "\t", " \t "):
+            for tail in tails if code < 0x3100 else tails[:3]:
+                text = blanks + char + tail
+                if redact._ASSIGN_VALUE.match(text) is not None:
+                    assert redact._may_assign(text, 0), (hex(code), blanks, tail)
+    for prose in ("token comes from", "key rotation", "secret UPLOAD_TOKEN", "token  bucket"):
+        assert not redact._may_assign(prose, prose.index(" "))
+    for code_like in ("token = x", "token is x", "key\tstring = x", "token : x", "token ：x"):
+        assert redact._may_assign(code_like, code_like.index(next(
+            c for c in code_like if c in " \t")))
+
+
+_ASSIGN_PARTS = [*_KEY_PARTS, " ", "\t", "  ", "str", "string", "String", "&str", "char *",
+                 "=", ":", "?=", ".=", "+=", "=>", ",", "：", "is", "was", "are", "for", "of",
+                 "on", "in", "set to", "是", "は", "\"", "'", "`", "**", "__", ">",
+                 "value=", "comes", "rotation", "Xk9#mQ2!vL7@", "hunter2024", "s3cr3tV4lu3Q",
+                 "admin:", "deploy:Winter2024!", "u:p@ss", "~", "#", "&", "^", "%", "$"]
+
+
+def _old_may_assign(text: str, at: int) -> bool:
+    """The test before _may_assign: the first character only."""
+    return text[at : at + 1] in redact._ASSIGN_VALUE_FIRST
+
+
+def _old_active_rules(joined: str) -> list[int]:
+    """active_rules before: a set of the pairs made, then intersected with the heads."""
+    active: set[int] = set()
+    if len(joined) <= redact._PAIRS_UP_TO:
+        pairs = set(zip(joined, joined[1:], strict=False)) & redact._HEAD_PAIRS.keys()
+        for members in [*(redact._HEAD_PAIRS[pair] for pair in pairs), *redact._SHORT_GROUPS]:
+            for needle, rules in members:
+                if needle in joined:
+                    active.update(rules)
+        return sorted(active)
+    return [i for i, rule in enumerate(redact._TOKEN_RULES)
+            if any(needle in joined for needle in rule.needles)]
+
+
+_PROVIDER_PARTS = ["meraki", "Meraki", "MERAKI", "sumo", "SUMO_", "asana", "discord",
+                   "MessageBird", "message_bird", "message-bird", "MESSAGE", "message",
+                   "_api_key", "_client_id", "AccessID", "consumo", "ApiKey"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_ASSIGN_PARTS + _PROVIDER_PARTS),
+                          st.sampled_from(_RULE_PARTS)), max_size=30))
+def test_masking_is_what_the_paths_before_the_prefilters_give(parts: list[str]) -> None:
+    """Differential: the blank check before the assignment regex, the provider names'
+    one-word gate, the pairs intersected as an iterator and the password marks' test
+    before the standing-alone pairs give what the old code paths (each put back here)
+    give: the same findings and the same masked text."""
+    text = "".join(parts)
+    findings, masked = redact.find_secrets(text), redact.redact(text).text
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redact, "_may_assign", _old_may_assign)
+        patch.setattr(redact, "_NAMED_GATES", dict.fromkeys(redact._NAMED_GATES, ""))
+        patch.setattr(redact, "active_rules", _old_active_rules)
+        patch.setattr(redact, "_may_pair", lambda low: True)
+        assert redact.find_secrets(text) == findings
+        assert redact.redact(text).text == masked
+
+
+def test_each_provider_gate_stands_in_every_name_of_its_provider() -> None:
+    """A text without a provider's gate word holds none of its names (so none is looked
+    for): the gate is in each name, lower-cased as they are searched."""
+    for kind, names, _shape, _strict in redact._NAMED_FORMATS:
+        gate = redact._NAMED_GATES[kind]
+        assert gate, kind  # every provider has one today
+        assert all(gate in name for name, _forms in names), kind
+
+
+def test_a_standing_alone_password_holds_one_of_the_marks_tested_first() -> None:
+    """_pair_candidates runs only when the text holds one of _PAIR_MARKS (_may_pair): each
+    code point makes a password of ``:ab1?cd`` only if it is one of them."""
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        found = redact._PAIR_PASSWORD.search(f"u:ab1{char}cd ") is not None
+        assert found == (char in redact._PAIR_MARKS), hex(code)
+    assert not redact._may_pair("id: 01JD5V3K8Q2W9X7Y6Z5A4B3C2D\ntitle: plain words")
+    assert redact._may_pair("deploy:winter2024!")

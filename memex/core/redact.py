@@ -214,6 +214,7 @@ _NEEDLE_GROUPS = _needle_groups()
 # The groups by their pair of first characters, as a pair of characters (a needle of one
 # character, ":" or "|", has a group of its own, always looked at)
 _HEAD_PAIRS = {(head[0], head[1]): members for head, members in _NEEDLE_GROUPS if len(head) == 2}
+_HEAD_PAIR_SET = frozenset(_HEAD_PAIRS)  # intersected with the pairs as made: no set of them
 _SHORT_GROUPS = tuple(members for head, members in _NEEDLE_GROUPS if len(head) < 2)
 _PAIRS_UP_TO = 600  # longer: each head searched for (the set of pairs costs ~100 ns a pair)
 
@@ -226,7 +227,7 @@ def active_rules(joined: str) -> list[int]:
     cost more than the rest of the token rules)."""
     active: set[int] = set()
     if len(joined) <= _PAIRS_UP_TO:
-        pairs = set(zip(joined, joined[1:], strict=False)) & _HEAD_PAIRS.keys()
+        pairs = _HEAD_PAIR_SET.intersection(zip(joined, joined[1:], strict=False))
         groups = [*(_HEAD_PAIRS[pair] for pair in pairs), *_SHORT_GROUPS]
         for members in groups:
             for needle, rules in members:
@@ -334,6 +335,27 @@ _ASSIGN_VALUE = lazyre.compile(
 # after most key words stands a letter, and the regex is not tried there
 # (tests/test_redact_runs.py holds the two together)
 _ASSIGN_VALUE_FIRST = frozenset("*_\"' \t=:?.+,>：是为はが")
+# After blanks, every alternative of _ASSIGN_VALUE goes on with one of these (a declared
+# type, a separator, the word of a sentence): after most key words in prose stand a blank and
+# a word, and the regex is not tried there (tests/test_redact_runs.py holds the two together)
+_AFTER_BLANKS = ("str", "String", "&str", "char", "=", ":", "?", ".", "+", ",", "：", "is",
+                 "was", "are", "for", "of", "on", "in", "是", "为", "は", "が")
+_BLANKS = lazyre.compile(r"[ \t]+")
+
+
+def _may_assign(text: str, at: int) -> bool:
+    """Can _ASSIGN_VALUE match at ``at``? False only where it cannot (its first character
+    starts no alternative, or blanks are followed by none of :data:`_AFTER_BLANKS`)."""
+    first = text[at : at + 1]
+    if first not in _ASSIGN_VALUE_FIRST:
+        return False
+    if first != " " and first != "\t":
+        return True
+    after = at + 1
+    if text[after : after + 1] in (" ", "\t"):
+        blanks = _BLANKS.match(text, at)
+        after = blanks.end() if blanks else after
+    return text.startswith(_AFTER_BLANKS, after)
 _UNQUOTED_VALUE = lazyre.compile(  # up to the next query parameter (&user=...), not any "&"
     r"(?:[^\s\"'`<>(){}\[\],;|\\&]|&(?![A-Za-z_][A-Za-z0-9_]*=))+"
 )
@@ -461,6 +483,10 @@ _NAMED_FORMATS = tuple(
 # head, searched once for all of them (a search of 2 MB costs ~1.5 ms)
 _NAMED_HEADS = {kind: commonprefix([name for name, _forms in names]) if len(names) > 1 else ""
                 for kind, names, _shape, _strict in _NAMED_FORMATS}
+# The word every place of a provider's names holds (the head, or the one name): a text
+# without it holds none of them, told by one test rather than the searches for places
+_NAMED_GATES = {kind: _NAMED_HEADS[kind] or (names[0][0] if len(names) == 1 else "")
+                for kind, names, _shape, _strict in _NAMED_FORMATS}
 _NAME_REST = lazyre.compile(r"[A-Za-z0-9_.-]{0,60}")
 # The separators under which a strict provider's near miss is spared (those it had when
 # the spare was written: an element, setProperty or a declaration do not widen it)
@@ -544,6 +570,9 @@ def _named_values(text: str, low: str) -> list[_Named]:
         # A place inside the value of an earlier place is judged with that value: taking
         # the rest of a long unspaced line again at each repeated name was quadratic
         # ("discord=" * 2000: 2.5 s).
+        gate = _NAMED_GATES[kind]
+        if gate and gate not in low:
+            continue
         covered = 0
         every_places = _names_places(low, _NAMED_HEADS[kind], [name for name, _ in names])
         for (name, forms), places in zip(names, every_places, strict=True):
@@ -1065,7 +1094,7 @@ def _generic_candidates(text: str, low: str, prio: int, out: list[_Cand],
     _span_candidates(text, prio, _AUTH_KIND, auth_headers(text, low, known), out)
     _span_candidates(text, prio, _BASIC_KIND, curl_users(text, low), out, minimum=4)
     _key_header_candidates(text, low, prio, out, known)
-    if ":" in low:
+    if ":" in low and _may_pair(low):
         _pair_candidates(text, prio, out)
     if "contribsys__com" in low and "CONTRIBSYS__COM" in text:
         _span_candidates(text, prio, "sidekiq-secret", list(_SIDEKIQ.finditer(text)), out)
@@ -1083,6 +1112,14 @@ _PAIR_PASSWORD = lazyre.compile(
     r":(?P<p>[^\s:\"'`<>()\[\]{},;|\\/]{0,63}[!@#$%^&*~][^\s:\"'`<>()\[\]{},;|\\]{0,63})"
     r"(?=[\s\"'`)\],;]|$)")
 _PAIR_USER = lazyre.compile(r"(?<![\w.:/@~$%-])[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+_PAIR_MARKS = "!@#$%^&*~"  # a _PAIR_PASSWORD holds one of them, and ``low`` keeps them
+
+
+def _may_pair(low: str) -> bool:
+    """Can _PAIR_PASSWORD match in the text whose :func:`ascii_lowered` is ``low``? Not
+    without one of its password's marks (most memories: a test of each, not the regex
+    tried at every colon)."""
+    return any(mark in low for mark in _PAIR_MARKS)
 
 
 def _pair_candidates(text: str, prio: int, out: list[_Cand]) -> None:
@@ -1174,8 +1211,7 @@ def _assignment_candidates(text: str, low: str, prio: int, out: list[_Cand],
         if text[reached : reached + 1] in _SUFFIX_FIRST:  # else the suffix is empty
             suffix = _ASSIGN_SUFFIX.match(text, reached)
             reached = suffix.end() if suffix else reached
-        m = _ASSIGN_VALUE.match(text, reached) \
-            if text[reached : reached + 1] in _ASSIGN_VALUE_FIRST else None
+        m = _ASSIGN_VALUE.match(text, reached) if _may_assign(text, reached) else None
         spaced = False  # --password VALUE: only this rule gives the value
         if m is None:  # most key words in prose: no option either, as a rule
             if not _password_key(key.group()) or not _option(text, key.start()):
