@@ -1870,3 +1870,31 @@ def test_a_merge_refuses_only_what_it_would_share_first(repo: Path, tmp_path: Pa
         "files" in said and "Failed" in said.split("verify")[0]
     assert unpushed.name not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
                                          cwd=repo).stdout
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_show_output_of_a_personal_memory_is_blocked(repo: Path, tmp_path: Path,
+                                                     kind: str) -> None:
+    """redteam35 (left by stop 34, its fix reverted for cost): `git memex show ID >
+    notes.md` and `show ID --json > x.json` of a personal memory, staged anywhere, were
+    committed: the header lines before the body, or the body as a JSON string, made no
+    blob or body match. The index keeps the hash of what both print (not on a
+    terminal), so the scan's one whole-file hash of each staged file matches it."""
+    from tests.conftest import run_cli
+
+    env = _all_hooks(repo, tmp_path, kind)
+    mid, _ = _personal(repo)
+    cli = str(BIN / "git-memex")
+    for args, name in (((), "docs/pin.md"), (("--json",), "data/pin.json")):
+        proc = run_cli(cli, "show", mid, *args, cwd=repo)
+        assert proc.returncode == 0 and b"blue notebook" in proc.stdout
+        target = repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(proc.stdout)
+    git_proc("add", "-A", cwd=repo)
+    head = git_proc("rev-parse", "HEAD", cwd=repo).stdout
+    proc = _commit(repo, env)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0, said
+    assert "docs/pin.md" in said and "data/pin.json" in said, said
+    assert git_proc("rev-parse", "HEAD", cwd=repo).stdout == head

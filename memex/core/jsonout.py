@@ -203,6 +203,12 @@ def _layout_escape(match: re.Match[str]) -> str:
     return f"\\u{0xd800 + (code >> 10):04x}\\u{0xdc00 + (code & 0x3ff):04x}"
 
 
+def document(data: object) -> str:
+    """DATA as a command's `--json` prints it (`show --json`: indented, layout controls
+    escaped), without the final newline."""
+    return escape_layout(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
 def escape_layout(text: str) -> str:
     """The JSON text TEXT with every layout control written as its \\u escape (four
     hex digits): what `--json`, `export` and the MCP tools print, parsing to the same value."""
