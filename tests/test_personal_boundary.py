@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -1808,3 +1809,92 @@ def test_an_export_archive_holding_personal_memories_is_blocked(repo: Path, tmp_
         assert f"{name}:" in out and f"a git-memex export holding a personal or private " \
             f"memory ({mid})" in out
     assert "shared.jsonl:" not in out
+
+
+TEAM_TOKEN = "gh" + "p_" + "Q7wErT9yUiOp3AsDfGh5JkLz1XcVbNm2QwEr"
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_a_merge_refuses_only_what_it_would_share_first(repo: Path, tmp_path: Path,
+                                                         kind: str) -> None:
+    """redteam35 (review34B, CLOSING34): a teammate's memory holding a raw token, pushed
+    with --no-verify, blocked every `git pull` merge of main into a branch (pre-merge-
+    commit scans what the merge stages), though the merge could not un-share it, and
+    the plain hook's refusal gave no way on. What the merge takes as it is from a side
+    already on a remote is reported, not refused, with what to do; the same file from
+    a branch on no remote is refused, the plain hook naming `git merge --no-verify`. (The
+    framework's memex-verify hook checks the whole repository, and fails there as in
+    CI: the secret scan's stage is what is compared.)"""
+    env = _all_hooks(repo, tmp_path, kind)
+    bare = tmp_path / "team.git"
+    git_proc("init", "-q", "--bare", str(bare), cwd=tmp_path)
+    git_proc("remote", "add", "team", str(bare), cwd=repo)
+    git_proc("push", "-q", "team", "main", cwd=repo, env=env)
+    mate = tmp_path / "mate"
+    git_proc("clone", "-q", str(bare), str(mate), cwd=tmp_path)
+    git_proc("config", "user.email", "mate@example.com", cwd=mate)
+    git_proc("config", "user.name", "mate", cwd=mate)
+    leaked = write(mate, memory(title="deploy", body="the token is " + TEAM_TOKEN))
+    git_proc("add", "-A", cwd=mate)
+    git_proc("commit", "-q", "--no-verify", "-m", "token", cwd=mate)
+    git_proc("push", "-q", "origin", "main", cwd=mate)
+    git_proc("checkout", "-q", "-b", "local-only", cwd=mate)
+    unpushed = write(mate, memory(title="deploy 2", body="the key is " + TEAM_TOKEN))
+    git_proc("add", "-A", cwd=mate)
+    git_proc("commit", "-q", "--no-verify", "-m", "token 2", cwd=mate)
+    git_proc("checkout", "-q", "-b", "topic", cwd=repo)
+    (repo / "z.txt").write_text("z\n", encoding="utf-8")
+    git_proc("add", "z.txt", cwd=repo)
+    git_proc("commit", "-q", "-m", "z", cwd=repo, env=env)
+    git_proc("push", "-q", "-u", "team", "topic", cwd=repo, env=env)
+    git_proc("fetch", "-q", "team", cwd=repo, env=env)
+    proc = git_proc("merge", "--no-ff", "-m", "pull main", "team/main", cwd=repo,
+                    env=env, check=False)
+    said = proc.stdout + proc.stderr
+    assert TEAM_TOKEN[4:] not in said
+    if kind == "plain":
+        assert proc.returncode == 0 and "already holds" in said, said
+        assert leaked.name in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                       cwd=repo).stdout
+    else:  # the framework's memex-verify hook checks the whole repository: it fails
+        assert re.search(r"scan of memory files\.+Passed", said), said
+        git_proc("commit", "-q", "--no-verify", "-m", "pull main", cwd=repo, env=env)
+    # the same commit from a branch on no remote of ours: refused, with the way on
+    git_proc("fetch", "-q", str(mate), "local-only:from-mate", cwd=repo, env=env)
+    proc = git_proc("merge", "--no-ff", "-m", "merge mate", "from-mate", cwd=repo,
+                    env=env, check=False)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0, said
+    assert TEAM_TOKEN[4:] not in said
+    assert "git merge --no-verify" in said if kind == "plain" else "scan of memory " \
+        "files" in said and "Failed" in said.split("verify")[0]
+    assert unpushed.name not in git_proc("ls-tree", "-r", "--name-only", "HEAD",
+                                         cwd=repo).stdout
+
+
+@pytest.mark.parametrize("kind", ["plain", "framework"])
+def test_show_output_of_a_personal_memory_is_blocked(repo: Path, tmp_path: Path,
+                                                     kind: str) -> None:
+    """redteam35 (left by stop 34, its fix reverted for cost): `git memex show ID >
+    notes.md` and `show ID --json > x.json` of a personal memory, staged anywhere, were
+    committed: the header lines before the body, or the body as a JSON string, made no
+    blob or body match. The index keeps the hash of what both print (not on a
+    terminal), so the scan's one whole-file hash of each staged file matches it."""
+    from tests.conftest import run_cli
+
+    env = _all_hooks(repo, tmp_path, kind)
+    mid, _ = _personal(repo)
+    cli = str(BIN / "git-memex")
+    for args, name in (((), "docs/pin.md"), (("--json",), "data/pin.json")):
+        proc = run_cli(cli, "show", mid, *args, cwd=repo)
+        assert proc.returncode == 0 and b"blue notebook" in proc.stdout
+        target = repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(proc.stdout)
+    git_proc("add", "-A", cwd=repo)
+    head = git_proc("rev-parse", "HEAD", cwd=repo).stdout
+    proc = _commit(repo, env)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0, said
+    assert "docs/pin.md" in said and "data/pin.json" in said, said
+    assert git_proc("rev-parse", "HEAD", cwd=repo).stdout == head

@@ -503,3 +503,67 @@ def test_review_reports_a_teammates_token_without_echoing_it(repo: Path) -> None
         shown = result.stdout + result.stderr
         assert mid[:10] in shown and "github-token" in shown, fmt
         assert TAIL not in shown and f"deploy with {SECRET[:4]}" in shown, fmt
+
+
+def test_init_refuses_a_folder_name_holding_a_secret(repo: Path) -> None:
+    """redteam35 (left by redteam34): `init --dir TOKEN` wrote `memex.dir = TOKEN` into
+    .memexconfig and the attributes line, made the folder (all committed, every memory
+    file's path then holds it) and printed it; `--dir ../TOKEN`'s refusal quoted it raw.
+    A folder name is not masked (the team's clones would read another folder): refused,
+    quoted masked, nothing written."""
+    before = {p: p.read_bytes() for p in stored_files(repo)}
+    for name in (SECRET, "notes/" + SECRET, "../" + SECRET):
+        result = invoke("init", "--dir", name, "--yes")
+        assert result.exit_code == 2, (name, result.output)
+        assert TAIL not in result.stdout + result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert {p: p.read_bytes() for p in stored_files(repo)} == before
+    assert not [p for p in repo.iterdir() if TAIL in p.name]
+
+
+def test_init_dir_with_a_leading_slash_makes_the_folder_in_the_repo(repo: Path,
+                                                                    tmp_path: Path) -> None:
+    """redteam35: `init --dir /notes` passed the check (it strips slashes) but used the
+    raw name: the folder (and README.md) was made at the filesystem's root, and
+    .memexconfig said `/notes`, which every reader takes as `notes`."""
+    name = str(tmp_path / "made")  # where it lands if the slash is kept: in tmp_path
+    result = invoke("init", "--dir", name, "--yes")
+    assert result.exit_code == 0, result.output
+    assert not Path(name).exists()
+    assert (repo / name.strip("/") / "README.md").is_file()
+    config = git_proc("config", "--file", str(repo / ".memexconfig"), "memex.dir", cwd=repo)
+    assert config.stdout.strip() == name.strip("/")
+
+
+def test_submit_masks_a_branch_name_made_from_the_pattern(repo: Path,
+                                                           memex_home: Path) -> None:
+    """redteam35: a token in memex.branchPattern (a setting, possibly from the committed
+    .memexconfig) became `submit --branch`'s ref raw, pushed with it; a typed
+    --branch-name was masked."""
+    git_proc("config", "memex.branchPattern", "memex/" + SECRET + "/{date}", cwd=repo)
+    mid = invoke_json("capture", "--scope", "project", "deploy note")["id"]
+    result = invoke("submit", mid, "--branch")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert TAIL not in result.stdout + result.stderr
+    texts = _git_texts(repo)
+    assert TAIL not in texts and "refs/heads/memex/" + SECRET[:4] in texts
+
+
+def test_import_and_export_paths_holding_a_secret_are_not_echoed(repo: Path,
+                                                                 tmp_path: Path) -> None:
+    """redteam35 (left by redteam34): `export -o PATH` printed PATH and `import PATH` of
+    a missing one quoted it, raw; an imported entry's history names its archive."""
+    import json
+
+    folder = tmp_path / SECRET
+    folder.mkdir()
+    archive = folder / (SECRET + ".jsonl")
+    line = {"front_matter": {"id": new_ulid(), "scope": "project"}, "body": "body text"}
+    archive.write_text(json.dumps(line) + "\n")
+    for args in (("import", str(archive)), ("import", str(folder / "missing")),
+                 ("export", "-o", str(folder / "out.jsonl"))):
+        result = invoke(*args)
+        assert result.exit_code in (0, 2), (args, result.output)
+        assert TAIL not in result.stdout + result.stderr, args
+    assert not [p for p in stored_files(repo, homes.workspace().outbox_dir)
+                if TAIL in p.read_text(encoding="utf-8", errors="replace")]

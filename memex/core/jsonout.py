@@ -188,14 +188,25 @@ def string(text: str) -> str:
 
 
 # What JSON (ensure_ascii=False) writes raw that changes how a terminal lays text out:
-# DEL, C1 controls, line and paragraph separators, bidi controls. Each can stand only
-# inside a JSON string (the rest of JSON is ASCII punctuation), so writing it as its
-# \\u escape (four hex digits) leaves the JSON's value exactly as it was.
+# DEL, C1 controls, line and paragraph separators, bidi controls, joiners and invisible
+# format characters. Each can stand only inside a JSON string (the rest of JSON is ASCII
+# punctuation), so writing it as its \\u escape (four hex digits; a surrogate pair past
+# U+FFFF) leaves the JSON's value exactly as it was.
 _LAYOUT = lazyre.compile(f"[{LAYOUT_CONTROLS}]")
 
 
 def _layout_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group(0)):04x}"
+    code = ord(match.group(0))
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # past the BMP: JSON writes a surrogate pair
+    return f"\\u{0xd800 + (code >> 10):04x}\\u{0xdc00 + (code & 0x3ff):04x}"
+
+
+def document(data: object) -> str:
+    """DATA as a command's `--json` prints it (`show --json`: indented, layout controls
+    escaped), without the final newline."""
+    return escape_layout(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
 def escape_layout(text: str) -> str:

@@ -1869,14 +1869,17 @@ def guard_row(path: str, kind: str, data: bytes, memory: model.Memory | None,
             return None
         body = memory.body
         mid = memory.id
+        # and what `show` / `show --json` print of it (listing.shown_hashes)
+        shown = listing.shown_hashes(memory, path, kind)
     elif kind == "personal":
-        what, mid = "personal", Path(path).stem
+        what, mid, shown = "personal", Path(path).stem, []
         text = fingerprint.decode_loose(data) or ""
         body = fingerprint.loose_body(text) or text
     else:
         return None
+    hashes = [h for h in (fingerprint.body_hash(body), *shown) if h]
     return (path, mid, what, fingerprint.blob_id(data, object_format),
-            fingerprint.body_hash(body))
+            " ".join(hashes) or None)
 
 
 def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
@@ -1885,8 +1888,8 @@ def guards(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     for blob, body_hash, mid, kind in conn.execute(
             "SELECT blob, body_hash, id, kind FROM guards"):
         out[str(blob)] = (str(mid), str(kind))
-        if body_hash:
-            out[str(body_hash)] = (str(mid), str(kind))
+        for digest in str(body_hash or "").split():  # the body's, show's, show --json's
+            out[digest] = (str(mid), str(kind))
     return out
 
 

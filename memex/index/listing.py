@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from memex.core import jsonout, model
+from memex.core import fingerprint, jsonout, model
 from memex.index import bodies
 
 # The fields an element holds after the front matter's, in order.
@@ -193,6 +193,54 @@ def _tail(listed: int) -> bytes:
 def _missing(listed: int) -> dict[str, object]:
     """FIELD_ORDER's fields not in LISTED, with their defaults, in order."""
     return {n: model.DEFAULTS[n] for n in model.FIELD_ORDER if not listed & _BITS[n]}
+
+
+def shown_fields(memory: model.Memory, path: object, home: str) -> dict[str, object]:
+    """A memory as `show --json`, `list --json` and the MCP tools give it (reads.as_json):
+    every field, then its body, path, home and summary."""
+    data = fields(memory)
+    data["body"] = memory.body
+    data["path"] = str(path)
+    data["home"] = home
+    data["summary"] = memory.summary
+    return data
+
+
+def shown_text(memory: model.Memory, path: object, warnings: Sequence[str] = ()) -> str:
+    """`show`'s text of a memory at PATH (before its links): a header line, each front
+    matter field on one line (control characters escaped: files that arrive by git are
+    never trusted to be one line), the path, WARNINGS, a blank line, the body escaped."""
+    lines = [f"memory {memory.id}  {memory.label}"]
+    for key, value in memory.front_matter().items():
+        if key in ("id",):
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            lines.append(f"{key}:")
+            for entry in value:
+                lines.append("  - " + ", ".join(f"{k}: {_safe(v)}" for k, v in entry.items()))
+        elif isinstance(value, list):
+            lines.append(f"{key}: {', '.join(_safe(v) for v in value)}")
+        else:
+            lines.append(f"{key}: {_safe(value)}")
+    lines.append(f"path: {path}")
+    for warning in warnings:
+        lines.append(f"warning: {warning}")
+    lines.append("")
+    lines.append(model.escape_text(memory.body))
+    return "\n".join(lines)
+
+
+def _safe(value: object) -> str:
+    return model.escape_controls(str(value))
+
+
+def shown_hashes(memory: model.Memory, path: object, home: str) -> list[str]:
+    """The body hashes (fingerprint.body_hash) of what `show` and `show --json` print for
+    a memory with no links, when not on a terminal: a personal memory's `show ID >
+    file` staged anywhere is then one whole-file hash the commit scan already makes."""
+    texts = (shown_text(memory, path),
+             jsonout.document({**shown_fields(memory, path, home), "links": []}))
+    return [h for h in map(fingerprint.body_hash, texts) if h]
 
 
 def fields(memory: model.Memory) -> dict[str, object]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 DB_NAME = "index.sqlite"
 
@@ -110,7 +110,7 @@ CREATE TABLE IF NOT EXISTS guards (
     id TEXT NOT NULL,
     kind TEXT NOT NULL,   -- personal | private
     blob TEXT NOT NULL,
-    body_hash TEXT
+    body_hash TEXT        -- the body's hash, then show's and show --json's (schema 12)
 );
 CREATE INDEX IF NOT EXISTS guards_path ON guards (path);
 

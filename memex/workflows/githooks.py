@@ -157,6 +157,8 @@ _AT_REBASE_STOP = _shell_rule()
 
 # The scanning hooks' common end: run this clone's scanner on the staged files, or fail
 # the commit saying why (no scanner, no commit).
+# What a refused merge leaves and how to finish it (no backquote: the shell would run it).
+_MERGE_WAY = "the merge is left staged: fix it, then git commit finishes it"
 _RUN_SCANNER = """scanner=$(git config --get memex.hookScanner)
 if [ -n "$scanner" ] && [ -x "$scanner" ]; then
     exec "$scanner" --staged
@@ -164,6 +166,12 @@ fi
 echo "git-memex: cannot run the memory secret scan: memex.hookScanner is ${scanner:-unset}" >&2
 echo "git-memex: reinstall with: git memex doctor --fix (or git memex init --git-hooks)" >&2
 """
+# pre-merge-commit's: the scanner's refusal names the way on, as git's own message
+# ("Not committing merge") does not say how to finish or bypass it.
+_RUN_MERGE_SCANNER = _RUN_SCANNER.replace(
+    'exec "$scanner" --staged\n',
+    f'"$scanner" --staged && exit 0\n    echo "git-memex: {_MERGE_WAY} (knowingly without '
+    'the scan: git merge --no-verify)" >&2\n    exit 1\n')
 
 _PRE_COMMIT = f"""#!/bin/sh
 {MARKER}: secret scan of staged memory files (git memex init --git-hooks installs it).
@@ -181,7 +189,8 @@ _PRE_MERGE_COMMIT = f"""#!/bin/sh
 # scanning prepare-commit-msg; git runs this hook there, with the merge result staged.
 # It scans the staged files as pre-commit does: a branch's commit that was never scanned
 # (made before the hooks were installed, or in a clone without them) is refused here.
-{_RUN_SCANNER}exit 1
+{_RUN_MERGE_SCANNER}echo "git-memex: to merge without the scan knowingly: git merge --no-verify" >&2
+exit 1
 """
 
 _PREPARE_COMMIT_MSG = f"""#!/bin/sh

@@ -703,7 +703,7 @@ def import_path(ws: Workspace, source: Path, dry_run: bool = False,
         entries = _archive_entries(source, limit, report)
         origin = f"archive {source.name}"
     else:
-        raise UsageError(f"no such file or folder: {source}")
+        raise UsageError(f"no such file or folder: {redact.shown(str(source))}")
     seen: set[str] = set()
     todo = list(entries)
     run = _Run([home.path for home in store.homes(ws)], export_key(ws))

@@ -266,12 +266,7 @@ def as_json(item: store.Loaded) -> dict[str, object]:
     body, path, home and summary."""
     from memex.index import listing
 
-    data = listing.fields(item.memory)
-    data["body"] = item.memory.body
-    data["path"] = str(item.path)
-    data["home"] = item.home.kind
-    data["summary"] = item.memory.summary
-    return data
+    return listing.shown_fields(item.memory, item.path, item.home.kind)
 
 
 def watch_changes(ws: Workspace) -> bool:

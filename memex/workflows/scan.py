@@ -270,6 +270,49 @@ def summary(count: int, findings: list[SecretFinding]) -> str:
             "then commit again")
 
 
+def shared_note(shared: list[SecretFinding]) -> str:
+    """One line for the findings `already_shared` lets through."""
+    return (f"git-memex: {len(shared)} finding(s) above are in files the remote this "
+            "branch pushes to already holds as they are: not refused (committing them "
+            "again un-shares nothing); mask or remove them in a commit of their own "
+            "(git memex verify lists them)")
+
+
+def already_shared(ws: Workspace, findings: list[SecretFinding]) -> list[SecretFinding]:
+    """Those of FINDINGS (a scan of the staged change) the commit scan does not refuse:
+    in a file whose staged blob a branch of the remote this branch pushes to (its push
+    remote, else the only remote) holds at the same path. A teammate's memory with a
+    raw token pushed with --no-verify otherwise stops everyone's `git pull` merge of it
+    (pre-merge-commit), and a refusal un-shares nothing there; what that remote lacks
+    (a local branch, another remote's branch, a new file) is refused. Looked up only
+    when there are findings. docs/decisions.md."""
+    if not findings or ws.repo is None:
+        return []
+    top = ws.repo.toplevel
+    remote = _push_remote(top)
+    if remote is None:
+        return []
+    refs = gitio.run(["for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/"],
+                     cwd=top, check=False).stdout.split()
+    paths = sorted({f.path for f in findings})
+    held = {(path, blob) for ref in refs
+            for path, blob in gitio.blob_ids(top, ref, paths).items()}
+    return [f for f in findings if (f.path, f.blob) in held]
+
+
+def _push_remote(top: Path) -> str | None:
+    """The remote the current branch pushes to (`%(push:remotename)`), else the only
+    remote of the repository, else None."""
+    branch = gitio.current_branch(top)
+    if branch:
+        name = gitio.run(["for-each-ref", "--format=%(push:remotename)",
+                          f"refs/heads/{branch}"], cwd=top, check=False).stdout.strip()
+        if name:
+            return name
+    remotes = gitio.run(["remote"], cwd=top, check=False).stdout.split()
+    return remotes[0] if len(remotes) == 1 else None
+
+
 def _guards(ws: Workspace) -> dict[str, tuple[str, str]]:
     """The fingerprints of this machine's personal and private memories (the index) in
     every home the commit-time scan knows of (`hook_homes`)."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memex.core import redact
 from memex.core.errors import MemexError, UsageError
 from memex.storage import gitio, homes, store
 from memex.storage.homes import Workspace
@@ -38,9 +39,9 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
                          "(personal memories need no setup)")
     top = ws.repo.toplevel
     result = InitResult()
-    name = dir_name or ws.memory_dir_name
-    if dir_name is not None and not homes._safe_dir_name(dir_name):
-        raise UsageError(f"not a folder inside the repo: {dir_name!r}")
+    name = ws.memory_dir_name
+    if dir_name is not None:
+        name = _folder_name(dir_name)
     config_file = top / homes.MEMEXCONFIG
     current = gitio.config_map(top, config_file).get("memex.dir")
     if current != name:
@@ -70,6 +71,21 @@ def init_repo(ws: Workspace, dir_name: str | None = None, git_hooks: bool = Fals
         result.warnings.append("git-memex-scan is not installed: the pre-commit hook refuses "
                                "commits until it is (then git memex doctor --fix)")
     return result
+
+
+def _folder_name(given: str) -> str:
+    """The memory folder's name `init --dir` is given, as every reader of .memexconfig
+    takes it (`homes._safe_dir_name`: slashes at either end dropped); UsageError for one
+    outside the repo or holding a secret. The name is committed (.memexconfig,
+    .gitattributes, every memory file's path) and each clone reads that folder: a
+    masked name would be another folder, so it is refused, quoted masked."""
+    name = homes._safe_dir_name(given)
+    if name is None:
+        raise UsageError(f"not a folder inside the repo: {redact.quoted(given)}")
+    if found := redact.find_secrets(name):
+        raise UsageError(f"the folder name {redact.quoted(name)} holds a secret "
+                         f"({found[0].kind}): it would be committed; choose another name")
+    return name
 
 
 # ---------------------------------------------------------------- the merge driver

@@ -384,13 +384,15 @@ def _check_git_state(tgt: Target, new_branch: bool, force: bool, notices: list[s
 DEFAULT_BRANCH_PATTERN = "memex/{user}/{date}"
 
 
-def branch_name(ws: Workspace, top: Path) -> str:
+def branch_name(ws: Workspace, top: Path, notices: list[str]) -> str:
     """A new branch name from memex.branchPattern (`{user}`: the identity without its
-    namespace, made ref-safe; `{date}`: today, UTC): `-2`, `-3` appended when taken."""
+    namespace, made ref-safe; `{date}`: today, UTC): `-2`, `-3` appended when taken;
+    masked as a typed --branch-name is (a ref leaves with the push)."""
     pattern = ws.setting("memex.branchPattern") or DEFAULT_BRANCH_PATTERN
     user = ws.identity().split(":", 1)[-1]
     user = re.sub(r"[^A-Za-z0-9._-]+", "-", user).strip("-.") or "me"
     name = pattern.replace("{user}", user).replace("{date}", clock.now().strftime("%Y-%m-%d"))
+    name = _masked_input("the branch name (memex.branchPattern)", name, notices) or name
     check_branch_name(top, name, "memex.branchPattern")
     candidate, n = name, 1
     while gitio.rev_parse(top, f"refs/heads/{candidate}"):
@@ -552,7 +554,7 @@ def _submit(ws: Workspace, tgt: Target, ids: Sequence[str], all_drafts: bool,
     moved = [d for d in drafts if d.id in already or any(p.id == d.id for p in planned)]
     made: tuple[str | None, str | None] | None = None
     if (planned or leftover) and make_branch:
-        branch = new_branch_name or branch_name(ws, tgt.toplevel)
+        branch = new_branch_name or branch_name(ws, tgt.toplevel, notices)
         made = _switch_new(tgt, branch)
     try:
         with _journaled(tgt, planned + retired, moved):

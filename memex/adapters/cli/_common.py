@@ -12,7 +12,6 @@ import codecs
 import contextlib
 import functools
 import gc
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -128,7 +127,7 @@ def time_value(value: str | None, option: str) -> str | None:
 def emit_json(data: object) -> None:
     from memex.core import jsonout
 
-    echo(jsonout.escape_layout(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
+    echo(jsonout.document(data))
 
 
 def emit_json_elements(elements: Iterable[bytes]) -> None:

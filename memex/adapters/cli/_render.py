@@ -178,29 +178,7 @@ def list_row(memory_id: str, review_state: str | None, status: str, mtype: str, 
 LIST_HEADERS = ("ID", "STATE", "TYPE", "SCOPE", "UPDATED", "TITLE")
 
 
-def _safe(value: object) -> str:
-    """A front-matter value on one line: control characters escaped (files that arrive
-    by git are shown as they are, never trusted to be one line)."""
-    return model.escape_controls(str(value))
-
-
 def show_text(item: Any, warnings: Sequence[str] = ()) -> str:
-    m = item.memory
-    lines = [f"memory {m.id}  {m.label}"]
-    for key, value in m.front_matter().items():
-        if key in ("id",):
-            continue
-        if isinstance(value, list) and value and isinstance(value[0], dict):
-            lines.append(f"{key}:")
-            for entry in value:
-                lines.append("  - " + ", ".join(f"{k}: {_safe(v)}" for k, v in entry.items()))
-        elif isinstance(value, list):
-            lines.append(f"{key}: {', '.join(_safe(v) for v in value)}")
-        else:
-            lines.append(f"{key}: {_safe(value)}")
-    lines.append(f"path: {item.path}")
-    for warning in warnings:
-        lines.append(f"warning: {warning}")
-    lines.append("")
-    lines.append(model.escape_text(m.body))
-    return "\n".join(lines)
+    from memex.index import listing
+
+    return listing.shown_text(item.memory, item.path, warnings)

@@ -32,6 +32,7 @@ def cli(output: str | None, include_personal: bool) -> None:
     """
     from pathlib import Path
 
+    from memex.core import redact
     from memex.storage import store
     from memex.workflows import portable
 
@@ -42,7 +43,7 @@ def cli(output: str | None, include_personal: bool) -> None:
     if output:
         path = Path(output)
         store.write_atomic(path, text)
-        _common.note(f"exported {len(lines) - 1} memories to {path}")
+        _common.note(f"exported {len(lines) - 1} memories to {redact.shown(str(path))}")
     else:
         click.echo(text, nl=False)
 

@@ -43,6 +43,7 @@ def cli(files: tuple[str, ...], staged: bool, rebase_stop: bool, as_json: bool) 
         sys.exit(0)
     ws = _common.workspace()
     whole_folder = not staged and not files
+    shared: list[scan.SecretFinding] = []  # staged findings the remote holds already
     if whole_folder:
         count, findings = scan.scan_folder(ws)
     elif staged:
@@ -50,20 +51,24 @@ def cli(files: tuple[str, ...], staged: bool, rebase_stop: bool, as_json: bool) 
         if hooked is None:  # this commit's pre-commit scan passed the same staged change
             sys.exit(0)
         count, findings = hooked
+        shared = scan.already_shared(ws, findings)
         if files:
             more_count, more = scan.scan_paths(ws, files)
             count, findings = count + more_count, findings + more
     else:
         count, findings = scan.scan_paths(ws, files)
+    blocking = [f for f in findings if f not in shared]
     if as_json:
-        _common.emit_json({"ok": not findings, "scanned": count,
+        _common.emit_json({"ok": not blocking, "scanned": count,
                            "findings": [f.as_json() for f in findings]})
     else:
         for finding in findings:
             click.echo(f"{finding.describe()}", err=True)
-        if findings or whole_folder:
-            _common.note(scan.summary(count, findings))
-    sys.exit(1 if findings else 0)
+        if blocking or whole_folder:
+            _common.note(scan.summary(count, blocking))
+        if shared:
+            _common.note(scan.shared_note(shared))
+    sys.exit(1 if blocking else 0)
 
 
 def main() -> None:
