@@ -130,6 +130,22 @@ def test_the_digest_takes_a_time_past_what_eight_bytes_hold() -> None:
     assert build.stamps_digest(dict(near)) == build.stamps_digest(near)
 
 
+def test_the_digest_tells_which_folder_and_home_each_file_is_in() -> None:
+    """A folder's path is hashed once for its run of files: a file in another folder,
+    files split otherwise between two folders, or another home's kind for the same
+    folder each give another digest."""
+    a: build.Stamp = ("repo", 10, 1, 1, 7)
+    b: build.Stamp = ("repo", 12, 2, 2, 8)
+    walks = [{"/m/a.md": a, "/m/b.md": b},
+             {"/m/a.md": a, "/n/b.md": b},
+             {"/n/a.md": a, "/n/b.md": b},
+             {"/m/a.md": a, "/m/b.md": ("outbox", *b[1:])},
+             {"/m/a.md": a, "/m/x/b.md": b},
+             {"/m/a.md": a, "/m/b.md": b, "/n/c.md": b},
+             {"/m/a.md": a, "/m/b.md": b, "/m/c.md": b}]
+    assert len({build.stamps_digest(w) for w in walks}) == len(walks)
+
+
 def test_a_walk_record_of_the_string_digest_is_compared_once(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An index whose walk record an older version wrote (the digest of one string per
@@ -202,12 +218,18 @@ def test_the_walk_sets_off_no_collection(repo: Path) -> None:
 
 
 def _digest_as_documented(stamps: dict[str, build.Stamp]) -> str:
-    """stamps_digest's bytes, each part made whole."""
+    """stamps_digest's bytes, each part made whole: each run of paths in one folder
+    with one kind as its count, kind and folder (with its "/"), then its names, each
+    followed by a NUL; then b"\2" and the numbers."""
+    runs: list[tuple[str, str, list[str]]] = []
+    for path, (kind, *_) in stamps.items():
+        folder, sep, name = path.rpartition("/")
+        if not runs or runs[-1][:2] != (folder + sep, kind):
+            runs.append((folder + sep, kind, []))
+        runs[-1][2].append(name)
     digest = blake2b(digest_size=16)
-    digest.update("\0".join(stamps).encode("utf-8", "surrogateescape"))
-    digest.update(b"\1")
-    digest.update("\0".join(k for k, *_ in stamps.values()).encode("utf-8",
-                                                                    "surrogateescape"))
+    digest.update(b"".join(f"{len(names)}\0{kind}\0{prefix}\0{''.join(n + chr(0) for n in names)}"
+                           .encode("utf-8", "surrogateescape") for prefix, kind, names in runs))
     numbers = [stamp[1:] for stamp in stamps.values()]
     digest.update(b"\2" + b"".join(struct.pack("<4q", *n) for n in numbers))
     return digest.hexdigest()
@@ -243,8 +265,8 @@ def test_a_stats_numbers_become_signed_8_byte_integers(
 @given(_STAMPS, st.integers(1, 5))
 def test_the_digest_in_parts_is_the_digest_of_the_whole(
         stamps: dict[str, build.Stamp], chunk: int) -> None:
-    """Made a few stamps at a time, the digest is that of the parts made whole (a
-    record written by an earlier version stays valid)."""
+    """Made a few stamps at a time, the digest is that of the parts made whole, as
+    stamps_digest documents them (each folder's path hashed once, not with each name)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(build, "_DIGEST_CHUNK", chunk)
         assert build.stamps_digest(stamps) == _digest_as_documented(stamps)
