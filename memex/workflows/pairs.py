@@ -3,7 +3,9 @@
 Near-duplicates (`hygiene`) and contradictions (`conflicts`) compare memories two
 by two; comparing every pair of a store grows with the square of its size. Both
 start from one word pass per memory, `word_set` (every `\\w+` word, lower-cased),
-kept in a `Words` cache so that a report running both checks reads each text once.
+kept for the report so that a report running both checks reads each text once: as the
+ids of its words (`WordIds`: health, clean, conflicts; the word cache keeps the ids), or
+as a set of the words (`Words`: a few new memories against a base, basepairs).
 
 Contradictions then go through `rare_pairs`: two memories are compared only when
 they share a gate (a tag, or the top folder of their paths) and a rare key, one that
@@ -83,16 +85,6 @@ class Words(_PairedTexts, dict[str, frozenset[str]]):
         words = _words(text)  # one set of them, of the shared objects (~15% less work)
         found = self[text] = frozenset(map(self._spelling.setdefault, words, words))
         return found
-
-    def share(self, words: Iterable[str]) -> list[str]:
-        """The one object of each of WORDS (made theirs when new): sets built of them
-        elsewhere (a kept word set) share the objects of the sets made here."""
-        spellings = list(words)
-        return list(map(self._spelling.setdefault, spellings, spellings))
-
-    def spelled(self) -> list[str]:
-        """Every word of the sets made or shared here, once, in the order first seen."""
-        return list(self._spelling)
 
 
 def distinct_words(text: str) -> set[bytes] | set[str]:

@@ -1,13 +1,14 @@
 """Each memory's word set, kept beside the index for the next `health` (issue 18).
 
-`health`'s pair passes start from one word pass per live memory (`pairs.Words`:
-every `\\w+` word of its title and body, lower-cased). At 10,000 memories of ~3 KB
-that pass makes ~4.5 million short strings, about a third of a report's time once the
-paired results (hygiene-cache.json) are gone. This cache keeps each set as numbers
-over a vocabulary, in `<index dir>/words.sqlite`, keyed by the file's content hash
-(the index's `files.hash`) and a digest of the source of every module between the
-file's bytes and the words (the word rule, the parser, the model, the index rows the
-text is read from) with git-memex's and Python's versions (Unicode's `\\w` and
+`health`'s pair passes start from one word pass per live memory (`pairs.WordIds`:
+every `\\w+` word of its title and body, lower-cased, as the ids of the words). At
+10,000 memories of ~3 KB that pass makes ~4.5 million short strings, about a third of
+a report's time once the paired results (hygiene-cache.json) are gone. This cache
+keeps each set as those ids (a kept set is read back as it is stored, a made one
+written as it is held) with their vocabulary, in `<index dir>/words.sqlite`, keyed by
+the file's content hash (the index's `files.hash`) and a digest of the source of every
+module between the file's bytes and the words (the word rule, the parser, the model,
+the index rows the text is read from) with git-memex's and Python's versions (Unicode's `\\w` and
 lower-casing): a set is only ever read back for the exact bytes and code it was made
 from. Made on first use, by the report that needed the sets (no index build pays for
 it); rows of files no longer live are dropped at the next write. Disposable: an
