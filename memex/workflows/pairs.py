@@ -26,7 +26,7 @@ import re
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence, Set
-from typing import Any, TypeVar
+from typing import TypeVar
 
 # A key held by more memories than this is common: it brings no pair.
 RARE = 32
@@ -87,12 +87,9 @@ class Words(_PairedTexts, dict[str, frozenset[str]]):
         return found
 
 
-def distinct_words(text: str) -> set[bytes] | set[str]:
-    """word_set(text) as a set: of the words' ASCII bytes when the text is ASCII (no
-    string made), else of the words."""
-    if text.isascii():
-        return set(text.encode().translate(_ASCII_WORDS).split())
-    return set(map(str.lower, _WORD.findall(text)))
+def distinct_words(text: str) -> set[str]:
+    """word_set(text) as a set (the word pass of pairs.WordIds)."""
+    return set(_words(text))
 
 
 # A word id's array code: 4 bytes each, native order.
@@ -110,7 +107,6 @@ class WordIds(_PairedTexts, dict[str, "array[int]"]):
     def __init__(self) -> None:
         super().__init__()
         self.ids: dict[str, int] = {}  # word -> id
-        self._ascii: dict[bytes, int] = {}  # an ASCII word's bytes -> id
         self.spelled: dict[int, str] = {}  # id -> word
         self.next_id = 0  # the next new word's id
 
@@ -118,7 +114,6 @@ class WordIds(_PairedTexts, dict[str, "array[int]"]):
         """Drop every set and word (a vocabulary read in part)."""
         self.clear()
         self.ids.clear()
-        self._ascii.clear()
         self.spelled.clear()
         self.next_id = 0
 
@@ -127,8 +122,6 @@ class WordIds(_PairedTexts, dict[str, "array[int]"]):
         for number, word in vocabulary:
             self.ids[word] = number
             self.spelled[number] = word
-            if word.isascii():
-                self._ascii[word.encode()] = number
             if number >= self.next_id:
                 self.next_id = number + 1
 
@@ -146,13 +139,13 @@ class WordIds(_PairedTexts, dict[str, "array[int]"]):
     def split(self, text: str) -> array[int]:
         """The ids of word_set(text)'s words (new words numbered)."""
         words = distinct_words(text)
-        known: dict[Any, int] = self._ascii if text.isascii() else self.ids
+        known = self.ids
         if len(words) > 1:  # one C call for all the lookups
             lookup = operator.itemgetter(*words)
             with contextlib.suppress(KeyError):  # a word seen first: numbered below
                 return array(ID_CODE, lookup(known))
         for word in words.difference(known):
-            self._number(word.decode() if isinstance(word, bytes) else word)
+            self._number(word)
         if len(words) > 1:
             return array(ID_CODE, lookup(known))
         return array(ID_CODE, map(known.__getitem__, words))
