@@ -121,3 +121,27 @@ def test_sets_made_while_another_process_numbered_words_are_kept_renumbered(
     back = word_cache.read(tmp_path, texts, ["h1", "h2", "o1", "o2", "m1", "m2"])
     assert [_spelled(back, t) for t in texts] == [pairs.word_set(t) for t in texts]
     assert len(back.spelled) == len(set().union(*map(pairs.word_set, texts)))
+
+
+def test_a_kept_set_naming_a_word_the_vocabulary_lacks_is_split_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged row (an id past the vocabulary, an id of a dropped word, a blob not a
+    whole number of ids) is not used: its text is split again, never read as other words."""
+    import sqlite3
+    from array import array
+
+    texts = ["alpha beta", "gamma delta", "epsilon zeta"]
+    hashes = ["h1", "h2", "h3"]
+    word_cache.read(tmp_path, texts, hashes)
+    with sqlite3.connect(tmp_path / word_cache.NAME) as conn:
+        ids = dict(conn.execute("SELECT word, id FROM vocab"))
+        past = array(pairs.ID_CODE, [ids["alpha"], max(ids.values()) + 7]).tobytes()
+        conn.execute("UPDATE word_sets SET ids = ? WHERE hash = 'h1'", (past,))
+        conn.execute("DELETE FROM vocab WHERE word = 'gamma'")  # h2 names a dropped word
+        conn.execute("UPDATE word_sets SET ids = ? WHERE hash = 'h3'", (b"abc",))
+    split = []
+    real = pairs.distinct_words
+    monkeypatch.setattr(pairs, "distinct_words", lambda text: split.append(text) or real(text))
+    got = word_cache.read(tmp_path, texts, hashes)
+    assert [_spelled(got, t) for t in texts] == [pairs.word_set(t) for t in texts]
+    assert sorted(split) == sorted(texts)

@@ -161,7 +161,9 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
                 with contextlib.suppress(OSError):
                     build.cut_back(index_dir / NAME)
     made: dict[str, array[int]] = {}
-    numbered = set(words.spelled)  # the ids a kept set may hold
+    # a kept set may hold the ids below next_id but those no word has (dropped words'):
+    # one comparison of its largest id, and a lookup of each only when there are such
+    unused = frozenset(range(words.next_id)).difference(words.spelled)
     total = len(texts)
     for done, (text, content_hash) in enumerate(zip(texts, hashes, strict=True), 1):
         if text not in words:
@@ -170,7 +172,8 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
             if blob is not None:
                 with contextlib.suppress(ValueError):
                     ids = array(_CODE, blob)
-            if ids is not None and numbered.issuperset(ids):
+            if ids is not None and (not ids or max(ids) < words.next_id) and (
+                    not unused or unused.isdisjoint(ids)):
                 dict.__setitem__(words, text, ids)
             else:  # not kept, or a damaged row: split the text (again)
                 made[content_hash] = words[text]
