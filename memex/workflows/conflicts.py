@@ -535,10 +535,14 @@ def rare_keys(sets: Sequence[Collection[Any]], rare: int = pairs.RARE,
             common.update(keys_of(word))
         else:
             few.add(word)
-    # each compound's pieces as the sets hold them (-1: a word no set holds)
-    compounds = [(pieces if words is None else frozenset(words.ids.get(p, -1) for p in pieces),
-                  more) for pieces, keys in _COMPOUNDS
-                 if (more := tuple(k for k in keys if k not in common))]
+    # each compound's pieces as the sets hold them; one with a piece no set holds is in
+    # no set (most: no set is then walked for them)
+    compounds: list[tuple[frozenset[Any], tuple[str, ...]]] = []
+    for pieces, given in _COMPOUNDS:
+        more = tuple(k for k in given if k not in common)
+        held = pieces if words is None else frozenset(words.ids.get(p, -1) for p in pieces)
+        if more and all(counts.get(piece) for piece in held):
+            compounds.append((held, more))
     wanted = frozenset(few).union(*(pieces for pieces, _ in compounds))
     out: list[set[str]] = []
     if not wanted:  # no rare word, no compound: no set holds a key that is not common
