@@ -110,7 +110,7 @@ def findings(memories: list[model.Memory], shared: bool = False) -> dict[str, ob
     home = store.Home("project", Path("/nowhere"))
     items = [store.Loaded(m, Path(f"/nowhere/{m.id}.md"), home) for m in memories]
     live = [i for i in items if i.memory.is_live]
-    words = pairs.Words() if shared else None
+    words = pairs.WordIds() if shared else None
     counts = pairs.counts(words[pairs.paired_text(i.memory.title, i.memory.body)]
                           for i in live) if words else None
     return {"duplicates": [list(p) for p in hygiene.duplicate_pairs(
@@ -228,7 +228,10 @@ def test_near_duplicates_are_the_alike_pairs_sharing_a_rare_word_or_both_small(
     found = hygiene.duplicate_pairs(items)
     assert {(a, b): score for a, b, score in found} == expected
     assert expected and lost and (small == 0 or ("S0", "S1") in expected)  # not empty
+    ids = pairs.WordIds()  # the word ids and their counts, as health gives them
+    id_counts = pairs.counts(ids[ids.text(i.memory.title, i.memory.body)] for i in items)
     for changed in items[::25] + items[-4:]:
         earlier = [p for p in found if changed.id not in p[:2]]
-        again = hygiene.update_duplicate_pairs(earlier, items, {changed.id}, counts=counts)
+        again = hygiene.update_duplicate_pairs(earlier, items, {changed.id}, words=ids,
+                                               counts=id_counts)
         assert {frozenset(p[:2]) for p in again} == {frozenset(p[:2]) for p in found}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def test_a_cold_health_reads_the_kept_word_sets(repo: Path,
     first = _cold_health(repo)  # makes and keeps every set
     assert (repo / ".git" / "memex" / word_cache.NAME).is_file()
     assert first["open_conflicts"] == 1 and first["rot_candidates"] >= 1
-    split = record_calls(monkeypatch, pairs, "_words")
+    split = record_calls(monkeypatch, pairs, "distinct_words")
     again = _cold_health(repo)
     assert split == [] and again == first  # nothing split again, the same report
     edited = Path(str(made[5]["path"]))
@@ -77,7 +78,7 @@ def test_another_code_version_or_a_damaged_cache_is_not_read(
         invoke_json("capture", "--tag", tag, text)
     first = _cold_health(repo)
     monkeypatch.setattr(word_cache, "rules_version", lambda: "another")
-    split = record_calls(monkeypatch, pairs, "_words")
+    split = record_calls(monkeypatch, pairs, "distinct_words")
     assert _cold_health(repo) == first and len(split) == len(TEXTS)  # all split again
     assert _cold_health(repo) == first and len(split) == len(TEXTS)  # kept for "another"
     (repo / ".git" / "memex" / word_cache.NAME).write_bytes(b"not a database" * 100)
@@ -101,15 +102,19 @@ def test_a_cold_health_makes_each_memory_s_paired_text_once(
     assert sorted(call.args[1] for call in made) == sorted(text for _, text in TEXTS)
 
 
-def test_shared_words_are_one_object_across_kept_and_made_sets(tmp_path: Path) -> None:
+def _spelled(words: pairs.WordIds, text: str) -> frozenset[str]:
+    return frozenset(words.spelled[n] for n in words[text])
+
+
+def test_kept_and_made_sets_number_their_words_alike(tmp_path: Path) -> None:
     texts = ["alpha beta gamma", "beta gamma delta", "gamma delta epsilon"]
     word_cache.read(tmp_path, texts[:2], ["h1", "h2"])
     words = word_cache.read(tmp_path, texts, ["h1", "h2", "h3"])  # two kept, one made
-    assert all(words[t] == pairs.word_set(t) for t in texts)
-    spelled = {w: w for w in words[texts[0]]}
-    assert all(spelled.get(w, w) is w for t in texts for w in words[t])
-    gammas = {id(w) for t in texts for w in words[t] if w == "gamma"}
-    assert len(gammas) == 1
+    assert all(_spelled(words, t) == pairs.word_set(t) for t in texts)
+    assert all(len(words[t]) == len(pairs.word_set(t)) for t in texts)  # each word once
+    assert len(words.spelled) == len(words.ids) == 5  # one id a word, kept or made
+    again = word_cache.read(tmp_path, texts, ["h1", "h2", "h3"])  # all three kept
+    assert [again[t] for t in texts] == [words[t] for t in texts]
 
 
 def _traces(index_dir: Path, word: bytes) -> list[str]:
@@ -169,22 +174,21 @@ def test_a_cache_started_over_while_read_is_not_paired_with_another_vocabulary(
     hashes = ["h1", "h2", "h3"]
     word_cache.read(tmp_path, texts, hashes)
     real_version = word_cache.rules_version
-    share = pairs.Words.share
+    know = pairs.WordIds.know
     interleaved: list[bool] = []
 
-    def interleaving(self: pairs.Words, words: object) -> list[str]:
-        out = share(self, words)  # type: ignore[arg-type]
+    def interleaving(self: pairs.WordIds, words: Iterable[tuple[int, str]]) -> None:
+        know(self, words)
         if not interleaved:
             interleaved.append(True)
             monkeypatch.setattr(word_cache, "rules_version", lambda: "other-version")
             word_cache.read(tmp_path, texts[::-1], hashes[::-1])
             monkeypatch.setattr(word_cache, "rules_version", real_version)
-        return out
 
-    monkeypatch.setattr(pairs.Words, "share", interleaving)
+    monkeypatch.setattr(pairs.WordIds, "know", interleaving)
     got = word_cache.read(tmp_path, texts, hashes)
     assert interleaved
-    assert [got[t] for t in texts] == [pairs.word_set(t) for t in texts]
+    assert [_spelled(got, t) for t in texts] == [pairs.word_set(t) for t in texts]
 
 
 def test_a_cache_of_another_layout_is_made_again(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain, compress
+from typing import Any
 
 from memex.core import gcpause, model
 from memex.storage.sources import of_sources
@@ -435,7 +436,8 @@ class Entry:
     paths: tuple[str, ...]
 
     @classmethod
-    def of(cls, memory: model.Memory, words: pairs.Words | None = None) -> Entry:
+    def of(cls, memory: model.Memory, words: pairs.Words | pairs.WordIds | None = None
+           ) -> Entry:
         """MEMORY's entry; with WORDS, its text is the one WORDS made (Words.text)."""
         text = (words.text(memory.title, memory.body) if words is not None
                 else pairs.paired_text(memory.title, memory.body))
@@ -508,37 +510,56 @@ def pair_keys(words: frozenset[str]) -> set[str]:
     return keys
 
 
-def rare_keys(sets: Sequence[frozenset[str]], rare: int = pairs.RARE,
-              counts: Counter[str] | None = None) -> list[set[str]]:
+def _keys_by_id(spelled: dict[int, str], number: int) -> tuple[str, ...]:
+    return _WORD_KEYS[spelled[number]]
+
+
+def rare_keys(sets: Sequence[Collection[Any]], rare: int = pairs.RARE,
+              counts: Counter[Any] | None = None, words: pairs.WordIds | None = None
+              ) -> list[set[str]]:
     """`pair_keys` of each word set less the keys more than `rare` of the sets hold: all
     that `pairs.rare_pairs` looks at. A key is held at least as often as any word that
     gives it, so the keys of a word in more than `rare` sets are common: they are
     looked up once for the whole store, and each set looks up only its rare words.
-    `counts`: pairs.counts(sets) when the caller has it."""
+    SETS hold words, or with WORDS the ids of words.spelled (each once); `counts`:
+    pairs.counts(sets) when the caller has it."""
     if counts is None:
         counts = pairs.counts(sets)
+    keys_of: Callable[[Any], tuple[str, ...]] = _WORD_KEYS.__getitem__
+    if words is not None:
+        keys_of = functools.partial(_keys_by_id, words.spelled)
     common: set[str] = set()
-    few: set[str] = set()  # the words of at most `rare` sets
+    few: set[Any] = set()  # the words of at most `rare` sets
     for word, count in counts.items():
         if count > rare:
-            common.update(_WORD_KEYS[word])
+            common.update(keys_of(word))
         else:
             few.add(word)
-    compounds = [(pieces, more) for pieces, keys in _COMPOUNDS
-                 if (more := tuple(k for k in keys if k not in common))]
+    # each compound's pieces as the sets hold them; one with a piece no set holds is in
+    # no set (most: no set is then walked for them)
+    compounds: list[tuple[frozenset[Any], tuple[str, ...]]] = []
+    for pieces, given in _COMPOUNDS:
+        more = tuple(k for k in given if k not in common)
+        held = pieces if words is None else frozenset(words.ids.get(p, -1) for p in pieces)
+        if more and all(counts.get(piece) for piece in held):
+            compounds.append((held, more))
+    wanted = frozenset(few).union(*(pieces for pieces, _ in compounds))
     out: list[set[str]] = []
-    for words in sets:
-        keys = set(chain.from_iterable(map(_WORD_KEYS.__getitem__, few.intersection(words))))
+    if not wanted:  # no rare word, no compound: no set holds a key that is not common
+        return [set() for _ in sets]
+    for found in sets:
+        held = wanted.intersection(found)  # one pass over the set: its rare words and pieces
+        keys = set(chain.from_iterable(map(keys_of, few.intersection(held))))
         for pieces, more in compounds:
-            if pieces <= words:
+            if pieces <= held:
                 keys.update(more)
         keys -= common
         out.append(keys)
     return out
 
 
-def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
-         progress: pairs.Progress | None = None, counts: Counter[str] | None = None
+def find(memories: Iterable[model.Memory], words: pairs.WordIds | None = None,
+         progress: pairs.Progress | None = None, counts: Counter[int] | None = None
          ) -> list[Contradiction]:
     """Every contradicting pair among `memories` (pass live ones), oldest id first.
 
@@ -547,10 +568,10 @@ def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
     store of thousands of memories is never compared pair by pair; each memory's
     features are extracted once, and only for memories in a candidate pair.
     `progress` (done, total) follows the comparison of the candidate pairs; `counts`
-    is pairs.counts of the live memories' word sets when the caller has it.
+    is pairs.counts of the live memories' word ids when the caller has it.
     """
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
-    words = words if words is not None else pairs.Words()
+    words = words if words is not None else pairs.WordIds()
     found = among([Entry.of(m, words) for m in live], live.__getitem__, words=words,
                   progress=progress, counts=counts)
     found.sort(key=lambda c: (c.a, c.b))
@@ -558,26 +579,26 @@ def find(memories: Iterable[model.Memory], words: pairs.Words | None = None,
 
 
 def among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
-          focus: Collection[str] | None = None, words: pairs.Words | None = None,
+          focus: Collection[str] | None = None, words: pairs.WordIds | None = None,
           cache: dict[str, Features] | None = None,
-          progress: pairs.Progress | None = None, counts: Counter[str] | None = None
+          progress: pairs.Progress | None = None, counts: Counter[int] | None = None
           ) -> list[Contradiction]:
     """The contradicting candidate pairs among `entries` (live memories; `load(i)`
     gives entry i's memory): with `focus` (ids), only pairs with one of those, each
     as (focus id, other id); else every pair as (older id, newer id). `cache` keeps
     features by id for a caller that asks again about the same memories; `counts` is
-    pairs.counts of the entries' word sets when the caller has it."""
+    pairs.counts of the entries' word ids when the caller has it."""
     with gcpause.paused():
-        return _among(entries, load, focus, words if words is not None else pairs.Words(),
+        return _among(entries, load, focus, words if words is not None else pairs.WordIds(),
                       cache if cache is not None else {}, progress, counts)
 
 
 def _among(entries: Sequence[Entry], load: Callable[[int], model.Memory],
-           focus: Collection[str] | None, words: pairs.Words, cache: dict[str, Features],
-           progress: pairs.Progress | None, counts: Counter[str] | None
+           focus: Collection[str] | None, words: pairs.WordIds, cache: dict[str, Features],
+           progress: pairs.Progress | None, counts: Counter[int] | None
            ) -> list[Contradiction]:
     rare = pairs.RARE
-    keys = rare_keys([words[e.text] for e in entries], rare, counts)
+    keys = rare_keys([words[e.text] for e in entries], rare, counts, words)
     where = [gates(e.tags, e.paths) for e in entries]
     chosen = None if focus is None else {i for i, e in enumerate(entries) if e.id in focus}
     candidates = sorted(pairs.rare_pairs(keys, where, chosen, rare))
@@ -663,12 +684,12 @@ def against(memory: model.Memory, others: Iterable[model.Memory],
 
 
 def update(previous: Sequence[Contradiction], memories: Iterable[model.Memory],
-           touched: set[str], words: pairs.Words | None = None) -> list[Contradiction]:
+           touched: set[str], words: pairs.WordIds | None = None) -> list[Contradiction]:
     """`find` for the same memories, given its earlier result and which ids changed:
     the pairs with a changed memory are found again, the others kept."""
     live = [m for m in memories if m.status in model.LIVE_STATUSES]
     out = [c for c in previous if c.a not in touched and c.b not in touched]
-    words = words if words is not None else pairs.Words()
+    words = words if words is not None else pairs.WordIds()
     for found in among([Entry.of(m, words) for m in live], live.__getitem__, focus=touched,
                        words=words):
         a, b = sorted((found.a, found.b))

@@ -16,8 +16,9 @@ import math
 import operator
 import re
 import unicodedata
+from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # health writes nothing: the writer (and its secret rules) lo
 
 AccessStats = dict[str, tuple[int, str]]
 Key = TypeVar("Key")
+Word = TypeVar("Word", bound=Hashable)  # a word, or its id (pairs.WordIds)
 
 # Operations in the usage log that are not a person or agent reading a memory.
 # what counts as using a memory for its strength: reading it, not listing or writing it
@@ -196,8 +198,8 @@ def near_duplicates(texts: Sequence[str], threshold: float = NEAR_DUPLICATE,
         return _near_duplicates([texts_words[t] for t in texts], threshold, counts)
 
 
-def _near_duplicates(sets: Sequence[frozenset[str]], threshold: float,
-                     counts: Counter[str] | None) -> list[tuple[int, int, float]]:
+def _near_duplicates(sets: Sequence[frozenset[Word]], threshold: float,
+                     counts: Counter[Word] | None) -> list[tuple[int, int, float]]:
     # A prefix join with k shared words. Words are ranked rarest first (any fixed order
     # is exact; the rarest keep postings short). Sets x, y (|y| <= |x|) whose overlap
     # reaches a = ceil(t/(1+t)(|x|+|y|)) hold their first k common words (k <= a) within
@@ -352,12 +354,12 @@ def offerable(items: Sequence[store.Loaded]) -> list[store.Loaded]:
     return [i for i in items if i.memory.is_live and not i.memory.pinned]
 
 
-def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.Words | None = None,
-                    counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
+def duplicate_pairs(live: Sequence[store.Loaded], words: pairs.WordIds | None = None,
+                    counts: Counter[int] | None = None) -> list[tuple[str, str, float]]:
     """(id, id, jaccard) of near-duplicates within each scope: the pairs at least
     NEAR_DUPLICATE alike that `is_candidate` lets through (`counts`: pairs.counts of
-    their word sets or of more, when the caller has it)."""
-    texts = words if words is not None else pairs.Words()
+    their word ids or of more, when the caller has it)."""
+    texts = words if words is not None else pairs.WordIds()
     sets = [texts[texts.text(i.memory.title, i.memory.body)] for i in live]
     if counts is None:
         counts = pairs.counts(sets)
@@ -378,15 +380,15 @@ def _prefix_size(size: int, threshold: float = NEAR_DUPLICATE) -> int:
     return size - math.ceil(threshold * size - _SLACK) + 1
 
 
-def is_candidate(x: frozenset[str], y: frozenset[str], rare: frozenset[str]) -> bool:
+def is_candidate(x: frozenset[Word], y: frozenset[Word], rare: frozenset[Word]) -> bool:
     """Whether `duplicate_pairs` finds two word sets at least NEAR_DUPLICATE alike: they
     share a rare word (held by at most pairs.RARE of the memories), or both have at
     most SMALL words. Lost: two larger sets alike only in words many memories hold."""
     return (len(x) <= SMALL and len(y) <= SMALL) or not rare.isdisjoint(x & y)
 
 
-def _candidate_duplicates(sets: Sequence[frozenset[str]], rare: frozenset[str],
-                          counts: Counter[str], threshold: float = NEAR_DUPLICATE
+def _candidate_duplicates(sets: Sequence[Collection[int]], rare: frozenset[int],
+                          counts: Counter[int], threshold: float = NEAR_DUPLICATE
                           ) -> list[tuple[int, int, float]]:
     # The pairs sharing a rare word come from its holders (at most pairs.RARE each: the
     # count of pairs grows with the store, not its square). Two sets alike enough share
@@ -396,12 +398,13 @@ def _candidate_duplicates(sets: Sequence[frozenset[str]], rare: frozenset[str],
     # word in its prefix holds all its rare words there: each set is a holder of its
     # prefix's rare words only. The small sets with a common word in their prefix go
     # through the exact prefix join among themselves (their prefixes are a few words).
-    holders: dict[str, list[int]] = {}
+    # SETS hold word ids, each once (pairs.WordIds): a set is made only of those compared.
+    holders: dict[int, list[int]] = {}
     small: list[int] = []
     for i, words in enumerate(sets):
-        held = rare.intersection(words)
+        held = rare.intersection(words) if rare else frozenset()
         prefix = _prefix_size(len(words))
-        leading: Iterable[str] = held
+        leading: Iterable[int] = held
         if len(held) > prefix:
             leading = sorted(held, key=lambda word: (counts[word], word))[:prefix]
         elif len(words) <= SMALL and len(held) < prefix:
@@ -409,19 +412,23 @@ def _candidate_duplicates(sets: Sequence[frozenset[str]], rare: frozenset[str],
         for word in leading:
             holders.setdefault(word, []).append(i)
     found: dict[tuple[int, int], float] = {}
-    for x, y, score in _near_duplicates([sets[i] for i in small], threshold, counts):
+    for x, y, score in _near_duplicates([frozenset(sets[i]) for i in small], threshold,
+                                        counts):
         found[(small[x], small[y])] = score
     candidates: set[tuple[int, int]] = set()
     for members in holders.values():
         for at, first in enumerate(members):
             candidates.update((first, second) for second in members[at + 1:])
+    made: dict[int, frozenset[int]] = {}
     for i, j in candidates - found.keys():
-        mine, theirs = sets[i], sets[j]
-        size, other_size = len(mine), len(theirs)
+        size, other_size = len(sets[i]), len(sets[j])
         if (size if size < other_size else other_size) < threshold * (
                 other_size if size < other_size else size):
             continue  # jaccard <= smaller / larger size
-        shared = len(mine & theirs)
+        mine = made.get(i)
+        if mine is None:
+            mine = made[i] = frozenset(sets[i])
+        shared = len(mine.intersection(sets[j]))
         score = shared / (size + other_size - shared)
         if score >= threshold:
             found[(i, j)] = score
@@ -432,23 +439,30 @@ def _candidate_duplicates(sets: Sequence[frozenset[str]], rare: frozenset[str],
 
 def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
                            live: Sequence[store.Loaded], touched: set[str],
-                           threshold: float = NEAR_DUPLICATE, words: pairs.Words | None = None,
-                           counts: Counter[str] | None = None
+                           threshold: float = NEAR_DUPLICATE,
+                           words: pairs.WordIds | None = None, counts: Counter[int] | None = None
                            ) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` for the same memories, given its earlier result and which ids
     changed: only pairs with a changed memory are compared again (those `is_candidate`
     lets through; `counts` as for duplicate_pairs)."""
     out = [p for p in previous if p[0] not in touched and p[1] not in touched]
     last = {i.id: i for i in live}  # a duplicated id: its last copy's words, as ever
-    texts = words if words is not None else pairs.Words()
+    texts = words if words is not None else pairs.WordIds()
     if counts is None:
         counts = pairs.counts(texts[texts.text(i.memory.title, i.memory.body)] for i in live)
     rare = frozenset(word for word, count in counts.items() if count <= pairs.RARE)
+    made: dict[str, frozenset[int]] = {}
 
-    def words_of(memory_id: str) -> frozenset[str]:
-        # only the memories compared: those in a changed one's scope
+    def ids_of(memory_id: str) -> array[int]:
         memory = last[memory_id].memory
         return texts[texts.text(memory.title, memory.body)]
+
+    def words_of(memory_id: str) -> frozenset[int]:
+        # a set only of the memories compared (in a changed one's scope, of a size alike)
+        found = made.get(memory_id)
+        if found is None:
+            found = made[memory_id] = frozenset(ids_of(memory_id))
+        return found
 
     done: set[str] = set()
     for item in live:
@@ -460,12 +474,12 @@ def update_duplicate_pairs(previous: Sequence[tuple[str, str, float]],
             if other.id == item.id or other.id in done or other.memory.scope != \
                     item.memory.scope:
                 continue
-            theirs = words_of(other.id)
-            other_size = len(theirs)
+            other_size = len(ids_of(other.id))
             # jaccard <= smaller / larger size: a pair too unequal in size cannot reach it
             if (size if size < other_size else other_size) < threshold * (
                     other_size if size < other_size else size):
                 continue
+            theirs = words_of(other.id)
             union = mine | theirs
             if union and len(mine & theirs) / len(union) >= threshold and is_candidate(
                     mine, theirs, rare):
@@ -621,14 +635,14 @@ def _conflicts_of(data: list[dict[str, Any]]) -> list[conflicts.Contradiction]:
                                bool(c["acknowledged"])) for c in data]
 
 
-def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.Words | None = None,
-                      counts: Counter[str] | None = None) -> list[tuple[str, str, float]]:
+def cached_duplicates(snap: hygiene_cache.HygieneCache, words: pairs.WordIds | None = None,
+                      counts: Counter[int] | None = None) -> list[tuple[str, str, float]]:
     """`duplicate_pairs` of the snapshot's offerable memories, from its cache when it can."""
     duplicates = snap.cached("duplicates")
     if duplicates is None:
         live = offerable(snap.items)
         if counts is None:  # rarity among all live memories, as health counts it
-            words = words if words is not None else pairs.Words()
+            words = words if words is not None else pairs.WordIds()
             counts = pairs.counts(words[words.text(i.memory.title, i.memory.body)]
                                   for i in snap.items
                                   if i.memory.is_live)
@@ -659,12 +673,12 @@ def health(ws: Workspace, stats: AccessStats | None = None,
 
 
 def _read_words(ws: Workspace, items: Sequence[store.Loaded], hashes: Sequence[str],
-                progress: PassProgress | None) -> pairs.Words:
+                progress: PassProgress | None) -> pairs.WordIds:
     """Every item's word set (hashes[n]: items[n]'s file content hash), once: both
     pairwise checks read them. Those kept by an earlier report are read back
     (word_cache), the others split and kept."""
     reading = None if progress is None else functools.partial(progress, READING)
-    words = pairs.Words()
+    words = pairs.WordIds()
     return word_cache.read(ws.index_dir, [words.text(i.memory.title, i.memory.body)
                                           for i in items], hashes, reading, words)
 
@@ -689,8 +703,8 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     # Each live item's retention once: the report's states and clean's disuse test.
     marks = retentions((i.memory for i in live), stats, now)
     states = Counter(r.state for r in marks.values())
-    words = pairs.Words()
-    counts: Counter[str] | None = None  # of the live memories' words: both passes use it
+    words = pairs.WordIds()
+    counts: Counter[int] | None = None  # of the live memories' words: both passes use it
     if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
         words = _read_words(ws, live, live_hashes, progress)
         counts = pairs.counts(words[words.text(i.memory.title, i.memory.body)]

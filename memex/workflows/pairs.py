@@ -3,7 +3,9 @@
 Near-duplicates (`hygiene`) and contradictions (`conflicts`) compare memories two
 by two; comparing every pair of a store grows with the square of its size. Both
 start from one word pass per memory, `word_set` (every `\\w+` word, lower-cased),
-kept in a `Words` cache so that a report running both checks reads each text once.
+kept for the report so that a report running both checks reads each text once: as the
+ids of its words (`WordIds`: health, clean, conflicts; the word cache keeps the ids), or
+as a set of the words (`Words`: a few new memories against a base, basepairs).
 
 Contradictions then go through `rare_pairs`: two memories are compared only when
 they share a gate (a tag, or the top folder of their paths) and a rare key, one that
@@ -18,9 +20,13 @@ exactly: `hygiene.is_candidate`).
 
 from __future__ import annotations
 
+import contextlib
+import operator
 import re
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Sequence, Set
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence, Set
+from typing import TypeVar
 
 # A key held by more memories than this is common: it brings no pair.
 RARE = 32
@@ -44,17 +50,11 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(_words(text))
 
 
-class Words(dict[str, frozenset[str]]):
-    """text -> word_set(text), filled on first sight: one word pass per text for every
-    check of one report (keep it for the report only: it holds the texts).
-
-    Every set holds one string object per word for all the texts (the first seen): a
-    store's sets then share a few thousand words instead of millions of copies, and the
-    counts, rank lookups and intersections over them compare words by identity."""
+class _PairedTexts:
+    """paired_text(title, body), made once per report (`text`)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._spelling: dict[str, str] = {}  # word -> its one object
         self._texts: dict[tuple[str, str], str] = {}  # (title, body) -> its paired text
 
     def text(self, title: str, body: str) -> str:
@@ -68,20 +68,91 @@ class Words(dict[str, frozenset[str]]):
             found = self._texts[key] = paired_text(title, body)
         return found
 
+
+class Words(_PairedTexts, dict[str, frozenset[str]]):
+    """text -> word_set(text), filled on first sight: one word pass per text for every
+    check of one report (keep it for the report only: it holds the texts).
+
+    Every set holds one string object per word for all the texts (the first seen): a
+    store's sets then share a few thousand words instead of millions of copies, and the
+    counts, rank lookups and intersections over them compare words by identity."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._spelling: dict[str, str] = {}  # word -> its one object
+
     def __missing__(self, text: str) -> frozenset[str]:
         words = _words(text)  # one set of them, of the shared objects (~15% less work)
         found = self[text] = frozenset(map(self._spelling.setdefault, words, words))
         return found
 
-    def share(self, words: Iterable[str]) -> list[str]:
-        """The one object of each of WORDS (made theirs when new): sets built of them
-        elsewhere (a kept word set) share the objects of the sets made here."""
-        spellings = list(words)
-        return list(map(self._spelling.setdefault, spellings, spellings))
 
-    def spelled(self) -> list[str]:
-        """Every word of the sets made or shared here, once, in the order first seen."""
-        return list(self._spelling)
+def distinct_words(text: str) -> set[str]:
+    """word_set(text) as a set (the word pass of pairs.WordIds)."""
+    return set(_words(text))
+
+
+# A word id's array code: 4 bytes each, native order.
+ID_CODE = "I"
+
+
+class WordIds(_PairedTexts, dict[str, "array[int]"]):
+    """text -> its word set as the ids of its words (an array: ~0.8 KB for the ~210
+    words of a 3 KB memory, where a frozenset of the words is ~8.4 KB), over one
+    vocabulary (`spelled`: id -> word), filled on first sight: the pair passes of a
+    report (counts, rare words, candidate pairs) work on the ids, and only the sets
+    they compare are made (`frozen`). Keep it for the report only: it holds the texts.
+    A word's id is the word cache's when the vocabulary came from it (word_cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: dict[str, int] = {}  # word -> id
+        self.spelled: dict[int, str] = {}  # id -> word
+        self.next_id = 0  # the next new word's id
+
+    def forget(self) -> None:
+        """Drop every set and word (a vocabulary read in part)."""
+        self.clear()
+        self.ids.clear()
+        self.spelled.clear()
+        self.next_id = 0
+
+    def know(self, vocabulary: Iterable[tuple[int, str]]) -> None:
+        """Take these (id, word) as the ids of those words (a kept vocabulary)."""
+        for number, word in vocabulary:
+            self.ids[word] = number
+            self.spelled[number] = word
+            if number >= self.next_id:
+                self.next_id = number + 1
+
+    def _number(self, word: str) -> int:
+        found = self.ids.get(word)
+        if found is None:
+            found = self.next_id
+            self.know(((found, word),))
+        return found
+
+    def __missing__(self, text: str) -> array[int]:
+        found = self[text] = self.split(text)
+        return found
+
+    def split(self, text: str) -> array[int]:
+        """The ids of word_set(text)'s words (new words numbered)."""
+        words = distinct_words(text)
+        known = self.ids
+        if len(words) > 1:  # one C call for all the lookups
+            lookup = operator.itemgetter(*words)
+            with contextlib.suppress(KeyError):  # a word seen first: numbered below
+                return array(ID_CODE, lookup(known))
+        for word in words.difference(known):
+            self._number(word)
+        if len(words) > 1:
+            return array(ID_CODE, lookup(known))
+        return array(ID_CODE, map(known.__getitem__, words))
+
+    def frozen(self, text: str) -> frozenset[int]:
+        """The ids of TEXT's words as a set (for the sets a pass compares)."""
+        return frozenset(self[text])
 
 
 def paired_text(title: str, body: str) -> str:
@@ -93,9 +164,12 @@ def paired_text(title: str, body: str) -> str:
 Progress = Callable[[int, int], None]
 
 
-def counts(sets: Iterable[Set[str]]) -> Counter[str]:
-    """How many of the sets hold each word (or key)."""
-    found: Counter[str] = Counter()
+Word = TypeVar("Word", bound=Hashable)
+
+
+def counts(sets: Iterable[Iterable[Word]]) -> Counter[Word]:
+    """How many of the sets (of words, keys or word ids: each once) hold each."""
+    found: Counter[Word] = Counter()
     for words in sets:
         found.update(words)
     return found

@@ -1,13 +1,14 @@
 """Each memory's word set, kept beside the index for the next `health` (issue 18).
 
-`health`'s pair passes start from one word pass per live memory (`pairs.Words`:
-every `\\w+` word of its title and body, lower-cased). At 10,000 memories of ~3 KB
-that pass makes ~4.5 million short strings, about a third of a report's time once the
-paired results (hygiene-cache.json) are gone. This cache keeps each set as numbers
-over a vocabulary, in `<index dir>/words.sqlite`, keyed by the file's content hash
-(the index's `files.hash`) and a digest of the source of every module between the
-file's bytes and the words (the word rule, the parser, the model, the index rows the
-text is read from) with git-memex's and Python's versions (Unicode's `\\w` and
+`health`'s pair passes start from one word pass per live memory (`pairs.WordIds`:
+every `\\w+` word of its title and body, lower-cased, as the ids of the words). At
+10,000 memories of ~3 KB that pass makes ~4.5 million short strings, about a third of
+a report's time once the paired results (hygiene-cache.json) are gone. This cache
+keeps each set as those ids (a kept set is read back as it is stored, a made one
+written as it is held) with their vocabulary, in `<index dir>/words.sqlite`, keyed by
+the file's content hash (the index's `files.hash`) and a digest of the source of every
+module between the file's bytes and the words (the word rule, the parser, the model,
+the index rows the text is read from) with git-memex's and Python's versions (Unicode's `\\w` and
 lower-casing): a set is only ever read back for the exact bytes and code it was made
 from. Made on first use, by the report that needed the sets (no index build pays for
 it); rows of files no longer live are dropped at the next write. Disposable: an
@@ -17,7 +18,6 @@ unreadable or busy cache is ignored and the words are split again.
 from __future__ import annotations
 
 import contextlib
-import operator
 import sys
 from array import array
 from collections.abc import Callable, Sequence
@@ -35,7 +35,7 @@ NAME = "words.sqlite"
 _RULE_MODULES = ("memex.workflows.pairs", "memex.workflows.hygiene", "memex.core.frontmatter",
                  "memex.core.model", "memex.storage.store", "memex.index.build",
                  "memex.index.bodies", __name__)
-_CODE = "I"  # word ids: 4 bytes each, native order (the cache never leaves this machine)
+_CODE = pairs.ID_CODE  # word ids: native order (the cache never leaves this machine)
 
 Progress = Callable[[int, int], None]
 
@@ -107,21 +107,19 @@ def _connect(index_dir: Path) -> sqlite3.Connection:
     return conn
 
 
-def _read_kept(conn: sqlite3.Connection, words: pairs.Words,
-               version: str) -> tuple[dict[int, str], dict[str, bytes]]:
-    """The vocabulary and the kept sets, read in one read transaction: a process that
-    starts the cache over meanwhile cannot pair sets with another vocabulary."""
+def _read_kept(conn: sqlite3.Connection, words: pairs.WordIds,
+               version: str) -> dict[str, bytes]:
+    """The kept sets, their vocabulary given to WORDS, read in one read transaction: a
+    process that starts the cache over meanwhile cannot pair sets with another
+    vocabulary."""
     conn.execute("BEGIN")
     try:
         layout = _layout(conn)
-        vocab: dict[int, str] = {}
         kept: dict[str, bytes] = {}
         if layout == _LAYOUT:
             row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
             if row is not None and row[0] == version:
-                rows = conn.execute("SELECT id, word FROM vocab").fetchall()
-                vocab = dict(zip((n for n, _ in rows), words.share(w for _, w in rows),
-                                 strict=True))
+                words.know(conn.execute("SELECT id, word FROM vocab").fetchall())
                 kept = dict(conn.execute("SELECT hash, ids FROM word_sets"))
         conn.execute("COMMIT")
     except BaseException:
@@ -130,27 +128,29 @@ def _read_kept(conn: sqlite3.Connection, words: pairs.Words,
         raise
     if layout != _LAYOUT:
         _make_tables(conn)
-    return vocab, kept
+    return kept
 
 
 def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
-         progress: Progress | None = None, words: pairs.Words | None = None) -> pairs.Words:
-    """`pairs.Words` (WORDS, or a new one) holding the word set of every text (texts[n]
-    is the title and body of the file whose content hash is hashes[n]): the kept ones
-    read back, the others split and kept for the next report."""
+         progress: Progress | None = None, words: pairs.WordIds | None = None
+         ) -> pairs.WordIds:
+    """`pairs.WordIds` (WORDS, or a new one; one that numbered no word yet takes the
+    cache's numbers) holding the word ids of every text (texts[n] is the title and body
+    of the file whose content hash is hashes[n]): the kept ones read back as they are,
+    the others split and kept for the next report."""
     import sqlite3
 
-    words = words if words is not None else pairs.Words()
+    words = words if words is not None else pairs.WordIds()
     version = rules_version()
     conn = None
-    vocab: dict[int, str] = {}
     kept: dict[str, bytes] = {}
-    if version is not None:
+    if version is not None and not words.spelled:
         try:
             conn = _connect(index_dir)
-            vocab, kept = _read_kept(conn, words, version)
+            kept = _read_kept(conn, words, version)
         except (sqlite3.Error, OSError) as exc:
-            vocab, kept = {}, {}
+            kept = {}
+            words.forget()  # nothing of a vocabulary read in part
             if conn is not None:
                 conn.close()
             conn = None
@@ -160,19 +160,23 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
 
                 with contextlib.suppress(OSError):
                     build.cut_back(index_dir / NAME)
-    made: dict[str, frozenset[str]] = {}
-    spelled = vocab.__getitem__
+    made: dict[str, array[int]] = {}
+    # a kept set may hold the ids below next_id but those no word has (dropped words'):
+    # one comparison of its largest id, and a lookup of each only when there are such
+    unused = frozenset(range(words.next_id)).difference(words.spelled)
     total = len(texts)
     for done, (text, content_hash) in enumerate(zip(texts, hashes, strict=True), 1):
         if text not in words:
-            ids = kept.get(content_hash)
-            if ids is None:
+            blob = kept.get(content_hash)
+            ids = None
+            if blob is not None:
+                with contextlib.suppress(ValueError):
+                    ids = array(_CODE, blob)
+            if ids is not None and (not ids or max(ids) < words.next_id) and (
+                    not unused or unused.isdisjoint(ids)):
+                dict.__setitem__(words, text, ids)
+            else:  # not kept, or a damaged row: split the text (again)
                 made[content_hash] = words[text]
-            else:
-                try:
-                    dict.__setitem__(words, text, frozenset(map(spelled, array(_CODE, ids))))
-                except (KeyError, ValueError):  # a damaged row: split the text again
-                    made[content_hash] = words[text]
         if progress is not None and (done % 256 == 0 or done == total):
             progress(done, total)
     if conn is not None:
@@ -181,17 +185,13 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
     return words
 
 
-def _encode(found: frozenset[str], ids: dict[str, int]) -> bytes:
-    if len(found) > 1:  # one C call for all the lookups
-        return array(_CODE, operator.itemgetter(*found)(ids)).tobytes()
-    return array(_CODE, map(ids.__getitem__, found)).tobytes()
-
-
-def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words,
-          made: dict[str, frozenset[str]], gone: set[str]) -> None:
-    """Store the sets made (numbering their new words: those of `words` not numbered
-    yet) and drop the rows of files no longer read with every word no kept set uses
-    any more (a deleted memory's words leave the file), in one write transaction."""
+def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.WordIds,
+          made: dict[str, array[int]], gone: set[str]) -> None:
+    """Store the sets made (numbering their new words: those of `words` the cache has
+    not numbered yet) and drop the rows of files no longer read with every word no kept
+    set uses any more (a deleted memory's words leave the file), in one write
+    transaction. A set is written as it is when the cache numbers its words as `words`
+    does (no other process wrote meanwhile: the usual case), else renumbered."""
     import sqlite3
 
     if not made and not gone:
@@ -206,9 +206,12 @@ def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.Words,
         ids = {w: n for n, w in conn.execute("SELECT id, word FROM vocab")}
         first = max(ids.values(), default=-1) + 1  # ids of dropped words are not reused
         new = [(first + n, word) for n, word in enumerate(
-            word for word in words.spelled() if word not in ids)]
+            word for _, word in sorted(words.spelled.items()) if word not in ids)]
         ids.update((word, n) for n, word in new)  # every word of every set made
-        rows = [(content_hash, _encode(found, ids)) for content_hash, found in made.items()]
+        moved = {mine: ids[word] for mine, word in words.spelled.items() if ids[word] != mine}
+        rows = [(content_hash, (array(_CODE, [moved.get(n, n) for n in found])
+                                if moved else found).tobytes())
+                for content_hash, found in made.items()]
         conn.executemany("INSERT INTO vocab (id, word) VALUES (?, ?)", new)
         conn.executemany("INSERT OR REPLACE INTO word_sets (hash, ids) VALUES (?, ?)", rows)
         if gone:
