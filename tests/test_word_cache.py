@@ -251,3 +251,65 @@ def test_the_caches_name_their_code_by_one_digest_of_its_source(tmp_path: Path) 
     finally:
         del sys.modules[gone.__name__]
     assert word_cache.rules_version() is word_cache.rules_version()  # taken once
+
+
+def test_a_kept_row_repeating_ids_is_split_again(tmp_path: Path) -> None:
+    """A damaged row holding an id twice is not a set: read as it is, the word would be
+    counted twice for one memory and every set size inflated (review35A D1)."""
+    text = "alpha beta gamma"
+    word_cache.read(tmp_path, [text], ["h1"])
+    with contextlib.closing(sqlite3.connect(tmp_path / word_cache.NAME)) as conn, conn:
+        (blob,) = conn.execute("SELECT ids FROM word_sets WHERE hash = 'h1'").fetchone()
+        conn.execute("UPDATE word_sets SET ids = ? WHERE hash = 'h1'", (blob + blob,))
+    words = word_cache.read(tmp_path, [text], ["h1"])
+    got = list(words[text])
+    assert len(got) == len(set(got)) == 3, got
+    assert {words.spelled[n] for n in got} == pairs.word_set(text)
+
+
+def test_health_with_a_kept_row_repeating_ids_finds_what_it_found(repo: Path) -> None:
+    body = ("Deploy the zyxqwv service with blue green rollout and check the quorumfoo "
+            "dashboards before switching traffic over to the new pool")
+    invoke_json("capture", "--tag", "ops", body)
+    invoke_json("capture", "--tag", "ops", body + " today")
+    first = _cold_health(repo)
+    with contextlib.closing(sqlite3.connect(repo / ".git" / "memex" / word_cache.NAME)
+                            ) as conn, conn:
+        for content_hash, blob in conn.execute("SELECT hash, ids FROM word_sets").fetchall():
+            conn.execute("UPDATE word_sets SET ids = ? WHERE hash = ?",
+                         (blob + blob, content_hash))
+    assert _cold_health(repo) == first
+
+
+def test_reading_the_cache_costs_its_vocabulary_not_its_largest_id(tmp_path: Path) -> None:
+    """Ids are not reused, so the largest may be far past the words held (a long-lived
+    store's dropped words, or a damaged row): reading must not cost that range
+    (review35A D3: a set of 3,000,000 ints, ~360 MB traced, for 6 words)."""
+    import tracemalloc
+
+    texts = ["alpha beta gamma", "beta gamma delta"]
+    word_cache.read(tmp_path, texts, ["h1", "h2"])
+    with contextlib.closing(sqlite3.connect(tmp_path / word_cache.NAME)) as conn, conn:
+        conn.execute("INSERT INTO vocab (id, word) VALUES (?, ?)", (3_000_000, "far"))
+    tracemalloc.start()
+    try:
+        words = word_cache.read(tmp_path, texts, ["h1", "h2"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000, peak  # bytes
+    assert [{words.spelled[n] for n in words[t]} for t in texts] == list(
+        map(pairs.word_set, texts))
+
+
+def test_a_sparse_vocabulary_still_refuses_a_dropped_word_s_id(tmp_path: Path) -> None:
+    """With gaps in the ids, a kept set naming one of them (a dropped word's) is split
+    again, as when the gaps are below the largest id of a dense vocabulary."""
+    texts = ["alpha beta", "gamma delta"]
+    word_cache.read(tmp_path, texts, ["h1", "h2"])
+    with contextlib.closing(sqlite3.connect(tmp_path / word_cache.NAME)) as conn, conn:
+        conn.execute("INSERT INTO vocab (id, word) VALUES (?, ?)", (1_000_000, "far"))
+        conn.execute("DELETE FROM vocab WHERE word = 'gamma'")
+    words = word_cache.read(tmp_path, texts, ["h1", "h2"])
+    assert [{words.spelled[n] for n in words[t]} for t in texts] == list(
+        map(pairs.word_set, texts))

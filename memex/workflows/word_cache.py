@@ -161,9 +161,6 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
                 with contextlib.suppress(OSError):
                     build.cut_back(index_dir / NAME)
     made: dict[str, array[int]] = {}
-    # a kept set may hold the ids below next_id but those no word has (dropped words'):
-    # one comparison of its largest id, and a lookup of each only when there are such
-    unused = frozenset(range(words.next_id)).difference(words.spelled)
     total = len(texts)
     for done, (text, content_hash) in enumerate(zip(texts, hashes, strict=True), 1):
         if text not in words:
@@ -172,8 +169,7 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
             if blob is not None:
                 with contextlib.suppress(ValueError):
                     ids = array(_CODE, blob)
-            if ids is not None and (not ids or max(ids) < words.next_id) and (
-                    not unused or unused.isdisjoint(ids)):
+            if ids is not None and _sound(ids, words):
                 dict.__setitem__(words, text, ids)
             else:  # not kept, or a damaged row: split the text (again)
                 made[content_hash] = words[text]
@@ -183,6 +179,22 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
         with contextlib.closing(conn):
             _keep(conn, version, words, made, kept.keys() - set(hashes))
     return words
+
+
+def _sound(ids: array[int], words: pairs.WordIds) -> bool:
+    """Whether a kept set is one the cache could have written: each id once, and each
+    the id of a word of the vocabulary. When the vocabulary has no gap (no word dropped:
+    its ids are 0 to next_id - 1) one comparison of the largest id does; else each id
+    is looked up among the vocabulary's (never the range of every id ever given, which
+    follows the largest id, not the words: ids are not reused)."""
+    if not ids:
+        return True
+    held = set(ids)
+    if len(held) != len(ids):  # a repeated id: not a set
+        return False
+    if len(words.spelled) == words.next_id:
+        return max(ids) < words.next_id
+    return words.spelled.keys() >= held
 
 
 def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.WordIds,
