@@ -722,3 +722,41 @@ def test_the_whole_table_shows_a_title_sqlite_json_would_cut(
     assert made == [] and "nul\\x00byte title" in result.stdout
     assert result.stdout == _render.table(_render.memory_rows(expected),
                                           _render.LIST_HEADERS) + "\n"
+
+
+def test_both_passes_of_the_whole_table_read_one_snapshot(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table's two passes (widths, then lines) read one snapshot of the index: a
+    memory another process writes and indexes between them, or while the second pass
+    is read (the pager takes it a page at a time), is in neither, so the table printed
+    is the one measured (review35A D2: its wider row broke the columns)."""
+    from memex.adapters.cli import _render
+    from tests.helpers import invoke, memfiles
+
+    monkeypatch.setattr(reads, "PAGE", 2)  # both passes cross pages (the temp table)
+    shared_dir = repo / ".memex"
+    for n in range(5):
+        memfiles.put(shared_dir, f"short {n}")
+    build.open_index(homes.workspace())
+    build.forget_connections()
+    monkeypatch.setattr(_render, "_terminal_columns", lambda: None)
+    before = invoke("list")
+    assert before.exit_code == 0, before.stderr
+    real = reads.Briefs.pages
+    writes = []
+
+    def pages(self: reads.Briefs, log: bool = False) -> Iterator[list[tuple[str, ...]]]:
+        for n, page in enumerate(real(self, log)):
+            if n == 1 or (n == 0 and not log):  # another process's captures, indexed
+                writes.append(memfiles.put(shared_dir, f"a later memory {len(writes)}",
+                                           review_state="approved"))
+                build.open_index(homes.workspace())
+            yield page
+
+    monkeypatch.setattr(reads.Briefs, "pages", pages)
+    during = invoke("list")
+    assert during.exit_code == 0, during.stderr
+    assert len(writes) == 3
+    assert during.stdout == before.stdout
+    monkeypatch.setattr(reads.Briefs, "pages", real)
+    assert "[approved]" in invoke("list").stdout  # they were indexed, for the next list

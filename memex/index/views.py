@@ -353,14 +353,38 @@ def newest_rows(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = T
         yield from rows
 
 
+def read_snapshot(ws: Workspace) -> sqlite3.Connection | None:
+    """A connection of the caller's own (to close) to the index file (not refreshed
+    here), in a read transaction already started: every read on it sees the index as
+    it was now, whatever other processes write meanwhile (WAL: writers go on; the
+    checkpoint waits past this reader). None for an index not in a file (this
+    process's own, which no other process writes) or one that cannot be opened."""
+    with build.open_index(ws, refresh=False) as index:
+        if index.path is None:
+            return None
+        path = index.path
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = build.side_connection(path)
+        conn.execute("BEGIN")  # deferred: the snapshot is taken by the first read
+        conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
+    except sqlite3.Error:
+        if conn is not None:
+            conn.close()
+        return None
+    return conn
+
+
 def newest_pages(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = True,
-                 tiered: bool = False, page: int = 64, columns: str = _ROW
+                 tiered: bool = False, page: int = 64, columns: str = _ROW,
+                 snapshot: sqlite3.Connection | None = None
                  ) -> Iterator[list[tuple[Any, ...]]]:
     """`newest_rows`, a list of at most PAGE rows at a time (a caller looping over
     them pays no generator step per row). What the caller holds is one page of rows
     and keys, whatever the store's size: the keys past the first page wait in a
     temporary table (SQLite's temp store, which spills to a file) of a connection of
-    the listing's own, not as a Python object per memory."""
+    the listing's own, not as a Python object per memory. SNAPSHOT (`read_snapshot`'s):
+    every row is read on it, so passes made on one see the same rows."""
     where = f"{_in(scopes)} AND " if scopes is not None else ""
     where += "shadowed = 0"
     where += f" AND {_LIVE}" if live_only else ""
@@ -369,20 +393,27 @@ def newest_pages(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = 
     args = tuple(scopes or ())
     # The first page's keys alone (a caller that wants a dozen sorts no more), then the
     # rest's when it asks for more.
-    with build.open_index(ws, refresh=False) as index:
-        keys = index.conn.execute(f"{query} LIMIT ?", (*args, page)).fetchall()
-    yield _rows_of(ws, keys, columns)
+    if snapshot is not None:
+        keys = snapshot.execute(f"{query} LIMIT ?", (*args, page)).fetchall()
+    else:
+        with build.open_index(ws, refresh=False) as index:
+            keys = index.conn.execute(f"{query} LIMIT ?", (*args, page)).fetchall()
+    yield _rows_of(ws, keys, columns, snapshot)
     if len(keys) < page:
         return
     first = {memory_id for _, memory_id in keys}
     table = f"newest_keys_{next(_KEY_TABLES)}"
-    with build.open_index(ws, refresh=False) as index:
-        # The keys wait on a connection of this listing's own: the index's kept one is
-        # closed between two pages when the file is replaced or found busy, and the
-        # listing would end there. Like the Python list of keys before, this one goes on
-        # reading the keys it took even if the file is replaced meanwhile.
-        own = index.path is not None
-        conn = build.side_connection(index.path) if index.path is not None else index.conn
+    if snapshot is not None:
+        own, conn = False, snapshot
+    else:
+        with build.open_index(ws, refresh=False) as index:
+            # The keys wait on a connection of this listing's own: the index's kept one
+            # is closed between two pages when the file is replaced or found busy, and
+            # the listing would end there. Like the Python list of keys before, this one
+            # goes on reading the keys it took even if the file is replaced meanwhile.
+            own = index.path is not None
+            conn = (build.side_connection(index.path) if index.path is not None
+                    else index.conn)
     try:
         # All keys again, not those past the first page: a refresh between the two may
         # have moved a row into the first page's places, and an offset would skip it.
@@ -398,7 +429,7 @@ def newest_pages(ws: Workspace, scopes: Sequence[str] | None, live_only: bool = 
                 return
             done = batch[-1][0]
             yield _rows_of(ws, [(key, mid) for _, key, mid in batch
-                                if mid not in first], columns)
+                                if mid not in first], columns, snapshot)
     finally:
         if own:
             conn.close()
@@ -414,16 +445,19 @@ def _drop_keys(conn: sqlite3.Connection, table: str) -> None:
         conn.execute(f"DROP TABLE IF EXISTS temp.{table}")
 
 
-def _rows_of(ws: Workspace, batch: list[tuple[int, str]], columns: str
-             ) -> list[tuple[Any, ...]]:
-    """The COLUMNS of BATCH's (rowid, id) keys' rows, in its order; a key whose row
-    another refresh moved meanwhile is skipped."""
+def _rows_of(ws: Workspace, batch: list[tuple[int, str]], columns: str,
+             snapshot: sqlite3.Connection | None = None) -> list[tuple[Any, ...]]:
+    """The COLUMNS of BATCH's (rowid, id) keys' rows, in its order (read on SNAPSHOT
+    when given); a key whose row another refresh moved meanwhile is skipped."""
     if not batch:
         return []
-    with build.open_index(ws, refresh=False) as index:
-        rows = index.conn.execute(
-            f"SELECT rowid, id, {columns} FROM memories WHERE rowid IN "
-            f"({', '.join('?' * len(batch))})", [rowid for rowid, _ in batch]).fetchall()
+    query = (f"SELECT rowid, id, {columns} FROM memories WHERE rowid IN "
+             f"({', '.join('?' * len(batch))})")
+    if snapshot is not None:
+        rows = snapshot.execute(query, [rowid for rowid, _ in batch]).fetchall()
+    else:
+        with build.open_index(ws, refresh=False) as index:
+            rows = index.conn.execute(query, [rowid for rowid, _ in batch]).fetchall()
     found = {row[0]: row for row in rows}
     return [row[2:] for rowid, memory_id in batch
             if (row := found.get(rowid)) is not None and row[1] == memory_id]

@@ -15,6 +15,8 @@ from memex.storage import store, usage, watch
 from memex.storage.homes import Workspace
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from memex.search import engine
 
 
@@ -69,16 +71,17 @@ def each_listed(ws: Workspace, scopes: Iterable[str] | None = None,
 
 
 def _newest_pages(ws: Workspace, scopes: Iterable[str] | None, include_all: bool,
-                  as_of: str | None, columns: str, at: str | None = None
+                  as_of: str | None, columns: str, at: str | None = None,
+                  snapshot: sqlite3.Connection | None = None
                   ) -> Iterator[list[tuple[Any, ...]]]:
     """The index's rows (COLUMNS, ending with listing.ELIGIBLE_COLUMNS' fields) of
     `load_view`'s memories in its order (eligible AT, by default now), a page at a time
-    (index not refreshed here)."""
+    (index not refreshed here; read on SNAPSHOT when given: views.read_snapshot)."""
     from memex.index import views
 
     wanted = sorted(set(scopes)) if scopes is not None else None
     pages = views.newest_pages(ws, wanted, live_only=not include_all and as_of is None,
-                               page=PAGE, columns=columns)
+                               page=PAGE, columns=columns, snapshot=snapshot)
     return pages if include_all else _eligible_pages(pages, at or clock.now_str(), as_of)
 
 
@@ -89,14 +92,32 @@ class Briefs:
     table sized to its widest row reads them twice). Each row is (id, review_state,
     status, type, scope, updated_at, title, summary): the summary only where the
     title is empty ("" elsewhere). Every pass sees the memories eligible at the moment
-    the Briefs were made."""
+    the Briefs were made, in the index as it was then: the passes read one snapshot
+    (views.read_snapshot: one read transaction, held until `close`), so a write another
+    process indexes meanwhile is in none of them or all (a table measured on one pass
+    and printed on the next stays whole)."""
 
     def __init__(self, ws: Workspace, scopes: Iterable[str] | None, include_all: bool,
                  as_of: str | None, log_in: Workspace | None) -> None:
+        from memex.index import views
+
         self.ws, self.include_all, self.as_of = ws, include_all, as_of
         self.scopes = None if scopes is None else list(scopes)
         self.log_in = log_in or ws
         self.at = clock.now_str()
+        self.snapshot = views.read_snapshot(ws)
+
+    def close(self) -> None:
+        """End the read transaction (the index's writers' checkpoints go on past it)."""
+        if self.snapshot is not None:
+            self.snapshot.close()
+            self.snapshot = None
+
+    def __enter__(self) -> Briefs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def pages(self, log: bool = False) -> Iterator[list[tuple[str, ...]]]:
         """The rows, a page at a time; LOG: their ids are logged as listed once the
@@ -107,7 +128,7 @@ class Briefs:
         shown = usage.Handed() if log else None
         try:
             for rows in _newest_pages(self.ws, self.scopes, self.include_all, self.as_of,
-                                      listing.BRIEF_COLUMNS, self.at):
+                                      listing.BRIEF_COLUMNS, self.at, self.snapshot):
                 page = list(map(brief, rows))
                 del rows
                 if shown is not None:

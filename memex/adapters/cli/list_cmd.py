@@ -70,12 +70,13 @@ def _list(ws: Any, scopes: tuple[str, ...], include: str | None, moment: str | N
                                   as_of=moment)
         _report(view)
         laid = _render.Table(_render.LIST_HEADERS)
-        total = laid.measure(_render.list_row(*row) for got in rows.pages(log=True)
-                             for row in got)
-        if total:
-            _common.page_pieces(laid.lines(_render.list_row(*row) for got in rows.pages()
-                                           for row in got))
-        else:
+        with rows:  # both passes read one snapshot of the index
+            total = laid.measure(_render.list_row(*row) for got in rows.pages(log=True)
+                                 for row in got)
+            if total:
+                _common.page_pieces(laid.lines(_render.list_row(*row)
+                                               for got in rows.pages() for row in got))
+        if not total:
             _empty(ws, scopes, include, moment)
         return
     # only the rows shown are read whole: the rest are counted
