@@ -193,7 +193,7 @@ def _sound(ids: array[int], words: pairs.WordIds) -> bool:
     if len(held) != len(ids):  # a repeated id: not a set
         return False
     if len(words.spelled) == words.next_id:
-        return max(ids) < words.next_id
+        return max(held) < words.next_id  # the set's ints are made: no boxing again
     return words.spelled.keys() >= held
 
 
