@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from array import array
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -132,12 +133,14 @@ def _read_kept(conn: sqlite3.Connection, words: pairs.WordIds,
 
 
 def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
-         progress: Progress | None = None, words: pairs.WordIds | None = None
-         ) -> pairs.WordIds:
+         progress: Progress | None = None, words: pairs.WordIds | None = None,
+         counts: Counter[int] | None = None) -> pairs.WordIds:
     """`pairs.WordIds` (WORDS, or a new one; one that numbered no word yet takes the
     cache's numbers) holding the word ids of every text (texts[n] is the title and body
     of the file whose content hash is hashes[n]): the kept ones read back as they are,
-    the others split and kept for the next report."""
+    the others split and kept for the next report. COUNTS (given empty) is filled with
+    pairs.counts of the texts' sets, one per text in order (as the caller would count
+    them): the kept sets are checked through it."""
     import sqlite3
 
     words = words if words is not None else pairs.WordIds()
@@ -161,9 +164,9 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
                 with contextlib.suppress(OSError):
                     build.cut_back(index_dir / NAME)
     made: dict[str, array[int]] = {}
-    # a kept set may hold the ids below next_id but those no word has (dropped words'):
-    # one comparison of its largest id, and a lookup of each only when there are such
-    unused = frozenset(range(words.next_id)).difference(words.spelled)
+    taken: list[tuple[str, str]] = []  # (text, hash) of the sets read back
+    limit = words.next_id  # a kept set names only ids below it, and of words
+    found: Counter[int] = Counter() if counts is None else counts
     total = len(texts)
     for done, (text, content_hash) in enumerate(zip(texts, hashes, strict=True), 1):
         if text not in words:
@@ -172,13 +175,28 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
             if blob is not None:
                 with contextlib.suppress(ValueError):
                     ids = array(_CODE, blob)
-            if ids is not None and (not ids or max(ids) < words.next_id) and (
-                    not unused or unused.isdisjoint(ids)):
+            if ids is not None:
                 dict.__setitem__(words, text, ids)
-            else:  # not kept, or a damaged row: split the text (again)
+                taken.append((text, content_hash))
+            else:  # not kept, or not a whole number of ids: split the text
                 made[content_hash] = words[text]
+        found.update(words[text])  # each id once per set (the count pass's walk)
         if progress is not None and (done % 256 == 0 or done == total):
             progress(done, total)
+    # the sets read back may hold ids past the vocabulary or those no word has (dropped
+    # words'): the counted ids are checked once (a new word's id is past it too: then
+    # each set read back is checked), each set only when one of them is off
+    unused = frozenset(range(limit)).difference(words.spelled)
+    if taken and (max(found, default=-1) >= limit
+                  or (unused and not unused.isdisjoint(found))):
+        for text, content_hash in taken:
+            ids = dict.__getitem__(words, text)
+            if ids and (max(ids) >= limit or not unused.isdisjoint(ids)):
+                dict.__delitem__(words, text)  # a damaged row: split the text again
+                made[content_hash] = words[text]
+        found.clear()
+        for text in texts:
+            found.update(words[text])
     if conn is not None:
         with contextlib.closing(conn):
             _keep(conn, version, words, made, kept.keys() - set(hashes))
