@@ -7,6 +7,7 @@ numbered words meanwhile."""
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,39 @@ def test_a_kept_set_naming_a_word_the_vocabulary_lacks_is_split_again(
     got = word_cache.read(tmp_path, texts, hashes)
     assert [_spelled(got, t) for t in texts] == [pairs.word_set(t) for t in texts]
     assert sorted(split) == sorted(texts)
+
+
+def test_a_kept_id_past_the_vocabulary_is_refused_when_a_split_numbers_that_id(
+        tmp_path: Path) -> None:
+    """A kept set naming an id past the vocabulary it was read with is damaged even when a
+    text split before it in the same read gave that id to a new word (it named 'four')."""
+    import sqlite3
+    from array import array
+
+    word_cache.read(tmp_path, ["alpha beta"], ["h1"])
+    with sqlite3.connect(tmp_path / word_cache.NAME) as conn:
+        ids = dict(conn.execute("SELECT word, id FROM vocab"))
+        past = array(pairs.ID_CODE, [ids["alpha"], max(ids.values()) + 4]).tobytes()
+        conn.execute("UPDATE word_sets SET ids = ? WHERE hash = 'h1'", (past,))
+    texts = ["one two three four", "alpha beta"]
+    got = word_cache.read(tmp_path, texts, ["h0", "h1"])
+    assert [_spelled(got, t) for t in texts] == [pairs.word_set(t) for t in texts]
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_the_counts_read_fills_are_those_of_its_sets(tmp_path: Path, damaged: bool) -> None:
+    """word_cache.read's counts: pairs.counts of every text's set, a repeated text counted
+    again, the same order of ids (kept, made, and a damaged row split again)."""
+    import sqlite3
+
+    texts = ["alpha beta", "beta gamma", "alpha beta", "delta"]
+    hashes = ["h1", "h2", "h3", "h4"]
+    word_cache.read(tmp_path, texts[:2], hashes[:2])
+    if damaged:
+        with sqlite3.connect(tmp_path / word_cache.NAME) as conn:
+            conn.execute("UPDATE word_sets SET ids = ? WHERE hash = 'h1'", (b"\xff" * 4,))
+    counts: Counter[int] = Counter()
+    got = word_cache.read(tmp_path, texts, hashes, counts=counts)
+    expected = pairs.counts(got[t] for t in texts)
+    assert list(counts.items()) == list(expected.items())
+    assert [_spelled(got, t) for t in texts] == [pairs.word_set(t) for t in texts]

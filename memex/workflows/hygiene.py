@@ -673,14 +673,16 @@ def health(ws: Workspace, stats: AccessStats | None = None,
 
 
 def _read_words(ws: Workspace, items: Sequence[store.Loaded], hashes: Sequence[str],
-                progress: PassProgress | None) -> pairs.WordIds:
+                progress: PassProgress | None) -> tuple[pairs.WordIds, Counter[int]]:
     """Every item's word set (hashes[n]: items[n]'s file content hash), once: both
     pairwise checks read them. Those kept by an earlier report are read back
-    (word_cache), the others split and kept."""
+    (word_cache), the others split and kept. With pairs.counts of the items' sets."""
     reading = None if progress is None else functools.partial(progress, READING)
     words = pairs.WordIds()
-    return word_cache.read(ws.index_dir, [words.text(i.memory.title, i.memory.body)
-                                          for i in items], hashes, reading, words)
+    counts: Counter[int] = Counter()
+    word_cache.read(ws.index_dir, [words.text(i.memory.title, i.memory.body) for i in items],
+                    hashes, reading, words, counts)
+    return words, counts
 
 
 def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | None
@@ -706,9 +708,7 @@ def _health(ws: Workspace, stats: AccessStats | None, progress: PassProgress | N
     words = pairs.WordIds()
     counts: Counter[int] | None = None  # of the live memories' words: both passes use it
     if snap.cached("duplicates") is None or snap.cached("conflicts") is None:
-        words = _read_words(ws, live, live_hashes, progress)
-        counts = pairs.counts(words[words.text(i.memory.title, i.memory.body)]
-                              for i in live)
+        words, counts = _read_words(ws, live, live_hashes, progress)
     rot = rot_candidates(items, stats, now, cached_duplicates(snap, words, counts), marks)
     cached = snap.cached("conflicts")
     if cached is None:

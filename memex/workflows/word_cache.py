@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import sys
 from array import array
+from collections import Counter
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -132,12 +134,14 @@ def _read_kept(conn: sqlite3.Connection, words: pairs.WordIds,
 
 
 def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
-         progress: Progress | None = None, words: pairs.WordIds | None = None
-         ) -> pairs.WordIds:
+         progress: Progress | None = None, words: pairs.WordIds | None = None,
+         counts: Counter[int] | None = None) -> pairs.WordIds:
     """`pairs.WordIds` (WORDS, or a new one; one that numbered no word yet takes the
     cache's numbers) holding the word ids of every text (texts[n] is the title and body
     of the file whose content hash is hashes[n]): the kept ones read back as they are,
-    the others split and kept for the next report."""
+    the others split and kept for the next report. COUNTS (given empty) is filled with
+    pairs.counts of the texts' sets, one per text in order (as the caller would count
+    them): the kept sets are checked through it."""
     import sqlite3
 
     words = words if words is not None else pairs.WordIds()
@@ -161,6 +165,9 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
                 with contextlib.suppress(OSError):
                     build.cut_back(index_dir / NAME)
     made: dict[str, array[int]] = {}
+    taken: list[tuple[str, str]] = []  # (text, hash) of the sets read back
+    limit = words.next_id  # a kept set names only ids below it, and of words
+    found: Counter[int] = Counter() if counts is None else counts
     total = len(texts)
     for done, (text, content_hash) in enumerate(zip(texts, hashes, strict=True), 1):
         if text not in words:
@@ -169,32 +176,43 @@ def read(index_dir: Path, texts: Sequence[str], hashes: Sequence[str],
             if blob is not None:
                 with contextlib.suppress(ValueError):
                     ids = array(_CODE, blob)
-            if ids is not None and _sound(ids, words):
+            if ids is not None and len(set(ids)) == len(ids):  # a set: each id once
                 dict.__setitem__(words, text, ids)
-            else:  # not kept, or a damaged row: split the text (again)
+                taken.append((text, content_hash))
+            else:  # not kept, not a whole number of ids or an id twice: split it
                 made[content_hash] = words[text]
+        found.update(words[text])  # each id once per set (the count pass's walk)
         if progress is not None and (done % 256 == 0 or done == total):
             progress(done, total)
+    # the sets read back may hold ids past the vocabulary or those no word has (dropped
+    # words'): the counted ids are checked once (a new word's id is past it too: then
+    # each set read back is checked), each set only when one of them is off
+    if taken and not _known(found.keys(), words, limit):
+        for text, content_hash in taken:
+            ids = dict.__getitem__(words, text)
+            if not _known(set(ids), words, limit):
+                dict.__delitem__(words, text)  # a damaged row: split the text again
+                made[content_hash] = words[text]
+        found.clear()
+        for text in texts:
+            found.update(words[text])
     if conn is not None:
         with contextlib.closing(conn):
             _keep(conn, version, words, made, kept.keys() - set(hashes))
     return words
 
 
-def _sound(ids: array[int], words: pairs.WordIds) -> bool:
-    """Whether a kept set is one the cache could have written: each id once, and each
-    the id of a word of the vocabulary. When the vocabulary has no gap (no word dropped:
-    its ids are 0 to next_id - 1) one comparison of the largest id does; else each id
-    is looked up among the vocabulary's (never the range of every id ever given, which
-    follows the largest id, not the words: ids are not reused)."""
-    if not ids:
+def _known(held: AbstractSet[int], words: pairs.WordIds, limit: int) -> bool:
+    """Whether the ids HELD are all ids the vocabulary had a word for before the read
+    (LIMIT: its next id then): each below LIMIT and, when words were dropped (ids are
+    not reused: the numbering has gaps; the words numbered since LIMIT fill it on
+    without one), each a word's, looked up among the words (never the range of every
+    id ever given, which follows the largest id, not the words)."""
+    if not held:
         return True
-    held = set(ids)
-    if len(held) != len(ids):  # a repeated id: not a set
+    if max(held) >= limit:
         return False
-    if len(words.spelled) == words.next_id:
-        return max(held) < words.next_id  # the set's ints are made: no boxing again
-    return words.spelled.keys() >= held
+    return len(words.spelled) == words.next_id or held <= words.spelled.keys()
 
 
 def _keep(conn: sqlite3.Connection, version: str | None, words: pairs.WordIds,
