@@ -224,16 +224,22 @@ _INVISIBLE = ("\xad\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
 BIDI_MARKS = "\u061c\u200e\u200f"
 _JOINERS = "\u200c\u200d"
 _SPLITTERS = BIDI_MARKS + _JOINERS
+# Variation selectors (VS1-16, VS17-256): one after a character picks its emoji or text
+# form or a kanji variant, and is kept; a run of them (or one that follows nothing) is
+# how bytes are hidden after an emoji ("emoji smuggling"): refused and escaped.
+_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_SELECTOR = lazyre.compile(f"[{_SELECTORS}]")
+_CONTEXTUAL = _SPLITTERS + _SELECTORS
 LAYOUT_CONTROLS = _LAYOUT_BREAKERS + _SPLITTERS + _INVISIBLE
 _CONTROLS = "\x00-\x1f" + _LAYOUT_BREAKERS + _INVISIBLE
 # One character class each (a look-around alternation made escape_text of a 3 KB body
 # ~2.7x slower): a joiner or mark found is let through by `_escaped` / `_refused` unless
 # it `_splits` a word.
-_CONTROL = lazyre.compile(f"[{_CONTROLS}{_SPLITTERS}]")
+_CONTROL = lazyre.compile(f"[{_CONTROLS}{_CONTEXTUAL}]")
 _BREAKER = lazyre.compile(f"[\\x00-\\x1f{_LAYOUT_BREAKERS}]")
 # The same but tab and newline: what multi-line text (a body) may hold as it is.
 _TEXT_CONTROL = lazyre.compile(
-    f"[\\x00-\\x08\\x0b-\\x1f{_LAYOUT_BREAKERS}{_INVISIBLE}{_SPLITTERS}]")
+    f"[\\x00-\\x08\\x0b-\\x1f{_LAYOUT_BREAKERS}{_INVISIBLE}{_CONTEXTUAL}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _WORD_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
@@ -246,9 +252,19 @@ def _splits(match: re.Match[str]) -> bool:
         and text[at + 1] in _WORD_CHARS
 
 
+def _smuggles(match: re.Match[str]) -> bool:
+    """Whether the variation selector MATCH found follows nothing, or is one of a run."""
+    text, at = match.string, match.start()
+    return at == 0 or _SELECTOR.match(text, at - 1) is not None \
+        or _SELECTOR.match(text, at + 1) is not None
+
+
 def _refused(match: re.Match[str]) -> bool:
     """Whether the character MATCH found is escaped by a display and refused by a write."""
-    return match.group(0) not in _SPLITTERS or _splits(match)
+    char = match.group(0)
+    if _SELECTOR.match(char):
+        return _smuggles(match)
+    return char not in _SPLITTERS or _splits(match)
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -256,7 +272,7 @@ def _escaped(match: re.Match[str]) -> str:
     named = _NAMED.get(char)
     if named:
         return named
-    if char in _SPLITTERS and not _splits(match):
+    if not _refused(match):
         return char
     return _escape_char(char)
 
@@ -271,7 +287,8 @@ def escape_controls(text: str) -> str:
     """Text safe to print on one line: every control character shown as an escape
     (`\\n`, `\\x1b`, `\\u202e`), so a title from a file that arrived by git cannot
     forge extra lines or hide text in a display."""
-    if text.isprintable():  # no control, separator or format character: nothing to escape
+    # no control, separator or format character (nor a variation selector): nothing to escape
+    if text.isprintable() and (text.isascii() or _SELECTOR.search(text) is None):
         return text
     return _CONTROL.sub(_escaped, text)
 

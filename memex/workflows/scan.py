@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -272,32 +274,68 @@ def summary(count: int, findings: list[SecretFinding]) -> str:
 
 def shared_note(shared: list[SecretFinding]) -> str:
     """One line for the findings `already_shared` lets through."""
-    return (f"git-memex: {len(shared)} finding(s) above are in files the remote this "
-            "branch pushes to already holds as they are: not refused (committing them "
-            "again un-shares nothing); mask or remove them in a commit of their own "
-            "(git memex verify lists them)")
+    return (f"git-memex: {len(shared)} secret finding(s) above are in files this merge "
+            "takes as they are from a commit the remote's main line already holds: not "
+            "refused (merging them un-shares nothing); mask or remove them in a commit "
+            "of their own (git memex verify lists them)")
+
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 def already_shared(ws: Workspace, findings: list[SecretFinding]) -> list[SecretFinding]:
-    """Those of FINDINGS (a scan of the staged change) the commit scan does not refuse:
-    in a file whose staged blob a branch of the remote this branch pushes to (its push
-    remote, else the only remote) holds at the same path. A teammate's memory with a
-    raw token pushed with --no-verify otherwise stops everyone's `git pull` merge of it
-    (pre-merge-commit), and a refusal un-shares nothing there; what that remote lacks
-    (a local branch, another remote's branch, a new file) is refused. Looked up only
-    when there are findings. docs/decisions.md."""
-    if not findings or ws.repo is None:
+    """Those of FINDINGS (a scan of the staged change) the commit scan does not refuse.
+    Only while a merge is committed (the merged commits: git's `GITHEAD_<id>` in the
+    pre-merge-commit hook's environment, or MERGE_HEAD for a conflicted merge finished
+    with `git commit`), only SECRET findings (never a personal or private memory, a copy
+    or an archive), and only in a file whose staged blob a merged commit holds at the
+    same path, that commit being on the main line of the remote this branch pushes to:
+    reachable from the branch's upstream on that remote or from that remote's default
+    branch. A teammate's raw token already on main otherwise stops everyone's `git pull`
+    merge, un-sharing nothing; a side branch, a stale or forged remote-tracking ref, a
+    checkout, a cherry-pick or another remote's branch is refused. docs/decisions.md."""
+    secrets = [f for f in findings if f.is_secret]
+    if not secrets or ws.repo is None:
         return []
     top = ws.repo.toplevel
-    remote = _push_remote(top)
+    merged = _merged_commits(ws.repo.git_dir)
+    remote = _push_remote(top) if merged else None
     if remote is None:
         return []
-    refs = gitio.run(["for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/"],
-                     cwd=top, check=False).stdout.split()
-    paths = sorted({f.path for f in findings})
-    held = {(path, blob) for ref in refs
-            for path, blob in gitio.blob_ids(top, ref, paths).items()}
-    return [f for f in findings if (f.path, f.blob) in held]
+    tips = _main_lines(top, remote)
+    paths = sorted({f.path for f in secrets})
+    held: set[tuple[str, str]] = set()
+    for commit in merged:
+        if gitio.rev_parse(top, commit) and any(gitio.is_ancestor(top, commit, tip)
+                                                for tip in tips):
+            held |= set(gitio.blob_ids(top, commit, paths).items())
+    return [f for f in secrets if (f.path, f.blob) in held]
+
+
+def _merged_commits(git_dir: Path) -> list[str]:
+    """The commits a merge being committed brings: git names each in the
+    pre-merge-commit hook's environment (`GITHEAD_<id>`; MERGE_HEAD is written only
+    after that hook), and in MERGE_HEAD for a conflicted merge finished by `git commit`.
+    Empty outside a merge (a plain commit, a checkout of a file, a cherry-pick)."""
+    named = [key[len("GITHEAD_"):] for key in os.environ if key.startswith("GITHEAD_")]
+    with contextlib.suppress(OSError):
+        named += (git_dir / "MERGE_HEAD").read_text(encoding="ascii").split()
+    return sorted({oid for oid in named if _OBJECT_ID.fullmatch(oid)})
+
+
+def _main_lines(top: Path, remote: str) -> list[str]:
+    """The refs of REMOTE whose history counts as shared: the current branch's upstream
+    when it is a branch of REMOTE, and REMOTE's default branch (refs/remotes/REMOTE/HEAD,
+    else its main or master)."""
+    tips: list[str] = []
+    upstream = gitio.run(["rev-parse", "--symbolic-full-name", "@{upstream}"], cwd=top,
+                         check=False).stdout.strip()
+    if upstream.startswith(f"refs/remotes/{remote}/"):
+        tips.append(upstream)
+    default = gitio.remote_default_branch(top, remote)
+    if default is not None:
+        tips.append(f"refs/remotes/{default}")
+    return tips
 
 
 def _push_remote(top: Path) -> str | None:

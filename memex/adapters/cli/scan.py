@@ -43,7 +43,7 @@ def cli(files: tuple[str, ...], staged: bool, rebase_stop: bool, as_json: bool) 
         sys.exit(0)
     ws = _common.workspace()
     whole_folder = not staged and not files
-    shared: list[scan.SecretFinding] = []  # staged findings the remote holds already
+    shared: list[scan.SecretFinding] = []  # staged secrets a merge takes from the remote
     if whole_folder:
         count, findings = scan.scan_folder(ws)
     elif staged:
@@ -60,7 +60,8 @@ def cli(files: tuple[str, ...], staged: bool, rebase_stop: bool, as_json: bool) 
     blocking = [f for f in findings if f not in shared]
     if as_json:
         _common.emit_json({"ok": not blocking, "scanned": count,
-                           "findings": [f.as_json() for f in findings]})
+                           "findings": [{**f.as_json(), "shared": True} if f in shared
+                                        else f.as_json() for f in findings]})
     else:
         for finding in findings:
             click.echo(f"{finding.describe()}", err=True)
