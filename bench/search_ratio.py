@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from scale import run  # one whole process timed: wall, CPU, stdout
 
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = ("import sys; from memex.adapters.cli.main import main; "
@@ -52,20 +51,6 @@ def store_env(store: Path, tree: Path | None) -> dict[str, str]:
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     return env
-
-
-def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, bytes]:
-    """Wall seconds, CPU seconds (user + system) and stdout of one whole process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):  # grep: 1 when nothing matched
-        raise SystemExit(f"{' '.join(argv[:4])} failed ({done.returncode}): "
-                         f"{done.stderr.decode(errors='replace')}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
 
 
 def main() -> None:
@@ -90,8 +75,8 @@ def main() -> None:
                  store_env(grep_store, None)))
     for _ in range(args.warm):
         for _, argv, cwd, env in jobs:
-            timed(argv, cwd, env)
-    outputs = {label: timed(argv, cwd, env)[2] for label, argv, cwd, env in jobs}
+            run(argv, cwd, env)
+    outputs = {label: run(argv, cwd, env)[2] for label, argv, cwd, env in jobs}
     searches = [out for label, out in outputs.items() if label.startswith("search")]
     same = all(out == searches[0] for out in searches)
     load_before = os.getloadavg()
@@ -99,7 +84,7 @@ def main() -> None:
     cpus: dict[str, list[float]] = {label: [] for label, *_ in jobs}
     for _ in range(args.runs):
         for label, argv, cwd, env in jobs:
-            wall, cpu, _ = timed(argv, cwd, env)
+            wall, cpu, _ = run(argv, cwd, env)
             walls[label].append(wall)
             cpus[label].append(cpu)
     load_after = os.getloadavg()
